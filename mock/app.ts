@@ -1,0 +1,106 @@
+/**
+ * Builds the HTTP app. The HTTP layer only parses, calls and serialises: every public request goes
+ * through `runPipeline` (mock/pipeline/index.ts), every control request through mock/control/.
+ * Bodies are read raw (any content type, up to 1 MiB) so that the pipeline, not fastify, decides
+ * what is malformed and answers in the contract's problem+json shape.
+ */
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { basePath } from '../spec/contract.ts';
+import { Clock } from './clock.ts';
+import { registerControlRoutes } from './control/routes.ts';
+import { ApiError } from './errors.ts';
+import { EventLog } from './events/log.ts';
+import { handlers } from './handlers.ts';
+import { runPipeline, type PipelineServices } from './pipeline/index.ts';
+import { errorResponse } from './pipeline/respond.ts';
+import type { RawRequest, RawResponse } from './pipeline/types.ts';
+import { Limiter } from './ratelimit/limiter.ts';
+import { Store } from './store.ts';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+export interface MockOptions {
+  clock?: Clock;
+  store?: Store;
+  /** Log unexpected errors (default: console.error). */
+  logError?: (error: unknown, context: string) => void;
+}
+
+export interface Mock {
+  app: FastifyInstance;
+  services: PipelineServices;
+}
+
+export function buildMock(options: MockOptions = {}): Mock {
+  const services: PipelineServices = {
+    store: options.store ?? new Store(),
+    clock: options.clock ?? new Clock({ mode: 'manual' }),
+    limiter: new Limiter(),
+    events: new EventLog(),
+    handlers,
+    logError: options.logError ?? ((error, context) => console.error(`[mock] unexpected error in ${context}:`, error)),
+  };
+
+  const app = Fastify({ bodyLimit: BODY_LIMIT_BYTES, logger: false });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => done(null, body));
+
+  const api = async (request: FastifyRequest, reply: FastifyReply) => {
+    const url = new URL(request.url, 'http://mock.invalid');
+    const raw: RawRequest = {
+      method: request.method,
+      path: url.pathname.slice(basePath.length) || '/',
+      fullPath: url.pathname,
+      query: toQuery(url.searchParams),
+      headers: lowerHeaders(request.headers),
+      body: Buffer.isBuffer(request.body) ? request.body : undefined,
+      ip: request.ip,
+    };
+    send(reply, await runPipeline(services, raw));
+  };
+  app.route({ method: ['GET', 'POST', 'PATCH', 'DELETE', 'PUT', 'HEAD', 'OPTIONS'], url: `${basePath}/*`, handler: api });
+  app.route({ method: ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'], url: basePath, handler: api });
+
+  registerControlRoutes(app, services);
+
+  // Anything fastify itself refuses (an oversized body, a broken request line) still answers in the
+  // contract's problem+json shape.
+  app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
+    const instance = request.url.split('?')[0] ?? request.url;
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || error.statusCode === 413) {
+      return send(reply, errorResponse(new ApiError('PAYLOAD_TOO_LARGE', `Request bodies are limited to ${BODY_LIMIT_BYTES} bytes.`), undefined, instance, 'req_edge'));
+    }
+    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+      return send(reply, errorResponse(new ApiError('VALIDATION_ERROR', error.message, { extensions: { errors: [{ field: 'request', message: error.message }] } }), undefined, instance, 'req_edge'));
+    }
+    services.logError(error, `${request.method} ${instance}`);
+    return reply.status(500).type('application/problem+json').send({ type: '/errors/INTERNAL_ERROR', title: 'Internal Server Error', status: 500, code: 'INTERNAL_ERROR', requestId: 'req_edge' });
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const instance = request.url.split('?')[0] ?? request.url;
+    send(reply, errorResponse(new ApiError('NOT_FOUND', `No route at ${instance}; the API lives under ${basePath} and the control plane under /__mock.`), undefined, instance, 'req_edge'));
+  });
+  app.addHook('onClose', async () => services.clock.dispose());
+
+  return { app, services };
+}
+
+function send(reply: FastifyReply, response: RawResponse): void {
+  reply.status(response.status).headers(response.headers).send(response.body);
+}
+
+function toQuery(params: URLSearchParams): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of params) {
+    const existing = out[name];
+    if (existing === undefined) out[name] = value;
+    else out[name] = Array.isArray(existing) ? [...existing, value] : [existing, value];
+  }
+  return out;
+}
+
+function lowerHeaders(headers: FastifyRequest['headers']): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  return out;
+}

@@ -1,0 +1,215 @@
+/**
+ * The injected clock. This is the ONLY file in mock/ that may read the wall clock
+ * (`Date.now()` in real-time mode, `setTimeout` to wake the scheduler). Everything else takes
+ * `now` from a Clock, so tests advance time instead of sleeping.
+ *
+ * Two modes:
+ * - `real`: time follows the wall clock (from the moment the mode was entered, continuing from
+ *   the clock's current reading, so switching modes never moves time backwards);
+ * - `manual`: time stands still until `advance(seconds)` moves it.
+ *
+ * The clock also owns the scheduler: `schedule(at, task)` runs `task` once the clock reaches `at`.
+ * In manual mode `advance` runs every due task in time order, with `now()` reading each task's due
+ * time while it runs, so a 1,000-item run settles in one advance, deterministically.
+ */
+
+export type ClockMode = 'real' | 'manual';
+
+export interface Scheduled {
+  readonly id: number;
+  readonly at: number;
+  cancel(): void;
+}
+
+interface Task {
+  id: number;
+  at: number;
+  seq: number;
+  run: () => void;
+  cancelled: boolean;
+}
+
+/** A binary min-heap ordered by (at, seq), so ties run in scheduling order. */
+class TaskHeap {
+  private readonly items: Task[] = [];
+  get size(): number {
+    return this.items.length;
+  }
+  peek(): Task | undefined {
+    return this.items[0];
+  }
+  push(task: Task): void {
+    const a = this.items;
+    a.push(task);
+    let i = a.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!before(a[i]!, a[parent]!)) break;
+      [a[i], a[parent]] = [a[parent]!, a[i]!];
+      i = parent;
+    }
+  }
+  pop(): Task | undefined {
+    const a = this.items;
+    const top = a[0];
+    const last = a.pop();
+    if (a.length > 0 && last) {
+      a[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < a.length && before(a[l]!, a[m]!)) m = l;
+        if (r < a.length && before(a[r]!, a[m]!)) m = r;
+        if (m === i) break;
+        [a[i], a[m]] = [a[m]!, a[i]!];
+        i = m;
+      }
+    }
+    return top;
+  }
+}
+
+function before(x: Task, y: Task): boolean {
+  return x.at < y.at || (x.at === y.at && x.seq < y.seq);
+}
+
+export interface ClockOptions {
+  mode?: ClockMode;
+  /** Start time in epoch milliseconds (manual mode default: 2026-01-01T00:00:00Z). */
+  start?: number;
+  /** Where errors thrown by scheduled tasks go (default: console.error). */
+  onTaskError?: (error: unknown) => void;
+}
+
+export const DEFAULT_MANUAL_START = Date.UTC(2026, 0, 1, 0, 0, 0);
+
+export class Clock {
+  private modeValue: ClockMode;
+  /** Manual mode: the current time. Real mode: the reading when real mode was entered. */
+  private base: number;
+  /** Real mode: the wall-clock time when real mode was entered. */
+  private wallBase = 0;
+  private readonly heap = new TaskHeap();
+  private seq = 0;
+  private nextId = 1;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  /** While a task runs in manual mode, now() reads its due time. */
+  private running: number | undefined;
+  private draining = false;
+  private readonly onTaskError: (error: unknown) => void;
+
+  constructor(options: ClockOptions = {}) {
+    this.modeValue = options.mode ?? 'manual';
+    this.base = options.start ?? (this.modeValue === 'real' ? Date.now() : DEFAULT_MANUAL_START);
+    this.wallBase = Date.now();
+    this.onTaskError = options.onTaskError ?? ((error) => console.error('scheduled task failed', error));
+  }
+
+  get mode(): ClockMode {
+    return this.modeValue;
+  }
+
+  /** Current time in epoch milliseconds. */
+  now(): number {
+    if (this.running !== undefined) return this.running;
+    if (this.modeValue === 'manual') return this.base;
+    return this.base + (Date.now() - this.wallBase);
+  }
+
+  nowIso(): string {
+    return new Date(this.now()).toISOString();
+  }
+
+  setMode(mode: ClockMode): void {
+    if (mode === this.modeValue) return;
+    const current = this.now();
+    this.modeValue = mode;
+    this.base = current;
+    this.wallBase = Date.now();
+    this.rearm();
+  }
+
+  /** Manual mode: move time forward and run every task that falls due, in order. */
+  advance(seconds: number): void {
+    if (!(seconds >= 0) || !Number.isFinite(seconds)) throw new RangeError('advance takes a finite, non-negative number of seconds');
+    const target = this.now() + Math.round(seconds * 1000);
+    if (this.modeValue === 'real') {
+      // Jump the real clock forward by the same amount, then run what fell due.
+      this.base += Math.round(seconds * 1000);
+      this.drain(target);
+      this.rearm();
+      return;
+    }
+    this.drain(target);
+    this.base = target;
+  }
+
+  /** Schedule `run` at `at` (epoch ms). A time in the past runs at the next drain. */
+  schedule(at: number, run: () => void): Scheduled {
+    const task: Task = { id: this.nextId++, at, seq: this.seq++, run, cancelled: false };
+    this.heap.push(task);
+    if (this.modeValue === 'real') this.rearm();
+    return {
+      id: task.id,
+      at,
+      cancel: () => {
+        task.cancelled = true;
+      },
+    };
+  }
+
+  /** Schedule `run` after `seconds` of clock time. */
+  after(seconds: number, run: () => void): Scheduled {
+    return this.schedule(this.now() + Math.round(seconds * 1000), run);
+  }
+
+  /** Number of tasks not yet run (cancelled ones included until they surface). */
+  get pending(): number {
+    return this.heap.size;
+  }
+
+  /** Stop the real-time timer (on shutdown). */
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private drain(until: number): void {
+    if (this.draining) return; // a task that advances the clock must not re-enter
+    this.draining = true;
+    try {
+      for (let top = this.heap.peek(); top && top.at <= until; top = this.heap.peek()) {
+        this.heap.pop();
+        if (top.cancelled) continue;
+        this.running = Math.max(top.at, this.modeValue === 'manual' ? this.base : top.at);
+        if (this.modeValue === 'manual') this.base = this.running;
+        try {
+          top.run();
+        } catch (error) {
+          this.onTaskError(error);
+        } finally {
+          this.running = undefined;
+        }
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private rearm(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.modeValue !== 'real') return;
+    const top = this.heap.peek();
+    if (!top) return;
+    const delay = Math.max(0, Math.min(top.at - this.now(), 2 ** 31 - 1));
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.drain(this.now());
+      this.rearm();
+    }, delay);
+    this.timer.unref?.();
+  }
+}

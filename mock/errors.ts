@@ -1,0 +1,140 @@
+/**
+ * The one registry of error codes the mock can answer. `errors.test.ts` checks it against
+ * spec/openapi.yaml in both directions: every code here is enumerated by the document under the
+ * same status, and every code the document enumerates is here.
+ *
+ * Operations throw `ApiError`; the respond stage turns it into problem+json (RFC 9457 with the
+ * interface's `code` and `requestId`). Anything else thrown becomes a logged 500 — which no client
+ * input may ever cause (the fuzz suite checks that).
+ */
+
+export const REASON_PHRASES: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  402: 'Payment Required',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  412: 'Precondition Failed',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+export const ERROR_CODES = {
+  VALIDATION_ERROR: [400, 422],
+  IDEMPOTENCY_KEY_REQUIRED: [400],
+  INVALID_IDEMPOTENCY_KEY: [400],
+  UNAUTHORIZED: [401],
+  ENTITLEMENT_LOST: [401],
+  INSUFFICIENT_CREDITS: [402],
+  API_TOKEN_SCOPE_DENIED: [403],
+  TIER_REQUIRED: [403],
+  LIMIT_EXCEEDED: [403],
+  IMAGE_SIZE_NOT_ENTITLED: [403],
+  IMAGE_UPSCALE_NOT_ENTITLED: [403],
+  PRODUCT_NOT_FOUND: [404],
+  CREATIVE_NOT_FOUND: [404],
+  ASSET_NOT_FOUND: [404],
+  CAMPAIGN_NOT_FOUND: [404],
+  RUN_NOT_FOUND: [404],
+  UPSCALE_NOT_FOUND: [404],
+  DELIVERY_NOT_FOUND: [404],
+  NOT_FOUND: [404],
+  METHOD_NOT_ALLOWED: [405],
+  IDEMPOTENCY_KEY_REUSED: [409],
+  IDEMPOTENCY_IN_PROGRESS: [409],
+  PRICE_EXCEEDS_MAX: [409],
+  PRICE_CHANGED: [409],
+  ACCOUNT_SPEND_CAP_EXCEEDED: [409],
+  CREATIVE_NOT_PENDING: [409],
+  CREATIVE_NOT_DELETABLE: [409],
+  CREATIVE_CAMPAIGN_DELETED: [409],
+  CAMPAIGN_NOT_DELETABLE: [409],
+  CAMPAIGN_CASCADE_PENDING: [409],
+  IMAGE_SIZE_UNPRICED: [409],
+  IMAGE_UPSCALE_IN_PROGRESS: [409],
+  IMAGE_UPSCALE_UNPRICED: [409],
+  PRECONDITION_FAILED: [412],
+  PAYLOAD_TOO_LARGE: [413],
+  UNSUPPORTED_MEDIA_TYPE: [415],
+  IMAGE_UPSCALE_TARGET_NOT_LARGER: [422],
+  IMAGE_UPSCALE_SOURCE_UNREADABLE: [422],
+  RATE_LIMITED: [429],
+  ACCOUNT_SPEND_UNAVAILABLE: [503],
+  WRITES_PAUSED: [503],
+  SERVICE_UNAVAILABLE: [503],
+} as const satisfies Record<string, readonly number[]>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** Extension members the interface defines per code. */
+export interface ProblemExtensions {
+  errors?: FieldError[];
+  currentStatus?: string;
+  generatingCount?: number;
+  reason?: 'still_being_created';
+  limitKey?: string;
+  limit?: number;
+  current?: number;
+}
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly extensions: ProblemExtensions;
+  /** Seconds for a Retry-After header, where the code carries one. */
+  readonly retryAfter: number | undefined;
+
+  constructor(
+    code: ErrorCode,
+    detail: string,
+    options: { status?: number; extensions?: ProblemExtensions; retryAfter?: number } = {},
+  ) {
+    super(detail);
+    const allowed: readonly number[] = ERROR_CODES[code];
+    const status = options.status ?? allowed[0]!;
+    if (!allowed.includes(status)) throw new Error(`error code ${code} is not registered with status ${status}`);
+    this.code = code;
+    this.status = status;
+    this.extensions = options.extensions ?? {};
+    this.retryAfter = options.retryAfter;
+  }
+}
+
+/** `assert(cond, code, detail)` for operations: throws the ApiError when the condition fails. */
+export function check(condition: unknown, code: ErrorCode, detail: string, options?: ConstructorParameters<typeof ApiError>[2]): asserts condition {
+  if (!condition) throw new ApiError(code, detail, options);
+}
+
+export interface ProblemBody extends ProblemExtensions {
+  type: string;
+  title: string;
+  status: number;
+  code: string;
+  detail?: string;
+  instance?: string;
+  requestId: string;
+}
+
+export function problemBody(error: ApiError, instance: string, requestId: string): ProblemBody {
+  return {
+    type: `/errors/${error.code}`,
+    title: REASON_PHRASES[error.status] ?? 'Error',
+    status: error.status,
+    code: error.code,
+    detail: error.message,
+    instance,
+    requestId,
+    ...error.extensions,
+  };
+}

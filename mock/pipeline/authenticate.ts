@@ -1,0 +1,75 @@
+/**
+ * Stage: authenticate (401) and authorize (403).
+ * Interface: Authentication 1-8. The 401 body is uniform whatever the cause, and the 403 shares
+ * its detail text, so a lapsed plan, a missing scope and a bad token cannot be told apart by detail.
+ */
+import { createHash } from 'node:crypto';
+import type { OperationInfo } from '../../spec/contract.ts';
+import { resolvePointer } from '../../spec/contract.ts';
+import type { ApiKeyRecord, Scope } from '../domain/accounts/model.ts';
+import { ApiError } from '../errors.ts';
+import type { AccountState, Store } from '../store.ts';
+
+export const UNIFORM_AUTH_DETAIL = 'The request could not be authorized.';
+
+const securityScheme = resolvePointer('#/components/securitySchemes/bearer') as Record<string, unknown>;
+const KEY_PATTERN = new RegExp(String(securityScheme['x-key-pattern']));
+const SCOPE_IMPLIES = securityScheme['x-scope-implies'] as Record<Scope, Scope[]>;
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+/** Every scope a key effectively holds, implications included (AUTH: runs:write implies runs:read...). */
+export function effectiveScopes(scopes: readonly Scope[]): Set<Scope> {
+  const out = new Set<Scope>();
+  const visit = (scope: Scope) => {
+    if (out.has(scope)) return;
+    out.add(scope);
+    for (const implied of SCOPE_IMPLIES[scope] ?? []) visit(implied);
+  };
+  scopes.forEach(visit);
+  return out;
+}
+
+/** Campaign, creative and asset writes carry ENTITLEMENT_LOST on every 401 (D2). */
+export function unauthorized(operation: OperationInfo | undefined): ApiError {
+  return new ApiError(operation?.tag === 'writes' ? 'ENTITLEMENT_LOST' : 'UNAUTHORIZED', UNIFORM_AUTH_DETAIL);
+}
+
+/** The bearer token of the request, if it has the right shape; else undefined. */
+export function bearerToken(authorization: string | undefined): string | undefined {
+  if (!authorization) return undefined;
+  const match = /^Bearer +(\S+) *$/i.exec(authorization);
+  return match?.[1];
+}
+
+const CAMPAIGN_WRITES_NEEDING_PLAN = new Set(['updateCampaign', 'deleteCampaign', 'undeleteCampaign']);
+
+export interface Authenticated {
+  key: ApiKeyRecord;
+  account: AccountState;
+}
+
+/** AUTH-*: missing, malformed, unknown, revoked or expired key, or a lapsed plan: 401. */
+export function authenticate(store: Store, operation: OperationInfo, authorization: string | undefined, now: number): Authenticated {
+  const token = bearerToken(authorization);
+  if (!token || !KEY_PATTERN.test(token)) throw unauthorized(operation);
+  const key = store.keysByHash.get(hashKey(token));
+  if (!key || key.revokedAt !== null) throw unauthorized(operation);
+  if (key.expiresAt !== null && key.expiresAt <= now) throw unauthorized(operation);
+  const account = store.accounts.get(key.accountId);
+  if (!account || account.suspended) throw unauthorized(operation);
+  // Entitlement is re-checked on every request.
+  if (operation.scopes.includes('runs:write') && !account.plan.runsWrite) throw unauthorized(operation);
+  if (CAMPAIGN_WRITES_NEEDING_PLAN.has(operation.operationId) && !account.plan.campaigns) throw unauthorized(operation);
+  return { key, account };
+}
+
+/** 403 API_TOKEN_SCOPE_DENIED when the key lacks a scope the operation needs. */
+export function authorize(operation: OperationInfo, key: ApiKeyRecord): void {
+  const held = effectiveScopes(key.scopes);
+  for (const needed of operation.scopes) {
+    if (!held.has(needed as Scope)) throw new ApiError('API_TOKEN_SCOPE_DENIED', UNIFORM_AUTH_DETAIL);
+  }
+}

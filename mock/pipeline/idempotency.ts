@@ -1,0 +1,93 @@
+/**
+ * Stage: Idempotency-Key (IDEM-*, D22, D35, D37). Keys are scoped per account and kept 24 hours.
+ * - same key, same request, completed: replay the stored status, headers and body;
+ * - same key, different request: 409 IDEMPOTENCY_KEY_REUSED;
+ * - same key, still running: 409 IDEMPOTENCY_IN_PROGRESS with Retry-After;
+ * - outcomes that leave the key free: 5xx, 429, 412, 409 CAMPAIGN_CASCADE_PENDING (and everything
+ *   refused before this stage), so "retry the same request" works.
+ */
+import { createHash } from 'node:crypto';
+import type { OperationInfo } from '../../spec/contract.ts';
+import { ApiError } from '../errors.ts';
+import type { AccountState, IdempotencyRecord, StoredResponse } from '../store.ts';
+
+export const IDEMPOTENCY_RETENTION_MS = 24 * 3600 * 1000;
+
+const REPLAYED_HEADERS = ['content-type', 'location', 'etag', 'retry-after'];
+
+/** D35: spelling out the defaults of POST /runs is the same request as omitting them. */
+const DEFAULTS: Record<string, Record<string, unknown>> = {
+  createRun: { modality: 'image', imageSize: '1K', referenceSource: 'PRIMARY' },
+};
+
+export function fingerprint(operation: OperationInfo, path: string, body: unknown): string {
+  let normalized = body ?? null;
+  const defaults = DEFAULTS[operation.operationId];
+  if (defaults && normalized && typeof normalized === 'object' && !Array.isArray(normalized)) {
+    const copy: Record<string, unknown> = { ...(normalized as Record<string, unknown>) };
+    for (const [field, value] of Object.entries(defaults)) if (copy[field] === value) delete copy[field];
+    normalized = copy;
+  }
+  return createHash('sha256').update(`${operation.operationId} ${path}\n${canonicalJson(normalized)}`).digest('base64url');
+}
+
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+export type IdempotencyStart = { replay: StoredResponse } | { begun: IdempotencyRecord | undefined };
+
+export function beginIdempotent(account: AccountState, key: string | undefined, print: string, now: number): IdempotencyStart {
+  if (key === undefined) return { begun: undefined };
+  const existing = account.idempotency.get(key);
+  if (existing && existing.createdAt + IDEMPOTENCY_RETENTION_MS <= now) account.idempotency.delete(key);
+  const record = account.idempotency.get(key);
+  if (record) {
+    if (record.fingerprint !== print) {
+      throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for a different request.');
+    }
+    if (record.state === 'in_progress' || !record.response) {
+      throw new ApiError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still running.', { retryAfter: 1 });
+    }
+    return { replay: record.response };
+  }
+  const begun: IdempotencyRecord = { fingerprint: print, state: 'in_progress', createdAt: now };
+  account.idempotency.set(key, begun);
+  return { begun };
+}
+
+export function leavesKeyFree(status: number, code: string | undefined): boolean {
+  return status >= 500 || status === 429 || status === 412 || code === 'CAMPAIGN_CASCADE_PENDING' || code === 'IDEMPOTENCY_IN_PROGRESS';
+}
+
+export function finishIdempotent(
+  account: AccountState,
+  key: string | undefined,
+  record: IdempotencyRecord | undefined,
+  response: StoredResponse,
+  code: string | undefined,
+  resource: IdempotencyRecord['resource'],
+): void {
+  if (key === undefined || record === undefined) return;
+  if (leavesKeyFree(response.status, code)) {
+    if (account.idempotency.get(key) === record) account.idempotency.delete(key);
+    return;
+  }
+  const headers: Record<string, string> = {};
+  for (const name of REPLAYED_HEADERS) if (response.headers[name] !== undefined) headers[name] = response.headers[name]!;
+  record.state = 'done';
+  record.response = { status: response.status, headers, body: response.body };
+  if (resource) record.resource = resource;
+}
+
+/** Drop expired records (bounded memory on a long-running shared mock). */
+export function sweepIdempotency(account: AccountState, now: number): void {
+  for (const [key, record] of account.idempotency) {
+    if (record.state === 'done' && record.createdAt + IDEMPOTENCY_RETENTION_MS <= now) account.idempotency.delete(key);
+  }
+}

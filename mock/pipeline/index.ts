@@ -1,0 +1,148 @@
+/**
+ * The request pipeline, in order, on one screen:
+ *
+ *   route → authenticate → rate-limit → authorize → validate → faults → idempotency
+ *         → preconditions → operate → respond (+ RateLimit headers on every response)
+ *
+ * Each stage is a plain function in this folder; it either returns what the next stage needs or
+ * throws an ApiError, which `respond` turns into problem+json (or the plain-text 429).
+ */
+import { randomBytes } from 'node:crypto';
+import { matchOperation, pathExists, type OperationInfo } from '../../spec/contract.ts';
+import type { Clock } from '../clock.ts';
+import type { Actor } from '../domain/accounts/model.ts';
+import { ApiError, REASON_PHRASES } from '../errors.ts';
+import type { EventLog } from '../events/log.ts';
+import type { Decision, Limiter } from '../ratelimit/limiter.ts';
+import type { Store } from '../store.ts';
+import { authenticate, authorize, bearerToken, hashKey } from './authenticate.ts';
+import { applyFaults, isWrite, scenariosOf } from './faults.ts';
+import { beginIdempotent, finishIdempotent, fingerprint } from './idempotency.ts';
+import { checkIfMatch } from './preconditions.ts';
+import { rateLimit, rateLimited } from './rate-limit.ts';
+import { errorResponse, jsonResponse, withRateLimitHeaders } from './respond.ts';
+import type { HandlerTable, RawRequest, RawResponse, RequestContext } from './types.ts';
+import { validateRequest } from './validate.ts';
+
+export interface PipelineServices {
+  store: Store;
+  clock: Clock;
+  limiter: Limiter;
+  events: EventLog;
+  handlers: HandlerTable;
+  /** Where unexpected errors are reported (they answer 500, which client input must never cause). */
+  logError: (error: unknown, context: string) => void;
+}
+
+export async function runPipeline(services: PipelineServices, raw: RawRequest): Promise<RawResponse> {
+  const { store, clock, limiter } = services;
+  const requestId = `req_${randomBytes(10).toString('hex')}`;
+  const now = clock.now();
+  let operation: OperationInfo | undefined;
+  let decision: Decision | undefined;
+  try {
+    // route
+    const matched = matchOperation(raw.method, raw.path);
+    if (!matched) {
+      decision = rateLimit(limiter, store, { operation: undefined, ip: raw.ip, tokenHash: tokenHashOf(raw) }, now);
+      if (pathExists(raw.path)) throw new ApiError('METHOD_NOT_ALLOWED', `${raw.method} is not allowed on ${raw.fullPath}.`);
+      throw new ApiError('NOT_FOUND', `No operation at ${raw.fullPath}.`);
+    }
+    operation = matched.operation;
+
+    // authenticate (a 401 still counts against the per-IP cap and the presented token's limit)
+    let auth: ReturnType<typeof authenticate>;
+    try {
+      auth = authenticate(store, operation, raw.headers.authorization, now);
+    } catch (error) {
+      decision = rateLimit(limiter, store, { operation, ip: raw.ip, tokenHash: tokenHashOf(raw) }, now);
+      if (!decision.allowed) throw rateLimited(decision);
+      throw error;
+    }
+    const { key, account } = auth;
+
+    // rate-limit
+    decision = rateLimit(limiter, store, { operation, ip: raw.ip, keyId: key.keyId, account }, now);
+    if (!decision.allowed) throw rateLimited(decision);
+
+    // authorize
+    authorize(operation, key);
+
+    // validate
+    const input = validateRequest(operation, raw, matched.pathParams);
+
+    // faults (before idempotency: a 503 never consumes a key)
+    const scenarios = scenariosOf(raw.headers.prefer);
+    applyFaults(store, account, operation, scenarios);
+
+    // idempotency
+    const start = beginIdempotent(account, input.idempotencyKey, fingerprint(operation, raw.path, input.body), now);
+    if ('replay' in start) {
+      const replay = start.replay;
+      return withRateLimitHeaders({ status: replay.status, headers: { ...replay.headers, 'idempotent-replayed': 'true' }, body: replay.body }, decision);
+    }
+    const record = start.begun;
+
+    const actor: Actor = { kind: 'api_key', apiKeyId: key.keyId };
+    const ctx: RequestContext = {
+      requestId,
+      operation,
+      pathParams: matched.pathParams,
+      query: input.query,
+      headers: raw.headers,
+      body: input.body,
+      account,
+      key,
+      actor,
+      now,
+      clock,
+      store,
+      emit: (resource, drafts) => services.events.record(account, resource, drafts, actor, clock.now()),
+    };
+
+    let response: RawResponse;
+    let code: string | undefined;
+    let resource: { kind: string; id: string } | undefined;
+    try {
+      // A slow write holds its key in progress until the clock moves (IDEMPOTENCY_IN_PROGRESS drills).
+      const slowMs = scenarios.has('slow') ? 5000 : account.faults.slowWritesMs;
+      if (slowMs > 0 && isWrite(operation)) await new Promise<void>((resolve) => clock.after(slowMs / 1000, resolve));
+
+      const handler = services.handlers[operation.operationId];
+      if (!handler) throw new Error(`no handler for ${operation.operationId}`);
+      // preconditions: the target is loaded first, so a missing resource answers 404, not 412
+      if (operation.ifMatch && raw.headers['if-match'] !== undefined && handler.target) {
+        checkIfMatch(raw.headers['if-match'], handler.target(ctx));
+      }
+      // operate
+      const result = await handler.run(ctx);
+      response = jsonResponse(result);
+      resource = result.resource;
+    } catch (error) {
+      if (!(error instanceof ApiError)) {
+        if (record && input.idempotencyKey !== undefined) account.idempotency.delete(input.idempotencyKey);
+        throw error;
+      }
+      response = errorResponse(error, operation, raw.fullPath, requestId);
+      code = error.code;
+    }
+    finishIdempotent(account, input.idempotencyKey, record, response, code, resource);
+    return withRateLimitHeaders(response, decision);
+  } catch (error) {
+    if (error instanceof ApiError) return withRateLimitHeaders(errorResponse(error, operation, raw.fullPath, requestId), decision);
+    services.logError(error, `${raw.method} ${raw.fullPath}`);
+    return withRateLimitHeaders(
+      {
+        status: 500,
+        headers: { 'content-type': 'application/problem+json' },
+        body: JSON.stringify({ type: '/errors/INTERNAL_ERROR', title: REASON_PHRASES[500], status: 500, code: 'INTERNAL_ERROR', detail: 'The mock failed unexpectedly; this is a bug in the mock.', instance: raw.fullPath, requestId }),
+      },
+      decision,
+    );
+  }
+}
+
+function tokenHashOf(raw: RawRequest): string | undefined {
+  const token = bearerToken(raw.headers.authorization);
+  return token ? hashKey(token).slice(0, 16) : undefined;
+}

@@ -1,0 +1,35 @@
+/**
+ * Stage: respond. JSON bodies, problem+json errors (RFC 9457 with `code` and `requestId`), the
+ * plain-text 429 of the read plane and every write, and the headers every response carries.
+ */
+import type { OperationInfo } from '../../spec/contract.ts';
+import { ApiError, problemBody } from '../errors.ts';
+import { rateLimitHeader, type Decision } from '../ratelimit/limiter.ts';
+import { etagOf } from './preconditions.ts';
+import { isGenerationPlane } from './rate-limit.ts';
+import type { OperationResult, RawResponse } from './types.ts';
+
+export function jsonResponse(result: OperationResult): RawResponse {
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...(result.headers ?? {}) };
+  if (result.etagOf !== undefined) headers.etag = etagOf(result.etagOf);
+  return { status: result.status, headers, body: JSON.stringify(result.body) };
+}
+
+export function errorResponse(error: ApiError, operation: OperationInfo | undefined, instance: string, requestId: string): RawResponse {
+  const headers: Record<string, string> = {};
+  if (error.retryAfter !== undefined) headers['retry-after'] = String(Math.max(0, Math.ceil(error.retryAfter)));
+  if (error.status === 429 && !isGenerationPlane(operation)) {
+    // RATE-*: plain text on the read plane and every write; clients must not parse it.
+    headers['content-type'] = 'text/plain; charset=utf-8';
+    return { status: 429, headers, body: 'Too Many Requests. Retry after the number of seconds in the Retry-After header.\n' };
+  }
+  headers['content-type'] = 'application/problem+json';
+  return { status: error.status, headers, body: JSON.stringify(problemBody(error, instance, requestId)) };
+}
+
+export function withRateLimitHeaders(response: RawResponse, decision: Decision | undefined): RawResponse {
+  if (!decision) return response;
+  response.headers.ratelimit = rateLimitHeader(decision.reported);
+  response.headers['ratelimit-policy'] = decision.policy;
+  return response;
+}

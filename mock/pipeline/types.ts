@@ -1,0 +1,69 @@
+/** Types shared by the pipeline stages and the operation handlers. */
+import type { OperationInfo } from '../../spec/contract.ts';
+import type { Clock } from '../clock.ts';
+import type { Actor, ApiKeyRecord } from '../domain/accounts/model.ts';
+import type { EventDraft, ResourceKind } from '../events/model.ts';
+import type { AccountState, Store } from '../store.ts';
+
+/** What the HTTP layer hands to the pipeline: nothing fastify-specific. */
+export interface RawRequest {
+  method: string;
+  /** Path below the API prefix, e.g. `/creatives/abc`. */
+  path: string;
+  /** Full request path, for `instance`. */
+  fullPath: string;
+  query: Record<string, string | string[]>;
+  /** Lower-case header names. */
+  headers: Record<string, string | undefined>;
+  /** Raw body bytes, or undefined when the request had none. */
+  body: Buffer | undefined;
+  ip: string;
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Everything an operation handler may use. Handlers never see HTTP objects. */
+export interface RequestContext {
+  requestId: string;
+  operation: OperationInfo;
+  pathParams: Record<string, string>;
+  /** Query parameters coerced and validated against the document. */
+  query: Record<string, unknown>;
+  headers: Record<string, string | undefined>;
+  /** The parsed, validated JSON body (undefined when none). */
+  body: unknown;
+  account: AccountState;
+  key: ApiKeyRecord;
+  actor: Actor;
+  /** Clock reading at the start of the operation (epoch ms). */
+  now: number;
+  clock: Clock;
+  store: Store;
+  /** Record events of a change (actor and time are filled in). */
+  emit(resource: { kind: ResourceKind; id: string }, drafts: readonly EventDraft[]): void;
+}
+
+export interface OperationResult {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+  /** Canonical representation whose hash is sent as the strong ETag. */
+  etagOf?: unknown;
+  /** The resource created or acted on (kept with the idempotency record). */
+  resource?: { kind: string; id: string };
+}
+
+export interface OperationHandler {
+  /**
+   * The canonical representation of the resource the operation acts on, for If-Match. Throws the
+   * operation's 404 (a precondition is evaluated only after the ordinary checks).
+   */
+  target?(ctx: RequestContext): unknown;
+  run(ctx: RequestContext): OperationResult | Promise<OperationResult>;
+}
+
+export type HandlerTable = Record<string, OperationHandler>;

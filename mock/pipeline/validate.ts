@@ -1,0 +1,186 @@
+/**
+ * Stage: validate the request against the document (compiled once per operation with Ajv).
+ * - Idempotency-Key: missing where required → 400 IDEMPOTENCY_KEY_REQUIRED; malformed → 400
+ *   INVALID_IDEMPOTENCY_KEY (IDEM-*, D22).
+ * - Query and path parameters: coerced from strings, out of schema → 400 VALIDATION_ERROR (D23).
+ * - Body: not JSON → 415 (D24); malformed JSON → 400; out of schema → 422 VALIDATION_ERROR where the
+ *   operation declares 422 (creative, asset and campaign writes), else 400 (generation plane, D23).
+ *   `errors[]` names every offending field.
+ */
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { resolvePointer, validatorFor, type OperationInfo } from '../../spec/contract.ts';
+import { ApiError, type FieldError } from '../errors.ts';
+import type { RawRequest } from './types.ts';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+
+const IDEMPOTENCY_KEY = new RegExp(String((resolvePointer('#/components/schemas/IdempotencyKey') as { pattern: string }).pattern));
+
+/** Both forms of a key name the same key: strip the Structured-Field quotes. */
+export function normalizeIdempotencyKey(raw: string): string {
+  return raw.startsWith('"') ? raw.slice(1, -1) : raw;
+}
+
+export interface ValidatedInput {
+  query: Record<string, unknown>;
+  body: unknown;
+  idempotencyKey: string | undefined;
+}
+
+// Query parameters arrive as strings: a separate Ajv with type coercion, for the inline
+// parameter schemas of the document (they hold no $ref; path ids are checked as plain strings).
+const queryAjv = addFormats(new Ajv2020({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false }));
+const queryValidators = new Map<string, ValidateFunction>();
+
+function queryValidator(operation: OperationInfo): ValidateFunction {
+  let validate = queryValidators.get(operation.operationId);
+  if (!validate) {
+    const properties: Record<string, unknown> = {};
+    const required: string[] = [];
+    for (const p of operation.parameters) {
+      if (p.in !== 'query') continue;
+      properties[p.name] = p.schema;
+      if (p.required) required.push(p.name);
+    }
+    validate = queryAjv.compile({ type: 'object', properties, required });
+    queryValidators.set(operation.operationId, validate);
+  }
+  return validate;
+}
+
+export function validateRequest(operation: OperationInfo, raw: RawRequest, pathParams: Record<string, string>): ValidatedInput {
+  // Idempotency-Key first: its codes are the interface's own.
+  const rawKey = raw.headers['idempotency-key'];
+  if (operation.idempotencyKey === 'required' && (rawKey === undefined || rawKey === '')) {
+    throw new ApiError('IDEMPOTENCY_KEY_REQUIRED', 'This operation requires an Idempotency-Key header.');
+  }
+  let idempotencyKey: string | undefined;
+  if (operation.idempotencyKey !== 'none' && rawKey !== undefined) {
+    if (!IDEMPOTENCY_KEY.test(rawKey)) {
+      throw new ApiError('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1-255 characters of A-Z a-z 0-9 - _ . : ~, bare or in double quotes.');
+    }
+    idempotencyKey = normalizeIdempotencyKey(rawKey);
+  }
+
+  // Path parameters.
+  const pathErrors: FieldError[] = [];
+  for (const [name, value] of Object.entries(pathParams)) {
+    if (value.length === 0 || value.length > 200) pathErrors.push({ field: name, message: 'must be 1-200 characters' });
+  }
+  if (pathErrors.length) throw new ApiError('VALIDATION_ERROR', 'A path parameter is invalid.', { extensions: { errors: pathErrors } });
+
+  // Query parameters (unknown ones are ignored, like most HTTP APIs do).
+  const known = new Set(operation.parameters.filter((p) => p.in === 'query').map((p) => p.name));
+  const query: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(raw.query)) if (known.has(name)) query[name] = value;
+  const validateQuery = queryValidator(operation);
+  if (!validateQuery(query)) {
+    throw new ApiError('VALIDATION_ERROR', 'A query parameter is invalid.', { extensions: { errors: fieldErrors(validateQuery.errors ?? []) } });
+  }
+
+  // If-Match must be `*` or a list of entity tags.
+  const ifMatch = raw.headers['if-match'];
+  if (operation.ifMatch && ifMatch !== undefined && parseIfMatch(ifMatch) === undefined) {
+    throw new ApiError('VALIDATION_ERROR', 'If-Match must be * or a comma-separated list of entity tags.', {
+      extensions: { errors: [{ field: 'If-Match', message: 'must be * or a list of quoted entity tags' }] },
+    });
+  }
+
+  return { query, body: parseBody(operation, raw), idempotencyKey };
+}
+
+function parseBody(operation: OperationInfo, raw: RawRequest): unknown {
+  const spec = operation.requestBody;
+  const bytes = raw.body;
+  const empty = bytes === undefined || bytes.length === 0;
+  // Operations without a body ignore one (a client sending `{}` to an action loses nothing).
+  if (!spec) return undefined;
+  if (empty) {
+    if (!spec.required) return undefined;
+    throw bodyError(operation, [{ field: 'body', message: 'a JSON body is required' }], 'A JSON body is required.');
+  }
+  const contentType = (raw.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (contentType !== 'application/json' && !contentType.endsWith('+json')) {
+    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `Request bodies must be application/json, not ${contentType || 'unlabelled'}.`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString('utf8'));
+  } catch (error) {
+    throw new ApiError('VALIDATION_ERROR', `The body is not valid JSON: ${(error as Error).message}`, {
+      extensions: { errors: [{ field: 'body', message: 'malformed JSON' }] },
+    });
+  }
+  const validate = validatorFor(spec.schemaPointer);
+  if (!validate(parsed)) throw bodyError(operation, fieldErrors(validate.errors ?? []), 'The body does not match the operation\'s schema.');
+  return parsed;
+}
+
+function bodyError(operation: OperationInfo, errors: FieldError[], detail: string): ApiError {
+  const status = operation.responses['422'] ? 422 : 400;
+  return new ApiError('VALIDATION_ERROR', detail, { status, extensions: { errors } });
+}
+
+/** Turn Ajv errors into one `{ field, message }` per offending field, most specific first. */
+export function fieldErrors(errors: readonly ErrorObject[]): FieldError[] {
+  const byField = new Map<string, string>();
+  const structural = new Set(['oneOf', 'anyOf', 'allOf', 'if', 'not', 'then', 'else']);
+  const ordered = [...errors].sort((a, b) => Number(structural.has(a.keyword)) - Number(structural.has(b.keyword)));
+  for (const error of ordered) {
+    let field = pointerToField(error.instancePath);
+    let message = error.message ?? 'is invalid';
+    const params = error.params as Record<string, unknown>;
+    if (error.keyword === 'required') {
+      field = join(field, String(params.missingProperty));
+      message = 'is required';
+    } else if (error.keyword === 'additionalProperties') {
+      field = join(field, String(params.additionalProperty));
+      message = 'is not a known field';
+    } else if (error.keyword === 'propertyNames' || (params && 'propertyName' in params)) {
+      if (params.propertyName !== undefined) field = join(field, String(params.propertyName));
+      message = 'is not a valid key (1-40 characters, no control characters or brackets)';
+    } else if (error.keyword === 'enum') {
+      message = `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    }
+    if (!field) field = 'body';
+    if (structural.has(error.keyword) && [...byField.keys()].some((f) => f === field || f.startsWith(`${field}.`) || f.startsWith(`${field}[`))) continue;
+    if (!byField.has(field)) byField.set(field, message);
+  }
+  return [...byField].map(([field, message]) => ({ field, message }));
+}
+
+function pointerToField(pointer: string): string {
+  if (!pointer) return '';
+  let out = '';
+  for (const raw of pointer.split('/').slice(1)) {
+    const part = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    out += /^\d+$/.test(part) ? `[${part}]` : out ? `.${part}` : part;
+  }
+  return out;
+}
+
+function join(base: string, name: string): string {
+  return base ? `${base}.${name}` : name;
+}
+
+export type IfMatch = { any: true } | { any: false; tags: { weak: boolean; opaque: string }[] };
+
+/** RFC 9110 If-Match: `*` or `#entity-tag`. Undefined when malformed. */
+export function parseIfMatch(value: string): IfMatch | undefined {
+  const trimmed = value.trim();
+  if (trimmed === '*') return { any: true };
+  const tags: { weak: boolean; opaque: string }[] = [];
+  const re = /\s*(W\/)?"([\x21\x23-\x7E\x80-\xFF]*)"\s*(,|$)/y;
+  let index = 0;
+  while (index < trimmed.length) {
+    re.lastIndex = index;
+    const match = re.exec(trimmed);
+    if (!match) return undefined;
+    tags.push({ weak: match[1] !== undefined, opaque: match[2]! });
+    index = re.lastIndex;
+    if (match[3] === '' && index < trimmed.length) return undefined;
+  }
+  return tags.length ? { any: false, tags } : undefined;
+}
