@@ -79,7 +79,7 @@ export async function createHarness(options: { start?: number } = {}): Promise<H
         payload = JSON.stringify(opts.body);
         headers['content-type'] = opts.contentType ?? 'application/json';
       }
-      const query = opts.query ? `?${new URLSearchParams(Object.entries(opts.query).map(([k, v]) => [k, String(v)])).toString()}` : '';
+      const query = opts.query ? `?${new URLSearchParams(Object.entries(opts.query).map(([k, v]): [string, string] => [k, String(v)])).toString()}` : '';
       const res = await mock.app.inject({
         method: method as 'GET',
         url: `${basePath}${path}${query}`,
