@@ -13,7 +13,7 @@ import { EventLog } from './events/log.ts';
 import { handlers } from './handlers.ts';
 import { runPipeline, type PipelineServices } from './pipeline/index.ts';
 import { errorResponse } from './pipeline/respond.ts';
-import type { RawRequest, RawResponse } from './pipeline/types.ts';
+import type { HandlerTable, RawRequest, RawResponse } from './pipeline/types.ts';
 import { Limiter } from './ratelimit/limiter.ts';
 import { Store } from './store.ts';
 
@@ -22,6 +22,8 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 export interface MockOptions {
   clock?: Clock;
   store?: Store;
+  /** Replace the handler table (pipeline tests use probe handlers). */
+  handlers?: HandlerTable;
   /** Log unexpected errors (default: console.error). */
   logError?: (error: unknown, context: string) => void;
 }
@@ -37,7 +39,7 @@ export function buildMock(options: MockOptions = {}): Mock {
     clock: options.clock ?? new Clock({ mode: 'manual' }),
     limiter: new Limiter(),
     events: new EventLog(),
-    handlers,
+    handlers: options.handlers ?? handlers,
     logError: options.logError ?? ((error, context) => console.error(`[mock] unexpected error in ${context}:`, error)),
   };
 

@@ -6,6 +6,7 @@ import { basePath, operations, validatorFor } from '../spec/contract.ts';
 import { buildMock, type Mock } from './app.ts';
 import { Clock } from './clock.ts';
 import type { PlanTier } from './domain/accounts/model.ts';
+import type { HandlerTable } from './pipeline/types.ts';
 import type { AccountState } from './store.ts';
 
 export interface TestResponse {
@@ -45,10 +46,10 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function createHarness(options: { start?: number } = {}): Promise<Harness> {
+export async function createHarness(options: { start?: number; handlers?: HandlerTable } = {}): Promise<Harness> {
   const clock = new Clock({ mode: 'manual', ...(options.start !== undefined ? { start: options.start } : {}) });
   const errors: unknown[] = [];
-  const mock = buildMock({ clock, logError: (error) => errors.push(error) });
+  const mock = buildMock({ clock, logError: (error) => errors.push(error), ...(options.handlers ? { handlers: options.handlers } : {}) });
   await mock.app.ready();
 
   const toResponse = (res: { statusCode: number; headers: Record<string, unknown>; payload: string }): TestResponse => {

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { Clock } from './clock.ts';
+
+describe('Clock (manual mode)', () => {
+  it('stands still until advanced', () => {
+    const clock = new Clock({ mode: 'manual', start: 1_000_000 });
+    expect(clock.now()).toBe(1_000_000);
+    clock.advance(2.5);
+    expect(clock.now()).toBe(1_002_500);
+  });
+
+  it('runs due tasks in time order, each seeing its own due time, ties in scheduling order', () => {
+    const clock = new Clock({ mode: 'manual', start: 0 });
+    const seen: string[] = [];
+    clock.schedule(3000, () => seen.push(`c@${clock.now()}`));
+    clock.schedule(1000, () => seen.push(`a@${clock.now()}`));
+    clock.schedule(1000, () => seen.push(`b@${clock.now()}`));
+    clock.schedule(9000, () => seen.push('late'));
+    clock.advance(5);
+    expect(seen).toEqual(['a@1000', 'b@1000', 'c@3000']);
+    expect(clock.now()).toBe(5000);
+  });
+
+  it('runs tasks scheduled by tasks when they fall inside the same advance', () => {
+    const clock = new Clock({ mode: 'manual', start: 0 });
+    const seen: number[] = [];
+    const chain = () => {
+      seen.push(clock.now());
+      if (seen.length < 5) clock.after(1, chain);
+    };
+    clock.after(1, chain);
+    clock.advance(3.5);
+    expect(seen).toEqual([1000, 2000, 3000]);
+    clock.advance(10);
+    expect(seen).toEqual([1000, 2000, 3000, 4000, 5000]);
+  });
+
+  it('skips cancelled tasks and reports task errors without stopping the drain', () => {
+    const errors: unknown[] = [];
+    const clock = new Clock({ mode: 'manual', start: 0, onTaskError: (e) => errors.push(e) });
+    const seen: string[] = [];
+    clock.after(1, () => {
+      throw new Error('boom');
+    });
+    const cancelled = clock.after(1, () => seen.push('cancelled'));
+    clock.after(2, () => seen.push('ran'));
+    cancelled.cancel();
+    clock.advance(2);
+    expect(seen).toEqual(['ran']);
+    expect(errors).toHaveLength(1);
+  });
+
+  it('refuses to go backwards', () => {
+    const clock = new Clock({ mode: 'manual', start: 0 });
+    expect(() => clock.advance(-1)).toThrow(RangeError);
+    expect(() => clock.advance(Number.NaN)).toThrow(RangeError);
+  });
+
+  it('keeps time continuous across a switch to real time and back', () => {
+    const clock = new Clock({ mode: 'manual', start: 5_000 });
+    clock.setMode('real');
+    const during = clock.now();
+    clock.setMode('manual');
+    expect(during).toBeGreaterThanOrEqual(5_000);
+    expect(clock.now()).toBeGreaterThanOrEqual(during);
+    clock.dispose();
+  });
+});
