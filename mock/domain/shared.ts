@@ -111,18 +111,22 @@ export interface MetadataMerge {
   changed: boolean;
 }
 
-/** Merge a validated patch; throws 422 with errors[] when the merge would leave more than 50 keys. */
+/**
+ * Merge a validated patch; throws 422 with errors[] when the merge would leave more than 50 keys.
+ * Maps are prototype-free and compared by own keys, so `__proto__` or `toString` are ordinary keys.
+ */
 export function mergeMetadata(current: Readonly<Record<string, string>>, patch: Readonly<Record<string, string | null>>): MetadataMerge {
-  const next: Record<string, string> = { ...current };
+  const next: Record<string, string> = Object.assign(Object.create(null) as Record<string, string>, current);
   let changed = false;
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) {
-      if (key in next) {
+  for (const key of Object.keys(patch)) {
+    const value = patch[key];
+    if (value === null || value === undefined) {
+      if (Object.hasOwn(next, key)) {
         delete next[key];
         changed = true;
       }
-    } else if (next[key] !== value) {
-      next[key] = value;
+    } else if (!Object.hasOwn(next, key) || next[key] !== value) {
+      Object.defineProperty(next, key, { value, enumerable: true, writable: true, configurable: true });
       changed = true;
     }
   }

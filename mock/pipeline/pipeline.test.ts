@@ -6,13 +6,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../errors.ts';
 import { catalogHandlers } from '../domain/catalog/operations.ts';
 import { createHarness, violations, type Harness, type TestAccount } from '../testing.ts';
-import type { HandlerTable } from './types.ts';
+import type { HandlerTable, OperationHandler } from './types.ts';
 
 let calls: string[] = [];
-const probe = (name: string, status = 200) => ({
+const probe = (name: string, status = 200): OperationHandler => ({
   run: () => {
     calls.push(name);
-    return { status, body: { object: 'campaign', campaignId: `cmp_${calls.length}`, name, status: 'IN_PROGRESS', brandId: 'b', creativeCount: 0, createdAt: '2026-01-01T00:00:00.000Z', deletedAt: null }, etagOf: { n: calls.length }, headers: status === 201 ? { location: `/api/public/v1/campaigns/cmp_${calls.length}` } : {} };
+    return { status, body: { object: 'campaign', campaignId: `cmp_${calls.length}`, name, status: 'IN_PROGRESS', brandId: 'b', creativeCount: 0, createdAt: '2026-01-01T00:00:00.000Z', deletedAt: null }, etagOf: { n: calls.length }, headers: status === 201 ? { location: `/api/public/v1/campaigns/cmp_${calls.length}` } : ({} as Record<string, string>) };
   },
 });
 const handlers: HandlerTable = {
