@@ -1,0 +1,57 @@
+/**
+ * The public representation of a creative (CRTV-003..011, D5, D6), exactly as
+ * `#/components/schemas/Creative`:
+ * - `aspectRatio` shows the creative's own ratio, or its campaign's when it has none (CRTV-008);
+ * - `deletedAt` only with showDeleted (PAGE-011), and always in the canonical form;
+ * - `metadata` only when it holds a key (CRTV-010, META-008);
+ * - `status` per D6 (CRTV-011); `product` with expand=product (PAGE-001, PAGE-002).
+ */
+import type { Schemas } from '../../../spec/types.ts';
+import type { AccountState } from '../../store.ts';
+import { presentProduct } from '../catalog/present.ts';
+import { iso, isoOrNull, metadataField } from '../shared.ts';
+import { isReadable, type Creative } from './model.ts';
+
+export interface CreativeView {
+  showDeleted: boolean;
+  expandProduct: boolean;
+}
+
+/** The ratio a creative is shown in: its own, else its campaign's (CRTV-008). */
+export function shownAspectRatio(account: AccountState, c: Creative): string | null {
+  return c.ownAspectRatio ?? account.campaigns.get(c.campaignId)?.aspectRatio ?? null;
+}
+
+export function presentCreative(account: AccountState, c: Creative, view: CreativeView): Schemas['Creative'] {
+  if (!isReadable(c) || (c.mediaType !== 'image' && c.mediaType !== 'video') || c.url === null || c.status === 'NOT_GENERATED') {
+    throw new Error(`creative ${c.creativeId} has no public representation`); // callers answer 404 first (CRTV-001, CRTV-005)
+  }
+  const product = account.products.get(c.productId);
+  return {
+    object: 'creative',
+    creativeId: c.creativeId,
+    productId: c.productId,
+    campaignId: c.campaignId,
+    brandId: c.brandId,
+    sku: product?.sku ?? null,
+    mediaType: c.mediaType,
+    url: c.url,
+    thumbnailUrl: c.thumbnailUrl,
+    aspectRatio: shownAspectRatio(account, c),
+    approvedAt: isoOrNull(c.approvedAt),
+    playerUrl: c.playerUrl,
+    embedCode: c.embedCode,
+    ...(view.showDeleted ? { deletedAt: c.deletedAt === null ? null : iso(c.deletedAt) } : {}),
+    ...metadataField(c.metadata),
+    status: c.status,
+    ...(view.expandProduct && product ? { product: presentProduct(product) as Schemas['Product'] } : {}),
+  };
+}
+
+/**
+ * The canonical representation: the showDeleted form without expansions. Its hash is the strong
+ * ETag (ETAG-002, ETAG-003) and it is the `data` of creative events (EVT-023).
+ */
+export function canonicalCreative(account: AccountState, c: Creative): Schemas['Creative'] {
+  return presentCreative(account, c, { showDeleted: true, expandProduct: false });
+}

@@ -1,0 +1,18 @@
+/** The public representation of a delivery (CRTV-013, D15), exactly as `#/components/schemas/Delivery`. */
+import type { Schemas } from '../../../spec/types.ts';
+import { iso } from '../shared.ts';
+import type { Delivery } from './model.ts';
+
+export function presentDelivery(d: Delivery): Schemas['Delivery'] {
+  return {
+    object: 'delivery',
+    deliveryId: d.deliveryId,
+    creativeId: d.creativeId,
+    campaignId: d.campaignId,
+    productId: d.productId,
+    aspectRatio: d.aspectRatio,
+    mediaType: d.mediaType,
+    url: d.url,
+    createdAt: iso(d.createdAt),
+  };
+}
