@@ -9,6 +9,10 @@ import type { Brand, Product } from './domain/catalog/model.ts';
 import type { Creative } from './domain/creatives/model.ts';
 import type { Delivery } from './domain/deliveries/model.ts';
 import type { DomainEvent } from './events/model.ts';
+import { newCreditLedger, type CreditLedger } from './domain/credits/ledger.ts';
+import type { Run, RunItem } from './domain/runs/model.ts';
+import { defaultGenerationSettings, type GenerationSettings } from './domain/runs/settings.ts';
+import type { Upscale } from './domain/upscales/model.ts';
 import { Collection } from './collection.ts';
 
 export interface StoredResponse {
@@ -70,6 +74,17 @@ export interface AccountState {
   suspended: boolean;
   /** Rate-limit overrides for this account: `group:<name>`, `account:<traffic>`, `ip:<traffic>`. */
   limitOverrides: Record<string, number>;
+  /** Runs, oldest first (GET /runs walks them newest first). */
+  runs: Collection<Run>;
+  /** Each run's items by runId, keyed by jobId, in request order. */
+  runItems: Map<string, Collection<RunItem>>;
+  upscales: Collection<Upscale>;
+  /** Product images held as assets once upscaled (`<productId>:primary`, `<productId>:gallery:<i>` → assetId). */
+  productImageAssets: Map<string, string>;
+  /** Balance, holds, charges, daily API budget and rate card. */
+  credits: CreditLedger;
+  /** Outcome mix, speed and seed of run items and upscales. */
+  generation: GenerationSettings;
 }
 
 export function defaultFaults(): AccountFaults {
@@ -93,6 +108,12 @@ export function newAccountState(init: { accountId: string; name: string; tag: st
     sequence: 1,
     suspended: false,
     limitOverrides: {},
+    runs: new Collection(),
+    runItems: new Map(),
+    upscales: new Collection(),
+    productImageAssets: new Map(),
+    credits: newCreditLedger(),
+    generation: defaultGenerationSettings(init.seed),
   };
 }
 
