@@ -47,8 +47,9 @@ export interface Harness {
 }
 
 export async function createHarness(options: { start?: number; handlers?: HandlerTable } = {}): Promise<Harness> {
-  const clock = new Clock({ mode: 'manual', ...(options.start !== undefined ? { start: options.start } : {}) });
   const errors: unknown[] = [];
+  // A scheduled task that throws fails the next request of the test, like a request error would.
+  const clock = new Clock({ mode: 'manual', onTaskError: (error) => errors.push(error), ...(options.start !== undefined ? { start: options.start } : {}) });
   const mock = buildMock({ clock, logError: (error) => errors.push(error), ...(options.handlers ? { handlers: options.handlers } : {}) });
   await mock.app.ready();
 

@@ -84,22 +84,6 @@ export async function runPipeline(services: PipelineServices, raw: RawRequest): 
     const record = start.begun;
 
     const actor: Actor = { kind: 'api_key', apiKeyId: key.keyId };
-    const ctx: RequestContext = {
-      requestId,
-      operation,
-      pathParams: matched.pathParams,
-      query: input.query,
-      headers: raw.headers,
-      body: input.body,
-      account,
-      key,
-      actor,
-      now,
-      clock,
-      store,
-      emit: (resource, drafts) => services.events.record(account, resource, drafts, actor, clock.now()),
-    };
-
     let response: RawResponse;
     let code: string | undefined;
     let resource: { kind: string; id: string } | undefined;
@@ -107,6 +91,21 @@ export async function runPipeline(services: PipelineServices, raw: RawRequest): 
       // A slow write holds its key in progress until the clock moves (IDEMPOTENCY_IN_PROGRESS drills).
       const slowMs = scenarios.has('slow') ? 5000 : account.faults.slowWritesMs;
       if (slowMs > 0 && isWrite(operation)) await new Promise<void>((resolve) => clock.after(slowMs / 1000, resolve));
+      const ctx: RequestContext = {
+        requestId,
+        operation,
+        pathParams: matched.pathParams,
+        query: input.query,
+        headers: raw.headers,
+        body: input.body,
+        account,
+        key,
+        actor,
+        now: clock.now(), // read after any wait: the change happens now
+        clock,
+        store,
+        emit: (resource, drafts) => services.events.record(account, resource, drafts, actor, clock.now()),
+      };
 
       const handler = services.handlers[operation.operationId];
       if (!handler) throw new Error(`no handler for ${operation.operationId}`);

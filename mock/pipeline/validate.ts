@@ -114,12 +114,36 @@ function parseBody(operation: OperationInfo, raw: RawRequest): unknown {
     });
   }
   const validate = validatorFor(spec.schemaPointer);
-  if (!validate(parsed)) throw bodyError(operation, fieldErrors(validate.errors ?? []), 'The body does not match the operation\'s schema.');
+  if (!validate(parsed)) throw bodyError(operation, nameConditionalFields(spec.schemaPointer, parsed, fieldErrors(validate.errors ?? [])), 'The body does not match the operation\'s schema.');
   return parsed;
 }
 
+/**
+ * Conditional rules (`if`/`then`/`not`) fail as a whole and Ajv cannot say which field broke them;
+ * name the fields for the conditional rules the document has.
+ */
+const CONDITIONAL_FIELDS: Record<string, (body: Record<string, unknown>) => FieldError[]> = {
+  // RUN: imageSize and referenceSource are image-run fields; with modality video they answer 400.
+  '#/components/schemas/RunCreate': (body) =>
+    body.modality === 'video'
+      ? ['imageSize', 'referenceSource'].filter((f) => f in body).map((field) => ({ field, message: 'is not allowed with modality video' }))
+      : [],
+};
+
+function nameConditionalFields(pointer: string, body: unknown, errors: FieldError[]): FieldError[] {
+  const rule = CONDITIONAL_FIELDS[pointer];
+  if (!rule || !body || typeof body !== 'object' || Array.isArray(body)) return errors;
+  const named = rule(body as Record<string, unknown>);
+  if (named.length === 0) return errors;
+  return [...named, ...errors.filter((e) => e.field !== 'body')];
+}
+
+/**
+ * D23: 422 on the creative, asset and campaign writes that declare it; 400 elsewhere (the
+ * generation plane, whose 422s carry their own codes, and approve, which takes no body).
+ */
 function bodyError(operation: OperationInfo, errors: FieldError[], detail: string): ApiError {
-  const status = operation.responses['422'] ? 422 : 400;
+  const status = operation.tag === 'writes' && operation.responses['422'] ? 422 : 400;
   return new ApiError('VALIDATION_ERROR', detail, { status, extensions: { errors } });
 }
 
