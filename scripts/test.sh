@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# npm test: every check, in order. Append later steps at the end, one heading each.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== lint: Spectral on spec/openapi.yaml (npm run lint)"
+npm run --silent lint
+
+echo "== generated types are up to date (npm run check:generated)"
+npm run --silent check:generated
+
+echo "== typecheck (npm run typecheck)"
+npm run --silent typecheck
+
+echo "== unit tests (npx vitest run)"
+npx vitest run

@@ -1,0 +1,582 @@
+/**
+ * The one module through which code reads the OpenAPI document (spec/openapi.yaml).
+ *
+ * It parses the document once, derives a typed table of the path operations (scopes, rate-limit
+ * group, idempotency, If-Match, parameters, bodies, responses with every $ref resolved to the
+ * pointer of the real node), routes concrete paths to operations, and compiles JSON Schema
+ * validators for any schema node of the document. Nothing else should parse the YAML.
+ */
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+
+// ajv-formats is CommonJS; under NodeNext its default import is the module object.
+const addFormats = addFormatsModule.default;
+
+export type JsonObject = { readonly [key: string]: unknown };
+
+/** The parts of the document this module relies on; every other node stays `unknown`. */
+export interface OpenApiDocument {
+  readonly openapi: string;
+  readonly servers?: readonly { readonly url: string }[];
+  readonly paths: { readonly [template: string]: JsonObject };
+  readonly webhooks: { readonly [eventType: string]: JsonObject };
+  readonly components: {
+    readonly schemas: { readonly [name: string]: JsonObject };
+    readonly [section: string]: JsonObject | undefined;
+  };
+  readonly [extension: `x-${string}`]: unknown;
+}
+
+export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
+const HTTP_METHODS: readonly HttpMethod[] = ['get', 'post', 'patch', 'delete'];
+const OTHER_OPENAPI_METHODS = ['put', 'head', 'options', 'trace'] as const;
+
+export interface ParameterInfo {
+  name: string;
+  in: 'path' | 'query' | 'header' | 'cookie';
+  required: boolean;
+  /** The parameter's schema node as written (may be a `$ref`). */
+  schema: JsonObject;
+  /** Pointer of the schema node (the `$ref` target when the schema is a bare `$ref`). */
+  schemaPointer: string;
+}
+
+export interface RequestBodyInfo {
+  required: boolean;
+  contentTypes: string[];
+  /** Pointer of the application/json schema (the `$ref` target when it is a bare `$ref`). */
+  schemaPointer: string;
+}
+
+export interface ResponseHeaderInfo {
+  required: boolean;
+  schemaPointer: string;
+}
+
+export interface ResponseInfo {
+  /** Pointer of the Response Object itself (the component when the response is a `$ref`). */
+  pointer: string;
+  contentTypes: string[];
+  schemaPointers: Record<string, string>;
+  /** Keyed by lower-case header name. */
+  headers: Record<string, ResponseHeaderInfo>;
+}
+
+export interface OperationInfo {
+  operationId: string;
+  method: HttpMethod;
+  /** The path template as in the document, without the server base: '/creatives/{id}'. */
+  path: string;
+  tag: string;
+  scopes: string[];
+  rateLimitGroup: string;
+  idempotencyKey: 'required' | 'optional' | 'none';
+  ifMatch: boolean;
+  /** Path-level and operation-level parameters merged (the operation wins), `$ref`s resolved. */
+  parameters: ParameterInfo[];
+  requestBody?: RequestBodyInfo;
+  /** Keyed by status as written in the document ('200', '4XX', 'default'). */
+  responses: Record<string, ResponseInfo>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Loading
+
+const documentUrl = new URL('./openapi.yaml', import.meta.url);
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+function loadDocument(): OpenApiDocument {
+  const parsed: unknown = parse(readFileSync(documentUrl, 'utf8'));
+  if (!isObject(parsed)) throw new Error(`${documentUrl.pathname}: not a YAML mapping`);
+  if (typeof parsed['openapi'] !== 'string' || !parsed['openapi'].startsWith('3.1')) {
+    throw new Error(`${documentUrl.pathname}: expected openapi 3.1.x`);
+  }
+  for (const key of ['paths', 'webhooks', 'components'] as const) {
+    if (!isObject(parsed[key])) throw new Error(`${documentUrl.pathname}: missing \`${key}\``);
+  }
+  const components = parsed['components'] as JsonObject;
+  if (!isObject(components['schemas'])) throw new Error(`${documentUrl.pathname}: missing components.schemas`);
+  return deepFreeze(parsed as unknown as OpenApiDocument);
+}
+
+/** The parsed document, deeply frozen. */
+export const document: OpenApiDocument = loadDocument();
+
+// ---------------------------------------------------------------------------------------------
+// JSON pointers
+
+function escapeSegment(segment: string): string {
+  return segment.replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+function unescapeSegment(segment: string): string {
+  const decoded = segment.includes('%') ? decodeURIComponent(segment) : segment;
+  return decoded.replaceAll('~1', '/').replaceAll('~0', '~');
+}
+
+/** '#/a/b~1c' from ['a', 'b/c']. Segments are not percent-encoded. */
+export function toPointer(segments: readonly (string | number)[]): string {
+  return `#${segments.map((s) => `/${escapeSegment(String(s))}`).join('')}`;
+}
+
+function pointerSegments(pointer: string): string[] {
+  if (pointer === '#' || pointer === '') return [];
+  const body = pointer.startsWith('#') ? pointer.slice(1) : pointer;
+  if (!body.startsWith('/')) throw new Error(`not a JSON pointer: ${pointer}`);
+  return body.slice(1).split('/').map(unescapeSegment);
+}
+
+/** The node at a pointer into the document ('#/components/schemas/Creative'), or undefined. */
+export function resolvePointer(pointer: string): unknown {
+  let node: unknown = document;
+  for (const segment of pointerSegments(pointer)) {
+    if (Array.isArray(node)) node = node[Number(segment)];
+    else if (isObject(node)) node = node[segment];
+    else return undefined;
+    if (node === undefined) return undefined;
+  }
+  return node;
+}
+
+/** Follows `{ $ref }` nodes (internal references only) to the real node and its pointer. */
+function follow(node: unknown, pointer: string): { node: JsonObject; pointer: string } {
+  const seen = new Set<string>();
+  let current = node;
+  let at = pointer;
+  while (isObject(current) && typeof current['$ref'] === 'string') {
+    const ref = current['$ref'];
+    if (!ref.startsWith('#')) throw new Error(`${at}: external $ref ${ref} is not supported`);
+    if (seen.has(ref)) throw new Error(`${at}: $ref cycle through ${ref}`);
+    seen.add(ref);
+    at = ref;
+    current = resolvePointer(ref);
+  }
+  if (!isObject(current)) throw new Error(`${at}: expected an object`);
+  return { node: current, pointer: at };
+}
+
+/** Pointer of a schema node: the target of a bare `{ $ref }`, else the node's own pointer. */
+function schemaPointerOf(schema: unknown, pointer: string): string {
+  if (isObject(schema) && typeof schema['$ref'] === 'string' && Object.keys(schema).length === 1) {
+    return schema['$ref'];
+  }
+  return pointer;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operations
+
+function stringArray(value: unknown, where: string): string[] {
+  if (!Array.isArray(value) || !value.every((v): v is string => typeof v === 'string')) {
+    throw new Error(`${where}: expected an array of strings`);
+  }
+  return [...value];
+}
+
+function requiredString(value: unknown, where: string): string {
+  if (typeof value !== 'string' || value === '') throw new Error(`${where}: expected a non-empty string`);
+  return value;
+}
+
+const PARAMETER_LOCATIONS = ['path', 'query', 'header', 'cookie'] as const;
+
+function readParameters(list: unknown, listPointer: string): ParameterInfo[] {
+  if (list === undefined) return [];
+  if (!Array.isArray(list)) throw new Error(`${listPointer}: expected an array`);
+  return list.map((raw, index) => {
+    const { node, pointer } = follow(raw, `${listPointer}/${index}`);
+    const location = PARAMETER_LOCATIONS.find((l) => l === node['in']);
+    if (location === undefined) throw new Error(`${pointer}: unknown parameter location`);
+    const schema = node['schema'];
+    if (!isObject(schema)) throw new Error(`${pointer}: parameter without a schema`);
+    return {
+      name: requiredString(node['name'], `${pointer}/name`),
+      in: location,
+      required: node['required'] === true,
+      schema,
+      schemaPointer: schemaPointerOf(schema, `${pointer}/schema`),
+    };
+  });
+}
+
+function mergeParameters(pathLevel: ParameterInfo[], operationLevel: ParameterInfo[]): ParameterInfo[] {
+  const key = (p: ParameterInfo): string => `${p.in}:${p.in === 'header' ? p.name.toLowerCase() : p.name}`;
+  const merged = new Map<string, ParameterInfo>();
+  for (const p of [...pathLevel, ...operationLevel]) merged.set(key(p), p);
+  return [...merged.values()];
+}
+
+function readContent(content: unknown, contentPointer: string): { contentTypes: string[]; schemaPointers: Record<string, string> } {
+  if (content === undefined) return { contentTypes: [], schemaPointers: {} };
+  if (!isObject(content)) throw new Error(`${contentPointer}: expected a map of media types`);
+  const schemaPointers: Record<string, string> = {};
+  for (const [type, media] of Object.entries(content)) {
+    if (isObject(media) && media['schema'] !== undefined) {
+      schemaPointers[type] = schemaPointerOf(media['schema'], `${contentPointer}/${escapeSegment(type)}/schema`);
+    }
+  }
+  return { contentTypes: Object.keys(content), schemaPointers };
+}
+
+function readRequestBody(raw: unknown, rawPointer: string): RequestBodyInfo | undefined {
+  if (raw === undefined) return undefined;
+  const { node, pointer } = follow(raw, rawPointer);
+  const { contentTypes, schemaPointers } = readContent(node['content'], `${pointer}/content`);
+  const first = contentTypes[0];
+  const schemaPointer = schemaPointers['application/json'] ?? (first === undefined ? undefined : schemaPointers[first]);
+  if (schemaPointer === undefined) throw new Error(`${pointer}: request body without a schema`);
+  return { required: node['required'] === true, contentTypes, schemaPointer };
+}
+
+function readResponses(raw: unknown, rawPointer: string): Record<string, ResponseInfo> {
+  if (!isObject(raw)) throw new Error(`${rawPointer}: expected responses`);
+  const responses: Record<string, ResponseInfo> = {};
+  for (const [status, value] of Object.entries(raw)) {
+    const { node, pointer } = follow(value, `${rawPointer}/${escapeSegment(status)}`);
+    const headers: Record<string, ResponseHeaderInfo> = {};
+    const rawHeaders = node['headers'];
+    if (isObject(rawHeaders)) {
+      for (const [name, headerValue] of Object.entries(rawHeaders)) {
+        const header = follow(headerValue, `${pointer}/headers/${escapeSegment(name)}`);
+        headers[name.toLowerCase()] = {
+          required: header.node['required'] === true,
+          schemaPointer: schemaPointerOf(header.node['schema'], `${header.pointer}/schema`),
+        };
+      }
+    }
+    responses[status] = { pointer, ...readContent(node['content'], `${pointer}/content`), headers };
+  }
+  return responses;
+}
+
+function buildOperations(): OperationInfo[] {
+  const list: OperationInfo[] = [];
+  for (const [template, pathItem] of Object.entries(document.paths)) {
+    const itemPointer = toPointer(['paths', template]);
+    for (const other of OTHER_OPENAPI_METHODS) {
+      if (pathItem[other] !== undefined) throw new Error(`${itemPointer}: method ${other} is not supported`);
+    }
+    const pathParameters = readParameters(pathItem['parameters'], `${itemPointer}/parameters`);
+    for (const method of HTTP_METHODS) {
+      const operation = pathItem[method];
+      if (operation === undefined) continue;
+      const at = `${itemPointer}/${method}`;
+      if (!isObject(operation)) throw new Error(`${at}: expected an operation`);
+      const parameters = mergeParameters(pathParameters, readParameters(operation['parameters'], `${at}/parameters`));
+      const idempotency = parameters.find((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key');
+      const requestBody = readRequestBody(operation['requestBody'], `${at}/requestBody`);
+      list.push({
+        operationId: requiredString(operation['operationId'], `${at}/operationId`),
+        method,
+        path: template,
+        tag: requiredString(stringArray(operation['tags'], `${at}/tags`)[0], `${at}/tags/0`),
+        scopes: stringArray(operation['x-required-scopes'], `${at}/x-required-scopes`),
+        rateLimitGroup: requiredString(operation['x-rate-limit-group'], `${at}/x-rate-limit-group`),
+        idempotencyKey: idempotency === undefined ? 'none' : idempotency.required ? 'required' : 'optional',
+        ifMatch: parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === 'if-match'),
+        parameters,
+        ...(requestBody === undefined ? {} : { requestBody }),
+        responses: readResponses(operation['responses'], `${at}/responses`),
+      });
+    }
+  }
+  return list;
+}
+
+export const operationsList: readonly OperationInfo[] = deepFreeze(buildOperations());
+
+export const operations: ReadonlyMap<string, OperationInfo> = (() => {
+  const map = new Map<string, OperationInfo>();
+  for (const op of operationsList) {
+    if (map.has(op.operationId)) throw new Error(`duplicate operationId ${op.operationId}`);
+    map.set(op.operationId, op);
+  }
+  return map;
+})();
+
+/** '/api/public/v1', the path of the first server URL; requests are matched after removing it. */
+export const basePath: string = new URL(document.servers?.[0]?.url ?? 'http://localhost/').pathname.replace(/\/$/, '');
+
+// ---------------------------------------------------------------------------------------------
+// Routing
+
+interface Route {
+  template: string;
+  /** Each segment after the leading '/': a literal, or the name of a `{param}`. */
+  segments: ({ literal: string } | { param: string })[];
+}
+
+const routes: Route[] = [...new Set(operationsList.map((op) => op.path))].map((template) => ({
+  template,
+  segments: template
+    .split('/')
+    .slice(1)
+    .map((segment) => {
+      const param = /^\{([^{}]+)\}$/.exec(segment)?.[1];
+      return param === undefined ? { literal: segment } : { param };
+    }),
+}));
+
+function matchRoute(route: Route, parts: readonly string[]): Record<string, string> | undefined {
+  if (route.segments.length !== parts.length) return undefined;
+  const params: Record<string, string> = {};
+  for (const [index, segment] of route.segments.entries()) {
+    const part = parts[index] ?? '';
+    if ('literal' in segment) {
+      if (segment.literal !== part) return undefined;
+    } else {
+      if (part === '') return undefined;
+      let value = part;
+      try {
+        value = decodeURIComponent(part);
+      } catch {
+        // A malformed escape stays as sent; the operation's parameter check decides.
+      }
+      params[segment.param] = value;
+    }
+  }
+  return params;
+}
+
+/** Negative when `a` is more specific: the first segment where one is literal and the other not. */
+function bySpecificity(a: Route, b: Route): number {
+  for (let i = 0; i < Math.min(a.segments.length, b.segments.length); i += 1) {
+    const aLiteral = 'literal' in (a.segments[i] ?? {});
+    const bLiteral = 'literal' in (b.segments[i] ?? {});
+    if (aLiteral !== bLiteral) return aLiteral ? -1 : 1;
+  }
+  return 0;
+}
+
+function splitPath(pathname: string): string[] | undefined {
+  if (!pathname.startsWith('/')) return undefined;
+  return pathname.split('/').slice(1);
+}
+
+/**
+ * The operation for a method and a concrete path relative to the base ('/creatives/abc/approve').
+ * Only templates that have the method compete, and a literal segment beats a templated one, so
+ * POST /runs/estimate is estimateRun while GET /runs/estimate is getRun with runId 'estimate'.
+ */
+export function matchOperation(
+  method: string,
+  pathname: string,
+): { operation: OperationInfo; pathParams: Record<string, string> } | undefined {
+  const parts = splitPath(pathname);
+  if (parts === undefined) return undefined;
+  const wanted = method.toLowerCase();
+  const candidates = routes
+    .map((route) => ({ route, params: matchRoute(route, parts) }))
+    .filter((c): c is { route: Route; params: Record<string, string> } => c.params !== undefined)
+    .filter((c) => operationsList.some((op) => op.path === c.route.template && op.method === wanted))
+    .sort((a, b) => bySpecificity(a.route, b.route));
+  const best = candidates[0];
+  if (best === undefined) return undefined;
+  const operation = operationsList.find((op) => op.path === best.route.template && op.method === wanted);
+  return operation === undefined ? undefined : { operation, pathParams: best.params };
+}
+
+/** Whether any operation's path template matches (404 when not, 405 when it does but the method does not). */
+export function pathExists(pathname: string): boolean {
+  const parts = splitPath(pathname);
+  return parts !== undefined && routes.some((route) => matchRoute(route, parts) !== undefined);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation
+
+/** The `$id` under which createAjv registers the document: `${DOCUMENT_SCHEMA_ID}#/components/schemas/Id`. */
+export const DOCUMENT_SCHEMA_ID = 'urn:cgs:openapi';
+
+/** Every `x-*` key used anywhere in the document. */
+function extensionKeywords(): string[] {
+  const found = new Set<string>();
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(walk);
+    else if (isObject(node)) {
+      for (const [key, value] of Object.entries(node)) {
+        if (key.startsWith('x-')) found.add(key);
+        walk(value);
+      }
+    }
+  };
+  walk(document);
+  return [...found].sort();
+}
+
+/**
+ * A fresh Ajv (JSON Schema 2020-12, formats, all errors, strict) that knows the document under
+ * `urn:cgs:openapi`, so that `$ref: '#/components/...'` inside any schema node resolves.
+ * `paths`, `webhooks` and `components` are declared as inert keywords to carry the nodes.
+ *
+ * Strict mode stays on for what finds real mistakes (an unknown keyword, such as a YAML flow
+ * mapping split by a comma); `strictTypes` and `strictRequired` are off because the document's
+ * idiom `allOf: [{ $ref: Problem }, { properties: ..., required: [...] }]` trips both by design.
+ */
+export function createAjv(): Ajv2020 {
+  const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, strictRequired: false });
+  addFormats(ajv);
+  const keywords = [...extensionKeywords(), 'example', 'discriminator', 'xml', 'externalDocs', 'components', 'paths', 'webhooks'];
+  for (const keyword of keywords) ajv.addKeyword({ keyword });
+  ajv.addSchema({
+    $id: DOCUMENT_SCHEMA_ID,
+    components: document.components,
+    paths: document.paths,
+    webhooks: document.webhooks,
+  });
+  return ajv;
+}
+
+let sharedAjv: Ajv2020 | undefined;
+const validators = new Map<string, ValidateFunction>();
+
+/** A validator for the schema node at a pointer of the document, compiled once and cached. */
+export function validatorFor(pointer: string): ValidateFunction {
+  const cached = validators.get(pointer);
+  if (cached !== undefined) return cached;
+  if (resolvePointer(pointer) === undefined) throw new Error(`no node at ${pointer}`);
+  sharedAjv ??= createAjv();
+  const fragment = pointerSegments(pointer)
+    .map((s) => `/${encodeURIComponent(escapeSegment(s))}`)
+    .join('');
+  const validate = sharedAjv.compile({ $ref: `${DOCUMENT_SCHEMA_ID}#${fragment}` });
+  validators.set(pointer, validate);
+  return validate;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Typed views of the extensions
+
+export interface RateLimitGroup {
+  limit: number;
+  traffic: string;
+  appliesTo: string;
+}
+
+export interface RateLimits {
+  windowSeconds: number;
+  groups: Readonly<Record<string, RateLimitGroup>>;
+  /** Per kind of traffic: the account-wide cap and the per-source-IP cap. */
+  caps: Readonly<Record<string, { account: number; ip: number }>>;
+}
+
+export interface WebhookDelivery {
+  processingDelaySeconds: number;
+  retry: { firstDelaySeconds: number; factor: number; maxDelaySeconds: number; horizonSeconds: number };
+  replayWindowSeconds: number;
+}
+
+export interface PlanDefaults {
+  campaigns: boolean;
+  webhooks: boolean;
+  runsWrite: boolean;
+  imageSizes: string[];
+  upscales: boolean;
+  campaignLimit: number;
+  productsPerCampaign: number;
+}
+
+export interface Plans {
+  /** Lowest first. */
+  tiers: string[];
+  defaults: Readonly<Record<string, PlanDefaults>>;
+}
+
+function object(value: unknown, where: string): JsonObject {
+  if (!isObject(value)) throw new Error(`${where}: expected an object`);
+  return value;
+}
+
+function integer(value: unknown, where: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+    throw new Error(`${where}: expected a non-negative integer`);
+  }
+  return value;
+}
+
+function boolean(value: unknown, where: string): boolean {
+  if (typeof value !== 'boolean') throw new Error(`${where}: expected a boolean`);
+  return value;
+}
+
+function mapValues<T>(value: unknown, where: string, read: (v: unknown, at: string) => T): Record<string, T> {
+  return Object.fromEntries(
+    Object.entries(object(value, where)).map(([k, v]) => [k, read(v, `${where}/${escapeSegment(k)}`)]),
+  );
+}
+
+function readRateLimits(): RateLimits {
+  const raw = object(document['x-rate-limits'], '#/x-rate-limits');
+  return {
+    windowSeconds: integer(raw['windowSeconds'], '#/x-rate-limits/windowSeconds'),
+    groups: mapValues(raw['groups'], '#/x-rate-limits/groups', (v, at) => {
+      const g = object(v, at);
+      return {
+        limit: integer(g['limit'], `${at}/limit`),
+        traffic: requiredString(g['traffic'], `${at}/traffic`),
+        appliesTo: requiredString(g['appliesTo'], `${at}/appliesTo`),
+      };
+    }),
+    caps: mapValues(raw['caps'], '#/x-rate-limits/caps', (v, at) => {
+      const c = object(v, at);
+      return { account: integer(c['account'], `${at}/account`), ip: integer(c['ip'], `${at}/ip`) };
+    }),
+  };
+}
+
+function readWebhookDelivery(): WebhookDelivery {
+  const at = '#/x-webhook-delivery';
+  const raw = object(document['x-webhook-delivery'], at);
+  const retry = object(raw['retry'], `${at}/retry`);
+  return {
+    processingDelaySeconds: integer(raw['processingDelaySeconds'], `${at}/processingDelaySeconds`),
+    retry: {
+      firstDelaySeconds: integer(retry['firstDelaySeconds'], `${at}/retry/firstDelaySeconds`),
+      factor: integer(retry['factor'], `${at}/retry/factor`),
+      maxDelaySeconds: integer(retry['maxDelaySeconds'], `${at}/retry/maxDelaySeconds`),
+      horizonSeconds: integer(retry['horizonSeconds'], `${at}/retry/horizonSeconds`),
+    },
+    replayWindowSeconds: integer(raw['replayWindowSeconds'], `${at}/replayWindowSeconds`),
+  };
+}
+
+function readPlans(): Plans {
+  const at = '#/x-plans';
+  const raw = object(document['x-plans'], at);
+  const tiers = stringArray(raw['tiers'], `${at}/tiers`);
+  const defaults = mapValues(raw['defaults'], `${at}/defaults`, (v, where) => {
+    const d = object(v, where);
+    return {
+      campaigns: boolean(d['campaigns'], `${where}/campaigns`),
+      webhooks: boolean(d['webhooks'], `${where}/webhooks`),
+      runsWrite: boolean(d['runsWrite'], `${where}/runsWrite`),
+      imageSizes: stringArray(d['imageSizes'], `${where}/imageSizes`),
+      upscales: boolean(d['upscales'], `${where}/upscales`),
+      campaignLimit: integer(d['campaignLimit'], `${where}/campaignLimit`),
+      productsPerCampaign: integer(d['productsPerCampaign'], `${where}/productsPerCampaign`),
+    };
+  });
+  const missing = tiers.filter((t) => defaults[t] === undefined);
+  if (missing.length > 0) throw new Error(`${at}/defaults: no defaults for ${missing.join(', ')}`);
+  return { tiers, defaults };
+}
+
+export const rateLimits: RateLimits = deepFreeze(readRateLimits());
+export const webhookDelivery: WebhookDelivery = deepFreeze(readWebhookDelivery());
+export const plans: Plans = deepFreeze(readPlans());
+export const eventTypes: readonly string[] = deepFreeze(
+  stringArray(object(document.components.schemas['EventType'], '#/components/schemas/EventType')['enum'], '#/components/schemas/EventType/enum'),
+);
