@@ -14,3 +14,9 @@ npm run --silent typecheck
 
 echo "== unit tests (npx vitest run)"
 npx vitest run
+
+echo "== rule coverage of the conformance suite (npm run rules:coverage -- --report-only)"
+npm run --silent rules:coverage -- --report-only
+
+echo "== conformance suite against a fresh local mock (npm run conformance)"
+npm run --silent conformance

@@ -1,0 +1,98 @@
+/**
+ * The response checker: every response the suite receives passes through `checkResponse`, whichever
+ * test made the request. Pure: it reads one exchange and the document (through spec/contract.ts)
+ * and returns every way the response breaks the contract, each violation naming the rule ids it
+ * breaks and, when the expectation rests on a decided gap, the `x-assumption` it rests on.
+ */
+import { assumptionAbove, checkBodySchema, checkContentType, checkDeclaredHeaders, checkStatusDeclared, contentTypeRules, declaredResponse, operationFor, parseJsonBody } from './document.ts';
+import { mediaType } from './grammar.ts';
+import { checkDuplicates, checkETag, checkLocation, checkRateLimit, checkRetryAfter, LOCATION_RULES } from './headers.ts';
+import { checkProblem, PROBLEM_RULES } from './problem.ts';
+import type { CheckOptions, CheckReport, Exchange, Violation } from './types.ts';
+
+export type { CheckOptions, CheckReport, Exchange, Violation } from './types.ts';
+
+export function checkResponse(exchange: Exchange, options: CheckOptions): CheckReport {
+  const { request, response } = exchange;
+  const { status, headers, body } = response;
+  const violations: Violation[] = [];
+  const checked = new Set<string>(['RATE-019', 'RATE-020', 'RATE-021', 'RATE-024']);
+  const contentType = headers['content-type']?.[0];
+  const type = mediaType(contentType);
+
+  const operation = operationFor(request.method, request.url, options.basePath);
+  const declared = operation ? declaredResponse(operation, status) : undefined;
+  if (operation) {
+    const undeclared = checkStatusDeclared(operation, status);
+    if (undeclared) violations.push(undeclared);
+  }
+
+  // Content type: as declared; without a declaration, the interface's general rule (ERR-001).
+  if (declared) {
+    contentTypeRules(declared.operation, status).forEach((r) => checked.add(r));
+    const wrongType = checkContentType(declared, status, contentType, body);
+    if (wrongType) violations.push(wrongType);
+  } else if (status >= 400 && status !== 429) {
+    checked.add('ERR-001');
+    if (type !== 'application/problem+json') {
+      violations.push({ check: 'content-type', rules: ['ERR-001'], message: `a ${status} is sent as ${type || '(no content type)'}; every non-2xx response is application/problem+json` });
+    }
+  }
+
+  // A HEAD response has no body, whatever its content type says (RFC 9110 9.3.2).
+  const parsed: { value: unknown; violation?: Violation } = request.method.toUpperCase() === 'HEAD' ? { value: undefined } : parseJsonBody(type, body);
+  if (parsed.violation) violations.push(parsed.violation);
+  const json = parsed.violation ? undefined : parsed.value;
+
+  if (declared && json !== undefined) {
+    const schema = checkBodySchema(declared, type, json);
+    if (schema) violations.push(schema);
+  }
+  if (declared) violations.push(...checkDeclaredHeaders(declared, headers));
+  violations.push(...checkDuplicates(headers));
+
+  violations.push(...checkRateLimit(status, headers).violations);
+  if (status === 429) ['RATE-023', 'RATE-026'].forEach((r) => checked.add(r));
+  if (status === 503) checked.add('ERR-025');
+  violations.push(...checkRetryAfter(status, headers));
+
+  if (status >= 400 && type === 'application/problem+json' && json !== undefined) {
+    PROBLEM_RULES.filter((r) => r !== 'ERR-008' || status === 422).forEach((r) => checked.add(r));
+    violations.push(...checkProblem(status, request.url, json));
+  }
+
+  if (declared) {
+    const etagHeader = declared.response.headers['etag'];
+    if (etagHeader && headers['etag'] !== undefined) {
+      checked.add(declared.operation.method === 'get' ? 'ETAG-002' : 'ETAG-003');
+      const assumption = assumptionAbove(etagHeader.schemaPointer);
+      violations.push(...checkETag(declared.operation, true, headers).map((v) => (assumption ? { ...v, assumption } : v)));
+    }
+    if (declared.response.headers['location']) {
+      const rule = LOCATION_RULES[declared.operation.operationId];
+      if (rule) checked.add(rule);
+      violations.push(...checkLocation(declared.operation, true, request.url, options.basePath, headers, json));
+    }
+  }
+
+  for (const v of violations) v.rules.forEach((r) => checked.add(r));
+  return { operationId: operation?.operationId, violations, checked: [...checked].sort() };
+}
+
+/** A readable, multi-line account of a report's violations. */
+export function formatViolations(exchange: Exchange, violations: readonly Violation[]): string {
+  const lines = violations.map((v) => {
+    const rules = v.rules.length ? ` [${v.rules.join(', ')}]` : '';
+    const assumed = v.assumption ? ` (rests on the x-assumption at ${v.assumption})` : '';
+    return `  - ${v.check}${rules}: ${v.message}${assumed}`;
+  });
+  const { request, response } = exchange;
+  const headerLines = Object.entries(response.headers).map(([name, values]) => `    ${name}: ${values.join(' | ')}`);
+  return [
+    `${request.method} ${request.url} → ${response.status} breaks the contract:`,
+    ...lines,
+    '  response headers:',
+    ...headerLines,
+    `  body: ${response.body.slice(0, 2000)}`,
+  ].join('\n');
+}

@@ -1,0 +1,67 @@
+/** What the response checker reads and what it reports. */
+
+/** One HTTP exchange as observed on the wire. Header names are lower-case. */
+export interface Exchange {
+  request: {
+    method: string;
+    /** The absolute request URL. */
+    url: string;
+  };
+  response: {
+    status: number;
+    /** Lower-case name → values in arrival order (a header sent twice has two entries). */
+    headers: Readonly<Record<string, readonly string[]>>;
+    /** The raw body, decoded as UTF-8. */
+    body: string;
+  };
+}
+
+export type CheckName =
+  | 'operation'
+  | 'status-declared'
+  | 'content-type'
+  | 'body-json'
+  | 'body-schema'
+  | 'header-schema'
+  | 'header-duplicate'
+  | 'problem-type'
+  | 'problem-title'
+  | 'problem-status'
+  | 'problem-code'
+  | 'problem-request-id'
+  | 'problem-instance'
+  | 'problem-errors'
+  | 'ratelimit-present'
+  | 'ratelimit-grammar'
+  | 'ratelimit-arithmetic'
+  | 'ratelimit-policy-grammar'
+  | 'ratelimit-policy-arithmetic'
+  | 'ratelimit-429'
+  | 'retry-after'
+  | 'etag'
+  | 'location';
+
+export interface Violation {
+  check: CheckName;
+  /** Ids of spec/rules.yaml the failed expectation states (empty when only the document states it). */
+  rules: readonly string[];
+  message: string;
+  /**
+   * Pointer of the `x-assumption` the failed expectation rests on (a decided gap of the interface,
+   * docs/decisions.md); undefined when the expectation is pinned by the interface.
+   */
+  assumption?: string;
+}
+
+export interface CheckReport {
+  /** The operation of the document the request was matched to, if any. */
+  operationId: string | undefined;
+  violations: Violation[];
+  /** Rule ids whose checks ran on this response (whether or not they passed). */
+  checked: string[];
+}
+
+export interface CheckOptions {
+  /** The path of the target's base URL (`/api/public/v1`); the request path is matched below it. */
+  basePath: string;
+}

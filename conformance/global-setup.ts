@@ -1,0 +1,114 @@
+/**
+ * Before the run: pick the target. With CONFORMANCE_BASE_URL set, check that it answers and that
+ * keys are available (the /__mock control plane, or CONFORMANCE_KEYS). Without it, start the mock
+ * (`tsx mock/main.ts --port <free> --clock manual`) on a free loopback port, wait until it answers,
+ * and point the workers at it through the environment (global-teardown.ts stops it).
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, openSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { readEnv } from './fixtures/env.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const REPORT_DIR = fileURLToPath(new URL('../conformance-report/', import.meta.url));
+const START_TIMEOUT_MS = 30_000;
+
+/**
+ * Runs the mock and stops it when its stdin closes, which happens when the test runner exits in any
+ * way (also when it is killed and global-teardown.ts never runs), so no mock outlives its run.
+ */
+const WATCHDOG = `
+const { spawn } = require('node:child_process');
+const [command, ...args] = process.argv.slice(1);
+const mock = spawn(command, args, { stdio: ['ignore', 'inherit', 'inherit'] });
+const stop = () => { if (mock.exitCode === null) mock.kill('SIGTERM'); };
+process.stdin.on('end', stop).on('error', stop).resume();
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
+mock.on('exit', (code) => process.exit(code ?? 0));
+`;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+async function answers(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+    await response.arrayBuffer();
+    return response.status < 500;
+  } catch {
+    return false;
+  }
+}
+
+/** The mock's control plane answers GET /__mock/clock with `{ now, mode }`. */
+async function servesControlPlane(origin: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${origin}/__mock/clock`, { signal: AbortSignal.timeout(5_000) });
+    if (response.status !== 200) return false;
+    const body = (await response.json()) as { now?: unknown; mode?: unknown };
+    return typeof body.now === 'string' && (body.mode === 'manual' || body.mode === 'real');
+  } catch {
+    return false;
+  }
+}
+
+async function startMock(): Promise<{ baseURL: string; pid: number }> {
+  mkdirSync(REPORT_DIR, { recursive: true });
+  for (let attempt = 1; attempt <= 3; attempt += 1) {
+    const port = await freePort();
+    const log = openSync(`${REPORT_DIR}mock.log`, 'w');
+    const command = [`${ROOT}node_modules/.bin/tsx`, 'mock/main.ts', '--port', String(port), '--host', '127.0.0.1', '--clock', 'manual'];
+    const child = spawn(process.execPath, ['-e', WATCHDOG, ...command], {
+      cwd: ROOT,
+      stdio: ['pipe', log, log],
+      // Its own process group, so teardown stops the watchdog, tsx and the node process tsx starts.
+      detached: true,
+    });
+    // The watchdog's stdin stays open for as long as this runner lives (without keeping it alive).
+    (child.stdin as unknown as { unref(): void }).unref();
+    let exited = false;
+    child.once('exit', () => (exited = true));
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    while (!exited && Date.now() < deadline) {
+      if (await answers(`http://127.0.0.1:${port}/__mock/clock`)) {
+        child.unref();
+        return { baseURL: `http://127.0.0.1:${port}/api/public/v1`, pid: child.pid! };
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    if (!exited && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    if (!exited) throw new Error(`the mock did not answer within ${START_TIMEOUT_MS} ms; see conformance-report/mock.log`);
+  }
+  throw new Error('the mock exited three times at start; see conformance-report/mock.log');
+}
+
+export default async function globalSetup(): Promise<void> {
+  if (process.env['CONFORMANCE_BASE_URL'] && process.env['CONFORMANCE_LOCAL_MOCK'] !== '1') {
+    delete process.env['CONFORMANCE_LOCAL_MOCK'];
+    const env = readEnv();
+    const origin = new URL(env.baseURL!).origin;
+    const hasControlPlane = await servesControlPlane(origin);
+    if (!hasControlPlane && !env.keys) {
+      throw new Error(`${env.baseURL} serves no /__mock control plane: set CONFORMANCE_KEYS to a JSON object of profile name → key (read, runs:read, runs:write, ...)`);
+    }
+    console.log(`conformance: target ${env.baseURL} (${hasControlPlane ? 'with' : 'without'} the /__mock control plane; @spend ${env.allowSpend ? 'on' : 'off'}; assumptions ${env.assumptions})`);
+    return;
+  }
+  const { baseURL, pid } = await startMock();
+  process.env['CONFORMANCE_BASE_URL'] = baseURL;
+  process.env['CONFORMANCE_LOCAL_MOCK'] = '1';
+  process.env['CONFORMANCE_MOCK_PID'] = String(pid);
+  process.env['CONFORMANCE_ALLOW_SPEND'] = '1';
+  console.log(`conformance: started the mock at ${baseURL} (pid ${pid}, manual clock; log in conformance-report/mock.log)`);
+}

@@ -1,0 +1,86 @@
+/**
+ * Pagination (PAGE-*): `?limit=` and `?cursor=` walk a list to a null nextCursor, every row exactly
+ * once; `hasMore` mirrors nextCursor; `pageSize` bounds `data`; read-plane envelopes carry no
+ * `object`; sparse and empty pages before the end do not end the walk.
+ */
+import { expect, test, type ApiClient } from '../fixtures/index.ts';
+import { idsOf, walk, whileUnchanged, type Walk } from '../fixtures/lists.ts';
+import type { Schemas } from '../../spec/types.ts';
+
+type Product = Schemas['Product'];
+
+/** Largest catalog the exhaustive limit=7 walk is run over (60 pages). */
+const MAX_WALKED_ROWS = 420;
+
+/**
+ * Walk /products with `limit`, and return the ids it gave with the ids of the catalog (walked 100 at
+ * a time before and after, so that a catalog changing meanwhile is never judged).
+ */
+async function walkAgainstCatalog(api: ApiClient, limit: number): Promise<{ expected: string[]; walked: Walk<Product> }> {
+  const stable = await whileUnchanged(
+    () => walk<Product>(api, '/products', { limit: 100 }, 20),
+    (w) => idsOf(w, (p) => p.productId),
+    async (all) => (all.complete && all.rows.length <= MAX_WALKED_ROWS ? walk<Product>(api, '/products', { limit }) : undefined),
+  );
+  test.skip(stable === undefined, 'the catalog changed during each attempt, so the walk cannot be judged against it');
+  test.skip(stable!.result === undefined, `the catalog holds more than ${MAX_WALKED_ROWS} products; use an account with a smaller one for the exhaustive walk`);
+  return { expected: stable!.before.rows.map((p) => p.productId), walked: stable!.result! };
+}
+
+function expectWellFormedPages(w: Walk<Product>): void {
+  for (const [index, page] of w.pages.entries()) {
+    const { data, pagination } = page.json;
+    const where = `page ${index + 1}: ${JSON.stringify(pagination)}`;
+    expect(pagination.hasMore, `${where}: hasMore mirrors nextCursor !== null`).toBe(pagination.nextCursor !== null);
+    expect(data.length, `${where}: data never holds more rows than pageSize`).toBeLessThanOrEqual(pagination.pageSize);
+    expect(Object.hasOwn(page.json, 'object'), `${where}: a read-plane envelope carries no object field`).toBe(false);
+  }
+}
+
+test('PAGE-003 PAGE-005 PAGE-007 PAGE-008 GEN-006 walking /products with limit=7 returns every product exactly once', async ({ api }) => {
+  const { expected, walked } = await walkAgainstCatalog(api, 7);
+  expect(walked.complete, 'the walk reached a null nextCursor').toBe(true);
+  expectWellFormedPages(walked);
+  const ids = walked.rows.map((p) => p.productId);
+  expect(new Set(ids).size, 'no row is returned twice').toBe(ids.length);
+  expect([...ids].sort()).toEqual([...expected].sort());
+  if (expected.length > 7) expect(walked.pages.length, 'more rows than one page of 7 take several pages').toBeGreaterThan(1);
+  expect(walked.pages.at(-1)!.json.pagination).toMatchObject({ nextCursor: null, hasMore: false });
+});
+
+test('PAGE-012 the default page size is 25 and limit=100 is applied as asked', { tag: '@assumed' }, async ({ api }) => {
+  const byDefault = await api.get('/products');
+  expect(byDefault).toHaveStatus(200);
+  expect((byDefault.json as { pagination: { pageSize: number } }).pagination.pageSize).toBe(25);
+  const hundred = await api.get('/products', { query: { limit: 100 } });
+  expect(hundred).toHaveStatus(200);
+  expect((hundred.json as { pagination: { pageSize: number } }).pagination.pageSize).toBe(100);
+});
+
+test('PAGE-013 ERR-039 a limit outside 1–100 answers 400 VALIDATION_ERROR', { tag: '@assumed' }, async ({ api }) => {
+  for (const limit of ['0', '101', '-1', 'seven']) {
+    await expect(await api.get('/products', { query: { limit } }), `limit=${limit}`).toBeProblem(400, 'VALIDATION_ERROR');
+  }
+});
+
+test('ERR-013 ERR-039 a cursor the API did not issue answers 400 VALIDATION_ERROR', { tag: '@assumed' }, async ({ api }) => {
+  for (const cursor of ['not-a-cursor', '%%%', 'eyJ2Ijo5OX0']) {
+    await expect(await api.get('/products', { query: { cursor } }), `cursor=${cursor}`).toBeProblem(400, 'VALIDATION_ERROR');
+  }
+});
+
+test('PAGE-006 PAGE-005 PAGE-007 a walk through sparse and empty pages still returns every product once', { tag: '@control' }, async ({ api, account, control }) => {
+  const switched = await control.updateSettings(account.accountId!, { sparsePages: true });
+  test.fixme(switched.status === 404, 'PATCH /__mock/accounts/{id}/settings is not served by the mock yet (mock/control/routes.ts)');
+  expect(switched.status, switched.text).toBe(200);
+
+  const { expected, walked } = await walkAgainstCatalog(api, 7);
+  expect(walked.complete).toBe(true);
+  expectWellFormedPages(walked);
+  const ids = walked.rows.map((p) => p.productId);
+  expect(new Set(ids).size, 'no row is returned twice').toBe(ids.length);
+  expect([...ids].sort()).toEqual([...expected].sort());
+  const beforeEnd = walked.pages.slice(0, -1).map((p) => p.json.data.length);
+  expect(beforeEnd.some((n) => n === 0), `an empty page came before the end (page sizes ${beforeEnd.join(', ')})`).toBe(true);
+  expect(beforeEnd.some((n) => n > 0 && n < 7), `a sparse page came before the end (page sizes ${beforeEnd.join(', ')})`).toBe(true);
+});

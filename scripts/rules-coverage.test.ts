@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { declaredTests } from './rules-coverage.ts';
+
+const source = `
+import { test } from '../fixtures/index.ts';
+test('AUTH-032 a revoked key answers 401', { tag: '@control' }, async () => {});
+test.describe('PAGE-005 pages', { tag: ['@assumed'] }, () => {
+  test('PAGE-012 default size', async () => {});
+  test.fixme('PAGE-013 limits', async () => {});
+});
+test.skip(true, 'AUTH-999 a runtime skip is not a declaration');
+test('no rule here @spend', async () => {
+  test.fixme(true, 'RATE-001 a runtime fixme inside a body');
+});
+`;
+
+describe('declaredTests', () => {
+  const tests = declaredTests('/repo/conformance/tests/x.spec.ts', source);
+
+  it('reads titles, describe titles and tags statically', () => {
+    expect(tests.map((t) => [t.ruleIds, t.tags, t.pending])).toEqual([
+      [['AUTH-032'], ['@control'], false],
+      [['PAGE-005', 'PAGE-012'], ['@assumed'], false],
+      [['PAGE-005', 'PAGE-013'], ['@assumed'], true],
+      [[], ['@spend'], false],
+    ]);
+  });
+
+  it('ignores calls whose first argument is not a title', () => {
+    expect(tests.flatMap((t) => t.ruleIds)).not.toContain('AUTH-999');
+    expect(tests.flatMap((t) => t.ruleIds)).not.toContain('RATE-001');
+  });
+});

@@ -1,0 +1,168 @@
+/**
+ * `npm run rules:coverage [-- --report-only] [-- --json]`: which rules of spec/rules.yaml the
+ * conformance suite names, read statically from conformance/tests/**\/*.spec.ts (no test runs).
+ *
+ * A test names the rules it checks in its title or in the titles of its describe blocks; its tags
+ * come from the `tag` detail (`{ tag: '@assumed' }` or an array). A test declared with test.skip or
+ * test.fixme (statically) does not cover anything yet: it is listed as pending.
+ *
+ * Fails (exit 1) when a pinned, observable rule has no test, printing the uncovered ids, and always
+ * when a title names an unknown rule id or an assumed rule without @assumed. `--report-only` prints
+ * the same numbers but exits 0 for uncovered rules (naming problems still fail).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { loadLedger, namingProblems, ruleIdsIn, rulesById } from '../conformance/reporters/ledger.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const TESTS = join(ROOT, 'conformance', 'tests');
+
+export interface DeclaredTest {
+  file: string;
+  line: number;
+  title: string;
+  /** Titles of the enclosing describe blocks, outermost first. */
+  describes: string[];
+  tags: string[];
+  /** Declared with test.skip / test.fixme (statically, not by a runtime condition). */
+  pending: boolean;
+  ruleIds: string[];
+}
+
+function specFiles(dir: string): string[] {
+  let entries: string[] = [];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return entries.flatMap((name) => {
+    const path = join(dir, name);
+    if (name.endsWith('.spec.ts')) return [path];
+    if (!name.includes('.')) return specFiles(path);
+    return [];
+  });
+}
+
+function stringOf(node: ts.Node | undefined): string | undefined {
+  if (node && (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node))) return node.text;
+  return undefined;
+}
+
+/** `test`, `test.skip`, `test.describe.serial`... as ['test', 'skip'] / ['test', 'describe', 'serial']. */
+function calleePath(expression: ts.Expression): string[] | undefined {
+  if (ts.isIdentifier(expression)) return [expression.text];
+  if (ts.isPropertyAccessExpression(expression)) {
+    const left = calleePath(expression.expression);
+    return left ? [...left, expression.name.text] : undefined;
+  }
+  return undefined;
+}
+
+function tagsOf(details: ts.Node | undefined): string[] {
+  if (!details || !ts.isObjectLiteralExpression(details)) return [];
+  for (const property of details.properties) {
+    if (!ts.isPropertyAssignment(property) || property.name.getText() !== 'tag') continue;
+    const value = property.initializer;
+    const single = stringOf(value);
+    if (single !== undefined) return [single];
+    if (ts.isArrayLiteralExpression(value)) return value.elements.map(stringOf).filter((t): t is string => t !== undefined);
+  }
+  return [];
+}
+
+/** Every test declared in one spec file, with the rule ids its titles name. */
+export function declaredTests(file: string, source: string): DeclaredTest[] {
+  const sourceFile = ts.createSourceFile(file, source, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
+  const found: DeclaredTest[] = [];
+  const visit = (node: ts.Node, describes: { title: string; tags: string[] }[]): void => {
+    if (ts.isCallExpression(node)) {
+      const path = calleePath(node.expression);
+      const title = stringOf(node.arguments[0]);
+      if (path && path[0] === 'test' && title !== undefined) {
+        const details = node.arguments.length >= 3 ? node.arguments[1] : undefined;
+        const tags = tagsOf(details);
+        if (path[1] === 'describe') {
+          const body = node.arguments[node.arguments.length - 1];
+          if (body) visit(body, [...describes, { title, tags }]);
+          return;
+        }
+        const modifier = path[1];
+        if (modifier === undefined || ['only', 'skip', 'fixme', 'fail', 'slow'].includes(modifier)) {
+          const titles = [...describes.map((d) => d.title), title];
+          found.push({
+            file: relative(ROOT, file),
+            line: sourceFile.getLineAndCharacterOfPosition(node.getStart()).line + 1,
+            title,
+            describes: describes.map((d) => d.title),
+            tags: [...new Set([...describes.flatMap((d) => d.tags), ...tags, ...titles.flatMap((t) => t.match(/@[\w-]+/g) ?? [])])],
+            pending: modifier === 'skip' || modifier === 'fixme',
+            ruleIds: ruleIdsIn(titles),
+          });
+          return;
+        }
+      }
+    }
+    ts.forEachChild(node, (child) => visit(child, describes));
+  };
+  visit(sourceFile, []);
+  return found;
+}
+
+function main(): void {
+  const args = new Set(process.argv.slice(2));
+  const ledger = loadLedger();
+  const rules = rulesById(ledger);
+  const tests = specFiles(TESTS).flatMap((file) => declaredTests(file, readFileSync(file, 'utf8')));
+
+  const covering = new Map<string, DeclaredTest[]>();
+  const pending = new Map<string, DeclaredTest[]>();
+  for (const t of tests) for (const id of t.ruleIds) (t.pending ? pending : covering).set(id, [...((t.pending ? pending : covering).get(id) ?? []), t]);
+
+  const naming = tests.flatMap((t) => namingProblems(t.ruleIds, t.tags, rules).map((p) => `${t.file}:${t.line} "${t.title}" ${p}`));
+  const pinnedObservable = ledger.rules.filter((r) => r.status === 'pinned' && r.observable);
+  const uncovered = pinnedObservable.filter((r) => !covering.has(r.id));
+  const assumed = ledger.rules.filter((r) => r.status === 'assumed');
+  const prefixes = [...new Set(ledger.rules.map((r) => r.id.split('-')[0]!))];
+  const byPrefix = prefixes.map((prefix) => {
+    const mine = pinnedObservable.filter((r) => r.id.startsWith(`${prefix}-`));
+    return { prefix, pinnedObservable: mine.length, covered: mine.filter((r) => covering.has(r.id)).length };
+  });
+
+  if (args.has('--json')) {
+    console.log(
+      JSON.stringify(
+        {
+          tests: tests.length,
+          rules: ledger.rules.length,
+          pinnedObservable: pinnedObservable.length,
+          coveredPinnedObservable: pinnedObservable.length - uncovered.length,
+          uncovered: uncovered.map((r) => r.id),
+          pending: [...pending.keys()].filter((id) => !covering.has(id)),
+          assumed: { total: assumed.length, covered: assumed.filter((r) => covering.has(r.id)).length },
+          byPrefix,
+          namingProblems: naming,
+        },
+        null,
+        2,
+      ),
+    );
+  } else {
+    const percent = pinnedObservable.length ? Math.round((100 * (pinnedObservable.length - uncovered.length)) / pinnedObservable.length) : 100;
+    console.log(`rules:coverage: ${tests.length} tests in conformance/tests name ${covering.size} distinct rules of ${ledger.rules.length}.`);
+    console.log(`  pinned, observable: ${pinnedObservable.length - uncovered.length} of ${pinnedObservable.length} covered (${percent}%)`);
+    console.log(`  assumed: ${assumed.filter((r) => covering.has(r.id)).length} of ${assumed.length} covered`);
+    console.log(`  by area (pinned, observable): ${byPrefix.map((p) => `${p.prefix} ${p.covered}/${p.pinnedObservable}`).join(', ')}`);
+    const pendingOnly = [...pending.keys()].filter((id) => !covering.has(id));
+    if (pendingOnly.length) console.log(`  pending (only in test.skip/test.fixme): ${pendingOnly.join(' ')}`);
+    if (uncovered.length) console.log(`  uncovered pinned, observable rules (${uncovered.length}):\n    ${uncovered.map((r) => r.id).join(' ')}`);
+  }
+  for (const problem of naming) console.error(`rules:coverage: ${problem}`);
+
+  if (naming.length > 0) process.exitCode = 1;
+  else if (uncovered.length > 0 && !args.has('--report-only')) process.exitCode = 1;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main();
