@@ -1124,7 +1124,7 @@ export interface components {
             data: components["schemas"]["Run"][];
             pagination: components["schemas"]["Pagination"];
         };
-        /** @description One row per planned creative, in request order, with its outcome and, once produced, its asset. */
+        /** @description One row per planned creative, in request order, with its outcome and, once produced, its asset. The interface names `object`, `jobId`, the outcome and the asset; field names and values beyond those are decided (D12). */
         RunItem: {
             /** @constant */
             object: "run_item";
@@ -1184,6 +1184,7 @@ export interface components {
             source: components["schemas"]["UpscaleSource"];
             target: components["schemas"]["UpscaleTarget"];
         };
+        /** @description The interface names `upscaleId`, `status` and that the result is an asset; every other field is decided (D14). */
         Upscale: {
             /** @constant */
             object?: "upscale";
