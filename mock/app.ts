@@ -7,12 +7,15 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { basePath } from '../spec/contract.ts';
 import { Clock } from './clock.ts';
+import type { ControlOptions } from './control/http.ts';
 import { registerControlRoutes } from './control/routes.ts';
+import type { Defects } from './defects.ts';
 import { ApiError } from './errors.ts';
 import { EventLog } from './events/log.ts';
 import { handlers } from './handlers.ts';
 import { runPipeline, type PipelineServices } from './pipeline/index.ts';
-import { errorResponse } from './pipeline/respond.ts';
+import { errorResponse, withRateLimitHeaders } from './pipeline/respond.ts';
+import { rateLimit } from './pipeline/rate-limit.ts';
 import type { HandlerTable, RawRequest, RawResponse } from './pipeline/types.ts';
 import { Limiter } from './ratelimit/limiter.ts';
 import { Store } from './store.ts';
@@ -26,31 +29,54 @@ export interface MockOptions {
   handlers?: HandlerTable;
   /** Log unexpected errors (default: console.error). */
   logError?: (error: unknown, context: string) => void;
+  /** Injected contract violations (`--defect NAME`); default none. */
+  defects?: Defects;
+  /** What the control plane needs from the process (reset re-seed, the --state file). */
+  control?: ControlOptions;
 }
+
+/** The pipeline's services plus what the control plane reads. */
+export type MockServices = PipelineServices & { defects: Defects };
 
 export interface Mock {
   app: FastifyInstance;
-  services: PipelineServices;
+  services: MockServices;
 }
 
 export function buildMock(options: MockOptions = {}): Mock {
-  const services: PipelineServices = {
+  const services: MockServices = {
     store: options.store ?? new Store(),
     clock: options.clock ?? new Clock({ mode: 'manual' }),
     limiter: new Limiter(),
     events: new EventLog(),
     handlers: options.handlers ?? handlers,
     logError: options.logError ?? ((error, context) => console.error(`[mock] unexpected error in ${context}:`, error)),
+    defects: options.defects ?? new Set(),
   };
 
-  const app = Fastify({ bodyLimit: BODY_LIMIT_BYTES, logger: false });
+  /** A response for what fastify refuses before routing: problem+json with the per-IP RateLimit headers. */
+  const edge = (error: ApiError, request: { url?: string; ip?: string }): RawResponse => {
+    const instance = (request.url ?? '/').split('?')[0] ?? '/';
+    const decision = rateLimit(services.limiter, services.store, { operation: undefined, ip: request.ip ?? 'unknown' }, services.clock.now());
+    return withRateLimitHeaders(errorResponse(error, undefined, instance, 'req_edge'), decision);
+  };
+
+  const app = Fastify({
+    bodyLimit: BODY_LIMIT_BYTES,
+    logger: false,
+    // A URL fastify cannot decode (a broken percent-escape) still answers in the contract's shape.
+    frameworkErrors: (error, request, reply) => {
+      send(reply, edge(new ApiError('VALIDATION_ERROR', `The request URL is malformed: ${error.message}`, { extensions: { errors: [{ field: 'path', message: 'is not a valid URL component' }] } }), request));
+    },
+  });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => done(null, body));
 
   const api = async (request: FastifyRequest, reply: FastifyReply) => {
     const url = new URL(request.url, 'http://mock.invalid');
     const raw: RawRequest = {
-      method: request.method,
+      // HEAD is answered as GET without a body (RFC 9110 9.3.2).
+      method: request.method === 'HEAD' ? 'GET' : request.method,
       path: url.pathname.slice(basePath.length) || '/',
       fullPath: url.pathname,
       query: toQuery(url.searchParams),
@@ -63,24 +89,24 @@ export function buildMock(options: MockOptions = {}): Mock {
   app.route({ method: ['GET', 'POST', 'PATCH', 'DELETE', 'PUT', 'HEAD', 'OPTIONS'], url: `${basePath}/*`, handler: api });
   app.route({ method: ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'], url: basePath, handler: api });
 
-  registerControlRoutes(app, services);
+  registerControlRoutes(app, services, options.control);
 
   // Anything fastify itself refuses (an oversized body, a broken request line) still answers in the
   // contract's problem+json shape.
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
     const instance = request.url.split('?')[0] ?? request.url;
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || error.statusCode === 413) {
-      return send(reply, errorResponse(new ApiError('PAYLOAD_TOO_LARGE', `Request bodies are limited to ${BODY_LIMIT_BYTES} bytes.`), undefined, instance, 'req_edge'));
+      return send(reply, edge(new ApiError('PAYLOAD_TOO_LARGE', `Request bodies are limited to ${BODY_LIMIT_BYTES} bytes.`), request));
     }
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-      return send(reply, errorResponse(new ApiError('VALIDATION_ERROR', error.message, { extensions: { errors: [{ field: 'request', message: error.message }] } }), undefined, instance, 'req_edge'));
+      return send(reply, edge(new ApiError('VALIDATION_ERROR', error.message, { extensions: { errors: [{ field: 'request', message: error.message }] } }), request));
     }
     services.logError(error, `${request.method} ${instance}`);
     return reply.status(500).type('application/problem+json').send({ type: '/errors/INTERNAL_ERROR', title: 'Internal Server Error', status: 500, code: 'INTERNAL_ERROR', requestId: 'req_edge' });
   });
   app.setNotFoundHandler((request, reply) => {
     const instance = request.url.split('?')[0] ?? request.url;
-    send(reply, errorResponse(new ApiError('NOT_FOUND', `No route at ${instance}; the API lives under ${basePath} and the control plane under /__mock.`), undefined, instance, 'req_edge'));
+    send(reply, edge(new ApiError('NOT_FOUND', `No route at ${instance}; the API lives under ${basePath} and the control plane under /__mock.`), request));
   });
   app.addHook('onClose', async () => services.clock.dispose());
 

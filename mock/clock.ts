@@ -170,6 +170,14 @@ export class Clock {
     return this.heap.size;
   }
 
+  /** Drop every scheduled task (a control-plane reset: the accounts they served are gone). */
+  clearTasks(): void {
+    while (this.heap.pop()) {
+      /* drained */
+    }
+    this.rearm();
+  }
+
   /** Stop the real-time timer (on shutdown). */
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);

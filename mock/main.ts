@@ -1,41 +1,182 @@
 /**
- * `npm start`: serve the stateful mock at http://HOST:PORT/api/public/v1 and print the demo keys.
- * Flags: --port N (or PORT), --host H (or HOST), --seed N, --clock real|manual.
+ * `npm start`: serve the stateful mock at http://HOST:PORT/api/public/v1, with its control plane
+ * under /__mock, and print the demo account's keys.
+ *
+ *   --port N          port (env PORT, default 4010; 0 picks a free one)
+ *   --host H          address to bind (env HOST, default 127.0.0.1)
+ *   --seed N          seed of the demo data and of the demo keys (default 42): the same seed gives
+ *                     the same keys on every start
+ *   --clock MODE      real | manual (default real, or the mode saved in the state file)
+ *   --state FILE      load FILE at start when it exists, save it on SIGINT/SIGTERM and on
+ *                     POST /__mock/state/save (atomically)
+ *   --defect NAME     start with an injected contract violation (repeatable, or comma-separated)
  */
+import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { buildMock } from './app.ts';
-import { Clock } from './clock.ts';
+import { buildMock, type MockServices } from './app.ts';
+import { Clock, type ClockMode } from './clock.ts';
+import { SCOPES } from './domain/accounts/model.ts';
 import { createAccount, provisionKeys } from './domain/accounts/service.ts';
-import { seedAccount } from './seed/demo.ts';
+import { controlRoutes } from './control/routes.ts';
+import { resumeGeneration } from './domain/runs/resume.ts';
+import { DefectNameError, parseDefects } from './defects.ts';
+import { hashKey } from './pipeline/authenticate.ts';
+import { loadStateFile, PersistenceError, restoreState, saveStateFile, type StateSnapshot } from './persistence.ts';
+import { Store } from './store.ts';
 
-const { values } = parseArgs({
-  options: {
-    port: { type: 'string', default: process.env.PORT ?? '4010' },
-    host: { type: 'string', default: process.env.HOST ?? '127.0.0.1' },
-    seed: { type: 'string', default: '42' },
-    clock: { type: 'string', default: 'real' },
+const DEMO_ACCOUNT_ID = 'acc_demo';
+
+function fail(message: string, code = 2): never {
+  console.error(`mock: ${message}`);
+  process.exit(code);
+}
+
+function integerFlag(name: string, raw: string, min: number, max: number): number {
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < min || value > max) fail(`--${name} must be an integer from ${min} to ${max}, not ${JSON.stringify(raw)}`);
+  return value;
+}
+
+let values: { port?: string; host?: string; seed?: string; clock?: string; state?: string; defect?: string[] };
+try {
+  ({ values } = parseArgs({
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      seed: { type: 'string' },
+      clock: { type: 'string' },
+      state: { type: 'string' },
+      defect: { type: 'string', multiple: true },
+    },
+    strict: true,
+    allowPositionals: false,
+  }));
+} catch (error) {
+  fail(`${(error as Error).message}\nusage: npm start -- [--port N] [--host H] [--seed N] [--clock real|manual] [--state FILE] [--defect NAME]...`);
+}
+
+// An empty PORT or HOST counts as unset.
+const port = integerFlag('port', values.port ?? (process.env.PORT || '4010'), 0, 65535);
+const host = values.host ?? (process.env.HOST || '127.0.0.1');
+const seedFlag = values.seed === undefined ? undefined : integerFlag('seed', values.seed, 0, 2147483647);
+if (values.clock !== undefined && values.clock !== 'real' && values.clock !== 'manual') fail(`--clock is real or manual, not ${JSON.stringify(values.clock)}`);
+let defects: Set<string>;
+try {
+  defects = parseDefects(values.defect ?? []);
+} catch (error) {
+  if (error instanceof DefectNameError) fail(error.message);
+  throw error;
+}
+const statePath = values.state;
+
+// The state file, when there is one: a file that cannot be read stops the start, so that it is
+// never overwritten on shutdown by a state that did not come from it.
+let snapshot: StateSnapshot | undefined;
+if (statePath !== undefined) {
+  try {
+    snapshot = loadStateFile(statePath);
+  } catch (error) {
+    fail(`cannot load --state ${statePath}: ${(error as Error).message}`, 1);
+  }
+}
+
+const clockMode: ClockMode = (values.clock as ClockMode | undefined) ?? snapshot?.clock.mode ?? 'real';
+const clock = new Clock({ mode: clockMode, ...(clockMode === 'manual' && snapshot ? { start: snapshot.clock.epochMs } : {}) });
+const store = new Store();
+if (snapshot) {
+  try {
+    restoreState(store, snapshot);
+  } catch (error) {
+    if (error instanceof PersistenceError) fail(`cannot load --state ${statePath}: ${error.message}`, 1);
+    throw error;
+  }
+  // Real time resumes from the saved reading when that is later than now: time never runs backwards
+  // for the saved state (only mock/clock.ts reads the wall clock).
+  const ahead = snapshot.clock.epochMs - clock.now();
+  if (clockMode === 'real' && ahead > 0) clock.advance(ahead / 1000);
+}
+
+/** The demo account: always the same id, data and keys for a seed. */
+async function seedDemo(services: MockServices, seed: number): Promise<void> {
+  const { seedAccount } = await import('./seed/demo.ts'); // faker: loaded after the port is open
+  const now = services.clock.now();
+  const demo = createAccount(services.store, { accountId: DEMO_ACCOUNT_ID, name: 'Demo account', tier: 'enterprise', seed, now });
+  seedAccount(demo, { now, seed });
+  provisionKeys(services.store, demo, now, demoSecret(seed));
+}
+
+function demoSecret(seed: number): string {
+  return `demo-seed-${seed}`;
+}
+
+/**
+ * The demo keys of a seed, derived as provisionKeys derives them (sha256 of `<secret>:<name>`),
+ * shown only when the store holds their hash (after a state load, the saved demo account's).
+ */
+function demoKeys(services: MockServices, seed: number): [string, string][] {
+  const names = [...SCOPES, 'all'];
+  return names
+    .map((name): [string, string] => [name, `cgs_${createHash('sha256').update(`${demoSecret(seed)}:${name}`).digest('hex')}`])
+    .filter(([, key]) => services.store.keysByHash.has(hashKey(key)));
+}
+
+const savedDemo = store.accounts.get(DEMO_ACCOUNT_ID);
+const seed = savedDemo?.seed ?? seedFlag ?? 42;
+if (savedDemo && seedFlag !== undefined && seedFlag !== savedDemo.seed) {
+  console.warn(`mock: the state file's demo account has seed ${savedDemo.seed}; --seed ${seedFlag} applies after POST /__mock/reset`);
+}
+const resetSeed = seedFlag ?? seed;
+
+const { app, services } = buildMock({
+  clock,
+  store,
+  defects,
+  control: {
+    onReset: (s) => seedDemo(s, resetSeed),
+    ...(statePath !== undefined ? { stateFile: statePath } : {}),
   },
 });
+// The clock's tasks are not saved: runs and upscales in flight pick up where they stopped.
+if (snapshot) resumeGeneration(services.store, services.clock, services.events);
 
-const clockMode = values.clock === 'manual' ? 'manual' : 'real';
-const clock = new Clock({ mode: clockMode });
-const { app, services } = buildMock({ clock });
-const seed = Number(values.seed);
-const now = clock.now();
-const demo = createAccount(services.store, { accountId: 'acc_demo', name: 'Demo account', tier: 'enterprise', seed, now });
-seedAccount(demo, { now, seed });
-const keys = provisionKeys(services.store, demo, now, `demo-seed-${seed}`);
+// Open the port first (serve within 2 s of launch), then create the demo account and print its
+// keys: nobody can use a demo key before it is printed.
+try {
+  await app.listen({ port, host });
+} catch (error) {
+  fail(`cannot listen on ${host}:${port}: ${(error as Error).message}`, 1);
+}
+if (!savedDemo) await seedDemo(services, seed);
+controlRoutes(); // read spec/mock-control.yaml now rather than on the first control request
+const address = app.server.address();
+const boundPort = typeof address === 'object' && address ? address.port : port;
+const origin = `http://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
+console.log(`Creative Generation Service mock listening on ${origin}/api/public/v1 (clock: ${clock.mode}, seed: ${seed})`);
+if (snapshot) console.log(`State loaded from ${statePath} (${store.accounts.size} accounts, clock ${clock.nowIso()})`);
+else if (statePath !== undefined) console.log(`State file ${statePath} does not exist yet; it is written on shutdown and on POST /__mock/state/save`);
+if (defects.size > 0) console.log(`Injected defects: ${[...defects].join(', ')}`);
+console.log(`Demo account ${DEMO_ACCOUNT_ID} keys (stable for seed ${seed}):`);
+for (const [name, key] of demoKeys(services, seed)) console.log(`  ${name.padEnd(17)} ${key}`);
+console.log(`Control plane: ${origin}/__mock (contract: spec/mock-control.yaml)`);
 
-const port = Number(values.port);
-await app.listen({ port, host: values.host });
-const base = `http://${values.host}:${port}/api/public/v1`;
-console.log(`Creative Generation Service mock listening on ${base} (clock: ${clockMode}, seed: ${seed})`);
-console.log('Demo account acc_demo keys (stable for this seed):');
-for (const [name, k] of Object.entries(keys)) console.log(`  ${name.padEnd(17)} ${k.key}`);
-console.log(`Control plane: http://${values.host}:${port}/__mock`);
-
+let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    void app.close().then(() => process.exit(0));
+  process.on(signal, () => {
+    if (stopping) process.exit(1); // a second signal: stop now
+    stopping = true;
+    let code = 0;
+    if (statePath !== undefined) {
+      try {
+        const saved = saveStateFile(statePath, services.store, services.clock);
+        console.log(`State saved to ${saved.path} (${saved.accounts} accounts, ${saved.bytes} bytes)`);
+      } catch (error) {
+        console.error(`mock: saving --state ${statePath} failed:`, error);
+        code = 1;
+      }
+    }
+    void app.close().then(
+      () => process.exit(code),
+      () => process.exit(1),
+    );
   });
 }

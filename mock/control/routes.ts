@@ -1,139 +1,255 @@
 /**
- * The control plane under /__mock (its contract: spec/mock-control.yaml). Lets tests and frontend
- * developers set the scene: accounts and keys, the clock, faults, other actors, reset.
+ * The control plane under /__mock. Its contract is spec/mock-control.yaml, and this file registers
+ * exactly the operations of that document (mock/control/document.ts reads it), each with the
+ * handler of the same operationId from the group files beside this one:
+ *
+ *   accounts.ts  createAccount, getAccount, updateAccount, updatePlan, updateSettings
+ *   credits.ts   getCredits, updateCredits (the credits ledger's views and setter)
+ *   keys.ts      createKey, revokeKey, expireKey
+ *   clock.ts     getClock, setClock
+ *   faults.ts    updateAccountFaults, getGlobalFaults, updateGlobalFaults
+ *   limits.ts    getLimits, updateLimits, updateAccountLimits
+ *   events.ts    listEvents
+ *   actions.ts   runAction
+ *   lifecycle.ts reset, saveState, listDefects
+ *
+ * Every request is validated against the document before its handler runs: path and query
+ * parameters (400), malformed JSON (400), the body against its schema (422); a handler refuses with
+ * a ControlError. All of them answer problem+json; only a bug of the mock answers 500.
+ *
+ * Bodies are parsed as JSON whatever their Content-Type (a control plane is driven by curl, whose
+ * `-d` labels bodies as form data).
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { PipelineServices } from '../pipeline/index.ts';
-import { createAccount, createKey, expireKey, KeyRequestError, provisionKeys, revokeKey } from '../domain/accounts/service.ts';
-import type { PlanTier, Scope } from '../domain/accounts/model.ts';
-import { seedAccount } from '../seed/demo.ts';
-import type { AccountState } from '../store.ts';
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { MockServices } from '../app.ts';
+import { REASON_PHRASES, type FieldError } from '../errors.ts';
+import { fieldErrors } from '../pipeline/validate.ts';
+import { accountHandlers } from './accounts.ts';
+import { actionHandlers } from './actions.ts';
+import { clockHandlers } from './clock.ts';
+import { creditHandlers } from './credits.ts';
+import { controlOperations, controlValidator, parameterValidator, type ControlOperation } from './document.ts';
+import { eventHandlers } from './events.ts';
+import { faultHandlers } from './faults.ts';
+import { ControlError, type ControlContext, type ControlHandler, type ControlHandlers, type ControlOptions, type ControlRequest } from './http.ts';
+import { lifecycleHandlers } from './lifecycle.ts';
+import { limitHandlers } from './limits.ts';
+import { keyHandlers } from './keys.ts';
 
-function problem(reply: FastifyReply, status: number, code: string, detail: string) {
-  return reply.status(status).type('application/problem+json').send({ type: `/errors/${code}`, title: code, status, code, detail, requestId: 'req_control' });
-}
+/** Every control handler by operationId. */
+export const controlHandlers: ControlHandlers = {
+  ...accountHandlers,
+  ...creditHandlers,
+  ...keyHandlers,
+  ...clockHandlers,
+  ...faultHandlers,
+  ...limitHandlers,
+  ...eventHandlers,
+  ...actionHandlers,
+  ...lifecycleHandlers,
+};
 
-function jsonBody(body: unknown): Record<string, unknown> {
-  if (body === undefined || (Buffer.isBuffer(body) && body.length === 0)) return {};
-  const text = Buffer.isBuffer(body) ? body.toString('utf8') : String(body);
-  const parsed: unknown = JSON.parse(text);
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new SyntaxError('the body must be a JSON object');
-  return parsed as Record<string, unknown>;
-}
+const EXTRA_PHRASES: Record<number, string> = { 501: 'Not Implemented' };
 
-export function registerControlRoutes(app: FastifyInstance, services: PipelineServices): void {
-  const { store, clock } = services;
-
-  const withAccount = (id: string, reply: FastifyReply): AccountState | undefined => {
-    const account = store.accounts.get(id);
-    if (!account) problem(reply, 404, 'ACCOUNT_NOT_FOUND', `No account ${id}.`);
-    return account;
+function problemBody(error: ControlError, instance: string, requestId: string) {
+  return {
+    type: `/errors/${error.code}`,
+    title: REASON_PHRASES[error.status] ?? EXTRA_PHRASES[error.status] ?? 'Error',
+    status: error.status,
+    code: error.code,
+    detail: error.message,
+    instance,
+    requestId,
+    ...(error.errors && error.errors.length > 0 ? { errors: error.errors } : {}),
   };
+}
 
-  app.post('/__mock/accounts', async (request, reply) => {
-    let body: Record<string, unknown>;
-    try {
-      body = jsonBody(request.body);
-    } catch (error) {
-      return problem(reply, 400, 'VALIDATION_ERROR', (error as Error).message);
-    }
-    try {
-      const now = clock.now();
-      const account = createAccount(store, {
-        now,
-        ...(typeof body.name === 'string' ? { name: body.name } : {}),
-        ...(typeof body.plan === 'string' ? { tier: body.plan as PlanTier } : {}),
-        ...(typeof body.seed === 'number' ? { seed: body.seed } : {}),
-      });
-      if (body.empty !== true) seedAccount(account, { now, seed: account.seed });
-      const keys = provisionKeys(store, account, now);
-      return reply.status(201).send({ accountId: account.accountId, keys });
-    } catch (error) {
-      if (error instanceof KeyRequestError) return problem(reply, 422, 'VALIDATION_ERROR', error.message);
-      throw error;
-    }
-  });
+function validationError(status: 400 | 422, detail: string, errors: FieldError[]): ControlError {
+  return new ControlError(status, 'VALIDATION_ERROR', detail, errors.length > 0 ? errors : [{ field: 'body', message: 'is invalid' }]);
+}
 
-  app.get<{ Params: { id: string } }>('/__mock/accounts/:id', async (request, reply) => {
-    const account = withAccount(request.params.id, reply);
-    if (!account) return;
-    return reply.send({
-      accountId: account.accountId,
-      plan: account.plan,
-      faults: account.faults,
-      settings: account.settings,
-      counts: {
-        products: account.products.size,
-        creatives: account.creatives.size,
-        campaigns: account.campaigns.size,
-        assets: account.assets.size,
-        events: account.events.length,
-        idempotencyKeys: account.idempotency.size,
-      },
-      keys: [...account.keys.values()].map(({ hash: _hash, ...rest }) => rest),
+function prefixed(errors: FieldError[], name: string): FieldError[] {
+  return errors.map((e) => ({ field: e.field === 'body' || e.field === 'value' ? name : e.field.replace(/^value\b/, name), message: e.message }));
+}
+
+/** Path and query parameters, checked against their schemas (query values coerced). */
+function readParameters(operation: ControlOperation, rawParams: Record<string, string>, request: FastifyRequest): { params: Record<string, string>; query: Record<string, unknown> } {
+  const rawQuery = (request.query ?? {}) as Record<string, unknown>;
+  const params: Record<string, string> = {};
+  const query: Record<string, unknown> = {};
+  const errors: FieldError[] = [];
+  for (const p of operation.parameters) {
+    const value = p.in === 'path' ? rawParams[p.name] : rawQuery[p.name];
+    if (value === undefined) {
+      if (p.required) errors.push({ field: p.name, message: 'is required' });
+      continue;
+    }
+    const holder = { value };
+    const validate = parameterValidator(p.schemaPointer);
+    if (!validate(holder)) {
+      errors.push(...prefixed(fieldErrors(validate.errors ?? []), p.name));
+      continue;
+    }
+    if (p.in === 'path') params[p.name] = String(holder.value);
+    else query[p.name] = holder.value;
+  }
+  if (errors.length > 0) throw validationError(400, 'A path or query parameter is invalid.', errors);
+  return { params, query };
+}
+
+/** The JSON body, checked against the operation's schema; undefined when none was sent. */
+function readBody(operation: ControlOperation, request: FastifyRequest): unknown {
+  const raw = request.body;
+  const bytes = Buffer.isBuffer(raw) ? raw : typeof raw === 'string' ? Buffer.from(raw) : undefined;
+  const spec = operation.requestBody;
+  if (!spec) return undefined; // operations without a body ignore one
+  if (!bytes || bytes.toString('utf8').trim() === '') {
+    if (spec.required) throw validationError(422, 'A JSON body is required.', [{ field: 'body', message: 'is required' }]);
+    return undefined;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString('utf8'));
+  } catch (error) {
+    throw validationError(400, `The body is not valid JSON: ${(error as Error).message}`, [{ field: 'body', message: 'malformed JSON' }]);
+  }
+  const validate = controlValidator(spec.schemaPointer);
+  if (!validate(parsed)) throw validationError(422, 'The body does not match the operation\'s schema.', fieldErrors(validate.errors ?? []));
+  return parsed;
+}
+
+interface ControlRoute {
+  operation: ControlOperation;
+  handler: ControlHandler;
+  /** A literal segment, or null for a `{param}` segment (its name in `param`). */
+  segments: { literal: string | null; param: string | null }[];
+}
+
+function routeOf(operation: ControlOperation, handler: ControlHandler): ControlRoute {
+  const segments = operation.path
+    .split('/')
+    .slice(1)
+    .map((segment) => {
+      const param = /^\{([^{}]+)\}$/.exec(segment)?.[1];
+      return param === undefined ? { literal: segment, param: null } : { literal: null, param };
     });
-  });
+  return { operation, handler, segments };
+}
 
-  app.post<{ Params: { id: string } }>('/__mock/accounts/:id/keys', async (request, reply) => {
-    const account = withAccount(request.params.id, reply);
-    if (!account) return;
-    try {
-      const body = jsonBody(request.body);
-      const created = createKey(store, account, {
-        name: typeof body.name === 'string' ? body.name : 'key',
-        scopes: (Array.isArray(body.scopes) ? body.scopes : []) as Scope[],
-        expiresInDays: typeof body.expiresInDays === 'number' ? body.expiresInDays : null,
-        legacy: body.legacy === true,
-        now: clock.now(),
-      });
-      return reply.status(201).send({ keyId: created.record.keyId, key: created.key, scopes: created.record.scopes });
-    } catch (error) {
-      if (error instanceof KeyRequestError || error instanceof SyntaxError) return problem(reply, 422, 'VALIDATION_ERROR', error.message);
-      throw error;
-    }
-  });
-
-  app.post<{ Params: { id: string; keyId: string } }>('/__mock/accounts/:id/keys/:keyId/revoke', async (request, reply) => {
-    const account = withAccount(request.params.id, reply);
-    if (!account) return;
-    const record = revokeKey(account, request.params.keyId, clock.now());
-    if (!record) return problem(reply, 404, 'KEY_NOT_FOUND', 'No such key.');
-    return reply.send({ keyId: record.keyId, revokedAt: record.revokedAt });
-  });
-
-  app.post<{ Params: { id: string; keyId: string } }>('/__mock/accounts/:id/keys/:keyId/expire', async (request, reply) => {
-    const account = withAccount(request.params.id, reply);
-    if (!account) return;
-    const record = expireKey(account, request.params.keyId, clock.now());
-    if (!record) return problem(reply, 404, 'KEY_NOT_FOUND', 'No such key.');
-    return reply.send({ keyId: record.keyId, expiresAt: record.expiresAt });
-  });
-
-  app.get('/__mock/clock', async (_request, reply) => reply.send({ now: clock.nowIso(), mode: clock.mode }));
-
-  app.post('/__mock/clock', async (request, reply) => {
-    let body: Record<string, unknown>;
-    try {
-      body = jsonBody(request.body);
-    } catch (error) {
-      return problem(reply, 400, 'VALIDATION_ERROR', (error as Error).message);
-    }
-    if (body.mode !== undefined) {
-      if (body.mode !== 'real' && body.mode !== 'manual') return problem(reply, 422, 'VALIDATION_ERROR', 'mode is real or manual');
-      clock.setMode(body.mode);
-    }
-    if (body.advanceSeconds !== undefined) {
-      if (typeof body.advanceSeconds !== 'number' || !(body.advanceSeconds >= 0) || !Number.isFinite(body.advanceSeconds)) {
-        return problem(reply, 422, 'VALIDATION_ERROR', 'advanceSeconds is a finite number >= 0');
+/** Path parameters when the route's template matches the path's segments (undecoded on a bad escape). */
+function matchRoute(route: ControlRoute, parts: readonly string[]): Record<string, string> | undefined {
+  if (route.segments.length !== parts.length) return undefined;
+  const params: Record<string, string> = {};
+  for (const [index, segment] of route.segments.entries()) {
+    const part = parts[index] ?? '';
+    if (segment.literal !== null) {
+      if (segment.literal !== part) return undefined;
+    } else {
+      if (part === '') return undefined;
+      let value = part;
+      try {
+        value = decodeURIComponent(part);
+      } catch {
+        // kept as sent; the parameter's schema decides
       }
-      clock.advance(body.advanceSeconds);
+      params[segment.param ?? ''] = value;
     }
-    return reply.send({ now: clock.nowIso(), mode: clock.mode });
-  });
+  }
+  return params;
+}
 
-  app.post('/__mock/reset', async (_request, reply) => {
-    store.reset();
-    services.limiter.clear();
-    return reply.status(204).send();
+/**
+ * Registers the control plane. Routing is done here, from the document's path templates, behind
+ * one fastify route: fastify's own router would answer an over-long path parameter with its own
+ * 414 JSON, outside the problem+json contract.
+ */
+let routeTable: ControlRoute[] | undefined;
+
+/**
+ * The routes of the control document, each with its handler; checks both ways that the document
+ * and the handlers agree (a mismatch is a bug of the mock, thrown on first use).
+ */
+export function controlRoutes(): ControlRoute[] {
+  if (routeTable) return routeTable;
+  const operations = controlOperations();
+  const documented = new Set(operations.map((op) => op.operationId));
+  const undocumented = Object.keys(controlHandlers).filter((id) => !documented.has(id));
+  if (undocumented.length > 0) throw new Error(`control handlers not in spec/mock-control.yaml: ${undocumented.join(', ')}`);
+  routeTable = operations.map((operation) => {
+    const handler = controlHandlers[operation.operationId];
+    if (!handler) throw new Error(`spec/mock-control.yaml: ${operation.operationId} has no handler in mock/control/`);
+    return routeOf(operation, handler);
   });
+  return routeTable;
+}
+
+/**
+ * Registers the control plane. Routing is done here, from the document's path templates, behind
+ * one fastify route: fastify's own router would answer an over-long path parameter with its own
+ * 414 JSON, outside the problem+json contract. The document is read on the first control request
+ * (see controlDocument); main.ts calls controlRoutes() right after listening.
+ */
+export function registerControlRoutes(app: FastifyInstance, services: MockServices, options: ControlOptions = {}): void {
+  const dispatch = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const pathname = request.url.split('?')[0] ?? request.url;
+    const parts = pathname.split('/').slice(1);
+    const method = request.method.toLowerCase();
+    const matching = controlRoutes().map((route) => ({ route, params: matchRoute(route, parts) })).filter((m) => m.params !== undefined);
+    // A literal segment beats a parameter (none overlap today; this keeps it so if one is added).
+    matching.sort((a, b) => b.route.segments.filter((s) => s.literal !== null).length - a.route.segments.filter((s) => s.literal !== null).length);
+    const hit = matching.find((m) => m.route.operation.method === method);
+    if (!hit) {
+      const error =
+        matching.length > 0
+          ? new ControlError(405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${pathname}; see spec/mock-control.yaml.`)
+          : new ControlError(404, 'NOT_FOUND', `No control operation at ${pathname}; see spec/mock-control.yaml.`);
+      const body = JSON.stringify(problemBody(error, pathname, `req_control_${randomBytes(8).toString('hex')}`));
+      return reply.status(error.status).type('application/problem+json').send(body);
+    }
+    return serve(hit.route.operation, hit.route.handler, hit.params ?? {}, request, reply, services, options);
+  };
+  app.route({ method: ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'], url: '/__mock/*', handler: dispatch });
+  app.route({ method: ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'], url: '/__mock', handler: dispatch });
+}
+
+async function serve(
+  operation: ControlOperation,
+  handler: ControlHandler,
+  pathParams: Record<string, string>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  services: MockServices,
+  options: ControlOptions,
+): Promise<FastifyReply> {
+  const requestId = `req_control_${randomBytes(8).toString('hex')}`;
+  const instance = request.url.split('?')[0] ?? request.url;
+  const ctx: ControlContext = {
+    services,
+    options,
+    requestId,
+    instance,
+    account(accountId) {
+      const account = services.store.accounts.get(accountId);
+      if (!account) throw new ControlError(404, 'ACCOUNT_NOT_FOUND', `There is no account ${accountId}.`);
+      return account;
+    },
+  };
+  try {
+    const { params, query } = readParameters(operation, pathParams, request);
+    const input: ControlRequest = { params, query, body: readBody(operation, request) };
+    const result = await handler(input, ctx);
+    reply.status(result.status);
+    if (result.body === undefined) return reply.send();
+    return reply.type('application/json').send(JSON.stringify(result.body));
+  } catch (error) {
+    if (!(error instanceof ControlError)) {
+      services.logError(error, `${request.method} ${instance}`);
+      return reply
+        .status(500)
+        .type('application/problem+json')
+        .send(JSON.stringify({ type: '/errors/INTERNAL_ERROR', title: 'Internal Server Error', status: 500, code: 'INTERNAL_ERROR', detail: 'The mock failed unexpectedly; this is a bug in the mock.', instance, requestId }));
+    }
+    return reply.status(error.status).type('application/problem+json').send(JSON.stringify(problemBody(error, instance, requestId)));
+  }
 }

@@ -269,3 +269,14 @@ describe('faults and idempotency', () => {
     expect(bad.status).toBe(400);
   });
 });
+
+describe('HEAD', () => {
+  it('answers as GET, with the same status and headers and no body', async () => {
+    const get = await h.request('GET', '/products', { key: acct.key('read') });
+    const head = await h.request('HEAD', '/products', { key: acct.key('read') });
+    expect(head.status).toBe(get.status);
+    expect(head.headers['content-type']).toBe(get.headers['content-type']);
+    expect(head.headers['ratelimit']).toMatch(/^limit=200, remaining=\d+, reset=\d+$/);
+    expect(head.text).toBe('');
+  });
+});

@@ -126,6 +126,6 @@ export function revokeKey(account: AccountState, keyId: string, now: number): Ap
 /** Make a key expire now (the control plane's shortcut for "time passed"). */
 export function expireKey(account: AccountState, keyId: string, now: number): ApiKeyRecord | undefined {
   const record = account.keys.get(keyId);
-  if (record) record.expiresAt = now;
+  if (record && (record.expiresAt === null || record.expiresAt > now)) record.expiresAt = now;
   return record;
 }

@@ -1,0 +1,64 @@
+/** Control plane, clock: getClock, setClock. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createHarness, type Harness } from '../testing.ts';
+import { controlViolations } from './conformance.ts';
+
+let h: Harness;
+beforeEach(async () => {
+  h = await createHarness();
+});
+afterEach(async () => {
+  await h.close();
+});
+
+async function control(operationId: string, method: string, path: string, body?: unknown) {
+  const res = await h.control(method, path, body);
+  expect(controlViolations(operationId, res)).toEqual([]);
+  return res;
+}
+
+describe('/__mock/clock', () => {
+  it('reads the clock', async () => {
+    const res = await control('getClock', 'GET', '/__mock/clock');
+    expect(res.body).toEqual({ now: '2026-01-01T00:00:00.000Z', mode: 'manual', pendingTasks: 0 });
+  });
+
+  it('advances and runs what falls due', async () => {
+    let ran = 0;
+    h.clock.after(30, () => ran++);
+    const before = await control('getClock', 'GET', '/__mock/clock');
+    expect(before.body.pendingTasks).toBe(1);
+    const res = await control('setClock', 'POST', '/__mock/clock', { advanceSeconds: 90.5 });
+    expect(res.body).toEqual({ now: '2026-01-01T00:01:30.500Z', mode: 'manual', pendingTasks: 0 });
+    expect(ran).toBe(1);
+  });
+
+  it('an empty body or none only reads the clock', async () => {
+    expect((await control('setClock', 'POST', '/__mock/clock')).body.now).toBe('2026-01-01T00:00:00.000Z');
+    expect((await control('setClock', 'POST', '/__mock/clock', {})).body.now).toBe('2026-01-01T00:00:00.000Z');
+  });
+
+  it('switches mode first, then advances; time never goes back', async () => {
+    const res = await control('setClock', 'POST', '/__mock/clock', { mode: 'real', advanceSeconds: 60 });
+    expect(res.body.mode).toBe('real');
+    expect(Date.parse(res.body.now)).toBeGreaterThanOrEqual(Date.parse('2026-01-01T00:01:00.000Z'));
+    const back = await control('setClock', 'POST', '/__mock/clock', { mode: 'manual' });
+    expect(back.body.mode).toBe('manual');
+    expect(Date.parse(back.body.now)).toBeGreaterThanOrEqual(Date.parse(res.body.now));
+    h.clock.dispose();
+  });
+
+  it.each([
+    [{ advanceSeconds: -1 }, 'advanceSeconds'],
+    [{ advanceSeconds: '10' }, 'advanceSeconds'],
+    [{ advanceSeconds: 1e12 }, 'advanceSeconds'],
+    [{ mode: 'fast' }, 'mode'],
+    [{ speed: 2 }, 'speed'],
+  ])('refuses %j with 422 and changes nothing', async (body, field) => {
+    const res = await control('setClock', 'POST', '/__mock/clock', body);
+    expect(res.status).toBe(422);
+    expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+    expect(h.clock.nowIso()).toBe('2026-01-01T00:00:00.000Z');
+    expect(h.clock.mode).toBe('manual');
+  });
+});

@@ -1,0 +1,223 @@
+/**
+ * The one module through which the mock reads its control-plane contract, spec/mock-control.yaml.
+ *
+ * It parses the document once and derives the operations (method, path, parameters, request body
+ * and responses, `$ref`s followed), so that routes.ts registers exactly the document's operations
+ * and validates every request against it: the control document is the one source of its own
+ * routes and validation. It is kept apart from spec/contract.ts on purpose: that module is the
+ * public contract, and nothing of the control plane may leak into it.
+ */
+import { readFileSync } from 'node:fs';
+import type { ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { parse } from 'yaml';
+
+// ajv-formats is CommonJS; under NodeNext its default import is the module object.
+const addFormats = addFormatsModule.default;
+
+type JsonObject = { readonly [key: string]: unknown };
+
+const controlDocumentUrl = new URL('../../spec/mock-control.yaml', import.meta.url);
+const SCHEMA_ID = 'urn:cgs:mock-control';
+const METHODS = ['get', 'post', 'patch', 'delete', 'put'] as const;
+export type ControlMethod = (typeof METHODS)[number];
+
+export interface ControlParameter {
+  name: string;
+  in: 'path' | 'query';
+  required: boolean;
+  /** Pointer of the parameter's schema node in the document. */
+  schemaPointer: string;
+}
+
+export interface ControlOperation {
+  operationId: string;
+  method: ControlMethod;
+  /** Path template as written: `/__mock/accounts/{accountId}`. */
+  path: string;
+  tag: string;
+  parameters: ControlParameter[];
+  requestBody?: { required: boolean; schemaPointer: string };
+  /** Keyed by status as written; the pointer of the response's schema per content type. */
+  responses: Record<string, { contentTypes: string[]; schemaPointers: Record<string, string> }>;
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function escape(segment: string): string {
+  return segment.replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+function pointerOf(segments: readonly string[]): string {
+  return `#${segments.map((s) => `/${escape(s)}`).join('')}`;
+}
+
+function loadDocument(): JsonObject {
+  const parsed: unknown = parse(readFileSync(controlDocumentUrl, 'utf8'));
+  if (!isObject(parsed) || typeof parsed['openapi'] !== 'string' || !parsed['openapi'].startsWith('3.1')) {
+    throw new Error(`${controlDocumentUrl.pathname}: expected an OpenAPI 3.1 document`);
+  }
+  if (!isObject(parsed['paths']) || !isObject(parsed['components'])) throw new Error(`${controlDocumentUrl.pathname}: missing paths or components`);
+  return parsed;
+}
+
+let parsedDocument: JsonObject | undefined;
+
+/**
+ * The parsed control document. Parsed on first use, not at import: the mock opens its port first
+ * (`npm start` must serve within 2 seconds) and the control plane reads its contract on its first
+ * request (or when main.ts warms it up right after listening).
+ */
+export function controlDocument(): JsonObject {
+  parsedDocument ??= loadDocument();
+  return parsedDocument;
+}
+
+function resolve(pointer: string): unknown {
+  let node: unknown = controlDocument();
+  for (const raw of pointer.slice(2).split('/')) {
+    const segment = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    node = Array.isArray(node) ? node[Number(segment)] : isObject(node) ? node[segment] : undefined;
+  }
+  return node;
+}
+
+/** Follows `{ $ref }` to the real node; returns it with its pointer. */
+function follow(node: unknown, pointer: string): { node: JsonObject; pointer: string } {
+  let current = node;
+  let at = pointer;
+  for (let hops = 0; isObject(current) && typeof current['$ref'] === 'string'; hops++) {
+    if (hops > 20) throw new Error(`${pointer}: $ref chain too long`);
+    at = current['$ref'];
+    current = resolve(at);
+  }
+  if (!isObject(current)) throw new Error(`${at}: expected an object`);
+  return { node: current, pointer: at };
+}
+
+function schemaPointer(schema: unknown, pointer: string): string {
+  return isObject(schema) && typeof schema['$ref'] === 'string' && Object.keys(schema).length === 1 ? schema['$ref'] : pointer;
+}
+
+function readParameters(list: unknown, at: string): ControlParameter[] {
+  if (list === undefined) return [];
+  if (!Array.isArray(list)) throw new Error(`${at}: expected an array`);
+  return list.map((raw, index) => {
+    const { node, pointer } = follow(raw, `${at}/${index}`);
+    const location = node['in'];
+    if (location !== 'path' && location !== 'query') throw new Error(`${pointer}: only path and query parameters are supported`);
+    if (typeof node['name'] !== 'string') throw new Error(`${pointer}: parameter without a name`);
+    return { name: node['name'], in: location, required: node['required'] === true, schemaPointer: schemaPointer(node['schema'], `${pointer}/schema`) };
+  });
+}
+
+function readContent(content: unknown, at: string): { contentTypes: string[]; schemaPointers: Record<string, string> } {
+  if (!isObject(content)) return { contentTypes: [], schemaPointers: {} };
+  const schemaPointers: Record<string, string> = {};
+  for (const [type, media] of Object.entries(content)) {
+    if (isObject(media) && media['schema'] !== undefined) schemaPointers[type] = schemaPointer(media['schema'], `${at}/${escape(type)}/schema`);
+  }
+  return { contentTypes: Object.keys(content), schemaPointers };
+}
+
+function buildOperations(): ControlOperation[] {
+  const out: ControlOperation[] = [];
+  for (const [template, item] of Object.entries(controlDocument()['paths'] as JsonObject)) {
+    if (!isObject(item)) continue;
+    const itemPointer = pointerOf(['paths', template]);
+    const pathLevel = readParameters(item['parameters'], `${itemPointer}/parameters`);
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (!isObject(operation)) continue;
+      const at = `${itemPointer}/${method}`;
+      if (typeof operation['operationId'] !== 'string') throw new Error(`${at}: missing operationId`);
+      const own = readParameters(operation['parameters'], `${at}/parameters`);
+      const parameters = [...pathLevel.filter((p) => !own.some((o) => o.name === p.name && o.in === p.in)), ...own];
+      let requestBody: ControlOperation['requestBody'];
+      if (operation['requestBody'] !== undefined) {
+        const { node, pointer } = follow(operation['requestBody'], `${at}/requestBody`);
+        const json = readContent(node['content'], `${pointer}/content`).schemaPointers['application/json'];
+        if (json === undefined) throw new Error(`${pointer}: request body without an application/json schema`);
+        requestBody = { required: node['required'] === true, schemaPointer: json };
+      }
+      const responses: ControlOperation['responses'] = {};
+      for (const [status, raw] of Object.entries(isObject(operation['responses']) ? operation['responses'] : {})) {
+        const { node, pointer } = follow(raw, `${at}/responses/${status}`);
+        responses[status] = readContent(node['content'], `${pointer}/content`);
+      }
+      const tags = operation['tags'];
+      out.push({
+        operationId: operation['operationId'],
+        method,
+        path: template,
+        tag: Array.isArray(tags) && typeof tags[0] === 'string' ? tags[0] : 'untagged',
+        parameters,
+        ...(requestBody ? { requestBody } : {}),
+        responses,
+      });
+    }
+  }
+  return out;
+}
+
+let operationList: readonly ControlOperation[] | undefined;
+
+/** The document's operations, in document order (derived on first use). */
+export function controlOperations(): readonly ControlOperation[] {
+  operationList ??= buildOperations();
+  return operationList;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validators (compiled lazily, once per pointer)
+
+function newAjv(coerce: boolean): Ajv2020 {
+  const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, strictRequired: false, ...(coerce ? { coerceTypes: true } : {}) });
+  addFormats(ajv);
+  for (const keyword of ['example', 'components', 'paths']) ajv.addKeyword({ keyword });
+  const document = controlDocument();
+  ajv.addSchema({ $id: SCHEMA_ID, components: document['components'], paths: document['paths'] });
+  return ajv;
+}
+
+let bodyAjv: Ajv2020 | undefined;
+let paramAjv: Ajv2020 | undefined;
+const bodyValidators = new Map<string, ValidateFunction>();
+const paramValidators = new Map<string, ValidateFunction>();
+
+/** `$ref` to a pointer of the document, as Ajv knows it (segments URI-encoded). */
+function refTo(pointer: string): string {
+  if (resolve(pointer) === undefined) throw new Error(`no node at ${pointer} of the control document`);
+  const fragment = pointer
+    .slice(1)
+    .split('/')
+    .map((s) => encodeURIComponent(s))
+    .join('/');
+  return `${SCHEMA_ID}#${fragment}`;
+}
+
+/** A validator for the schema node at a pointer of the control document (bodies and responses). */
+export function controlValidator(pointer: string): ValidateFunction {
+  let validate = bodyValidators.get(pointer);
+  if (!validate) {
+    bodyAjv ??= newAjv(false);
+    validate = bodyAjv.compile({ $ref: refTo(pointer) });
+    bodyValidators.set(pointer, validate);
+  }
+  return validate;
+}
+
+/** A validator that coerces strings (path and query parameters arrive as strings). */
+export function parameterValidator(pointer: string): ValidateFunction {
+  let validate = paramValidators.get(pointer);
+  if (!validate) {
+    paramAjv ??= newAjv(true);
+    // Wrapped so that coercion has a parent to write the coerced value into.
+    validate = paramAjv.compile({ type: 'object', properties: { value: { $ref: refTo(pointer) } } });
+    paramValidators.set(pointer, validate);
+  }
+  return validate;
+}

@@ -1,0 +1,27 @@
+/** Control plane, events: listEvents (the account's event log, oldest first, optionally filtered). */
+import { iso } from '../domain/shared.ts';
+import type { DomainEvent } from '../events/model.ts';
+import type { ControlHandlers } from './http.ts';
+
+function presentEvent(event: DomainEvent) {
+  return {
+    eventId: event.eventId,
+    type: event.type,
+    timestamp: iso(event.timestamp),
+    resource: { ...event.resource },
+    actor: event.actor ? { ...event.actor } : null,
+    previousAttributes: event.previousAttributes ? structuredClone(event.previousAttributes) : null,
+  };
+}
+
+export const eventHandlers: ControlHandlers = {
+  listEvents(request, ctx) {
+    const account = ctx.account(request.params.accountId!);
+    const type = request.query.type as string | undefined;
+    const resourceId = request.query.resourceId as string | undefined;
+    const data = account.events
+      .filter((e) => (type === undefined || e.type === type) && (resourceId === undefined || e.resource.id === resourceId))
+      .map(presentEvent);
+    return { status: 200, body: { data } };
+  },
+};

@@ -1,0 +1,73 @@
+/**
+ * What the control-plane handlers share: their signature, the context they get, and the one error
+ * type they throw. Handlers never see fastify objects; routes.ts parses, validates against
+ * spec/mock-control.yaml, calls, and serialises (problem+json for a ControlError).
+ */
+import type { MockServices } from '../app.ts';
+import type { FieldError } from '../errors.ts';
+import type { AccountState } from '../store.ts';
+
+/** The codes of the control plane's own problems (spec/mock-control.yaml, Problem.code). */
+export type ControlErrorCode =
+  | 'VALIDATION_ERROR'
+  | 'ACCOUNT_NOT_FOUND'
+  | 'KEY_NOT_FOUND'
+  | 'ACTION_UNKNOWN'
+  | 'STATE_FILE_UNSET'
+  | 'STATE_SAVE_FAILED'
+  | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED';
+
+export class ControlError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ControlErrorCode,
+    detail: string,
+    readonly errors?: FieldError[],
+  ) {
+    super(detail);
+  }
+}
+
+/** 422 VALIDATION_ERROR naming one field (a rule of the mock the schema cannot state). */
+export function invalidField(field: string, message: string, detail = `${field} ${message}.`): ControlError {
+  return new ControlError(422, 'VALIDATION_ERROR', detail, [{ field, message }]);
+}
+
+/** What main.ts (or a test) tells the control plane about the process it runs in. */
+export interface ControlOptions {
+  /** Called after POST /__mock/reset emptied the store: main.ts re-creates the demo account. */
+  onReset?: (services: MockServices) => void | Promise<void>;
+  /** The `--state` file that POST /__mock/state/save writes. */
+  stateFile?: string;
+}
+
+export interface ControlRequest {
+  /** Path parameters, validated. */
+  params: Record<string, string>;
+  /** Declared query parameters, validated and coerced. */
+  query: Record<string, unknown>;
+  /** The parsed body, validated against the operation's schema (undefined when none was sent). */
+  body: unknown;
+}
+
+export interface ControlResult {
+  status: number;
+  /** JSON body; undefined for an empty answer (204). */
+  body?: unknown;
+}
+
+export interface ControlContext {
+  services: MockServices;
+  options: ControlOptions;
+  requestId: string;
+  /** The request path (problem `instance`). */
+  instance: string;
+  /** The account with this id, or a 404 ACCOUNT_NOT_FOUND. */
+  account(accountId: string): AccountState;
+}
+
+export type ControlHandler = (request: ControlRequest, ctx: ControlContext) => ControlResult | Promise<ControlResult>;
+
+/** Handlers of one group, keyed by the operationId of spec/mock-control.yaml. */
+export type ControlHandlers = Record<string, ControlHandler>;
