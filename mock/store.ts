@@ -42,6 +42,8 @@ export interface AccountFaults {
   creationSeconds: number;
   /** Milliseconds every write holds its idempotency key in progress before completing. */
   slowWritesMs: number;
+  /** The account's next N requests answer 429 (a forced rate limit). */
+  forcedRateLimits: number;
 }
 
 export interface AccountSettings {
@@ -88,7 +90,7 @@ export interface AccountState {
 }
 
 export function defaultFaults(): AccountFaults {
-  return { writesPaused: false, spendUnavailable: false, lostRaces: 0, cascadeSeconds: 0, creationSeconds: 0, slowWritesMs: 0 };
+  return { writesPaused: false, spendUnavailable: false, lostRaces: 0, cascadeSeconds: 0, creationSeconds: 0, slowWritesMs: 0, forcedRateLimits: 0 };
 }
 
 export function newAccountState(init: { accountId: string; name: string; tag: string; plan: Plan; createdAt: number; seed: number }): AccountState {

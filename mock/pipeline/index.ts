@@ -19,7 +19,7 @@ import { authenticate, authorize, bearerToken, hashKey } from './authenticate.ts
 import { applyFaults, isWrite, scenariosOf } from './faults.ts';
 import { beginIdempotent, finishIdempotent, fingerprint } from './idempotency.ts';
 import { checkIfMatch } from './preconditions.ts';
-import { rateLimit, rateLimited } from './rate-limit.ts';
+import { forcedRateLimit, rateLimit, rateLimited } from './rate-limit.ts';
 import { errorResponse, jsonResponse, withRateLimitHeaders } from './respond.ts';
 import type { HandlerTable, RawRequest, RawResponse, RequestContext } from './types.ts';
 import { validateRequest } from './validate.ts';
@@ -61,8 +61,9 @@ export async function runPipeline(services: PipelineServices, raw: RawRequest): 
     }
     const { key, account } = auth;
 
-    // rate-limit
-    decision = rateLimit(limiter, store, { operation, ip: raw.ip, keyId: key.keyId, account }, now);
+    // rate-limit (a forced 429 is a fault on demand)
+    const scenarios = scenariosOf(raw.headers.prefer);
+    decision = rateLimit(limiter, store, { operation, ip: raw.ip, keyId: key.keyId, account }, now, forcedRateLimit(account, scenarios));
     if (!decision.allowed) throw rateLimited(decision);
 
     // authorize
@@ -72,8 +73,7 @@ export async function runPipeline(services: PipelineServices, raw: RawRequest): 
     const input = validateRequest(operation, raw, matched.pathParams);
 
     // faults (before idempotency: a 503 never consumes a key)
-    const scenarios = scenariosOf(raw.headers.prefer);
-    applyFaults(store, account, operation, scenarios);
+    applyFaults(store, account, operation, scenarios, input.idempotencyKey);
 
     // idempotency
     const start = beginIdempotent(account, input.idempotencyKey, fingerprint(operation, raw.path, input.body), now);

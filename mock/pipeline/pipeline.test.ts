@@ -280,3 +280,49 @@ describe('HEAD', () => {
     expect(head.text).toBe('');
   });
 });
+
+describe('faults on demand: Prefer: scenario=<name>', () => {
+  const post = (scenario: string, path = '/campaigns') =>
+    h.request('POST', path, { key: acct.key('all'), body: createBody, headers: { 'idempotency-key': `k-${scenario}`, prefer: `scenario=${scenario}` } });
+
+  it.each([
+    ['lost_race', 503, 'SERVICE_UNAVAILABLE'],
+    ['in_progress', 409, 'IDEMPOTENCY_IN_PROGRESS'],
+    ['writes_paused', 503, 'WRITES_PAUSED'],
+  ] as const)('%s answers %i %s with Retry-After, runs nothing and leaves the key free', async (scenario, status, code) => {
+    const res = await post(scenario);
+    expect([res.status, res.body.code]).toEqual([status, code]);
+    expect(res.headers['retry-after']).toMatch(/^\d+$/);
+    expect(violations('createCampaign', res)).toEqual([]);
+    expect(calls).toEqual([]);
+    expect(acct.state.idempotency.size).toBe(0);
+  });
+
+  it('cascade_pending answers 409 CAMPAIGN_CASCADE_PENDING on a campaign delete', async () => {
+    const res = await h.request('DELETE', '/campaigns/cmp_x', { key: acct.key('all'), headers: { prefer: 'scenario=cascade_pending' } });
+    expect([res.status, res.body.code, res.headers['retry-after']]).toEqual([409, 'CAMPAIGN_CASCADE_PENDING', '2']);
+    expect(violations('deleteCampaign', res)).toEqual([]);
+  });
+
+  it('rate_limited answers the plane\'s 429 with the group limit at remaining=0, counting nothing', async () => {
+    const read = await h.request('GET', '/products', { key: acct.key('all'), headers: { prefer: 'scenario=rate_limited' } });
+    expect(read.status).toBe(429);
+    expect(read.headers['content-type']).toMatch(/^text\/plain/);
+    expect(read.headers['ratelimit']).toBe('limit=200, remaining=0, reset=60');
+    expect(read.headers['retry-after']).toBe('60');
+    expect(violations('listProducts', read)).toEqual([]);
+    const gen = await h.request('GET', '/runs', { key: acct.key('all'), headers: { prefer: 'scenario=rate_limited' } });
+    expect([gen.status, gen.body.code]).toEqual([429, 'RATE_LIMITED']);
+    expect(violations('listRuns', gen)).toEqual([]);
+    const after = await h.request('GET', '/products', { key: acct.key('all') });
+    expect(after.headers['ratelimit']).toBe('limit=200, remaining=199, reset=60');
+  });
+
+  it('the control plane forces the account\'s next N requests to 429', async () => {
+    const patched = await h.control('PATCH', `/__mock/accounts/${acct.accountId}/faults`, { forcedRateLimits: 2 });
+    expect(patched.status).toBe(200);
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await h.request('GET', '/products', { key: acct.key('read') })).status);
+    expect(statuses).toEqual([429, 429, 200]);
+  });
+});

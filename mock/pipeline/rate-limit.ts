@@ -49,8 +49,22 @@ export function limitsFor(store: Store, subject: RateSubject): LimitCheck[] {
   return [{ counter: `token:${subject.tokenHash ?? 'none'}:${group}`, quota: groupQuota, windowSeconds: window }, ipCheck];
 }
 
-export function rateLimit(limiter: Limiter, store: Store, subject: RateSubject, now: number): Decision {
-  return limiter.hit(limitsFor(store, subject), now);
+export function rateLimit(limiter: Limiter, store: Store, subject: RateSubject, now: number, force = false): Decision {
+  const checks = limitsFor(store, subject);
+  return force ? limiter.forceReject(checks, now) : limiter.hit(checks, now);
+}
+
+/**
+ * Faults on demand: a forced 429 for this request (`Prefer: scenario=rate_limited`) or for the
+ * account's next N requests (`faults.forcedRateLimits` from the control plane).
+ */
+export function forcedRateLimit(account: AccountState, scenarios: ReadonlySet<string>): boolean {
+  if (scenarios.has('rate_limited')) return true;
+  if (account.faults.forcedRateLimits > 0) {
+    account.faults.forcedRateLimits--;
+    return true;
+  }
+  return false;
 }
 
 /** The 429 for a rejected decision: problem+json on the generation plane, plain text elsewhere. */

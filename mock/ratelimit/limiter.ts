@@ -69,6 +69,25 @@ export class Limiter {
     return { allowed: true, reported: { limit: top.check.quota, remaining: top.remaining, reset: top.reset }, policy: policyOf(ordered) };
   }
 
+  /**
+   * A forced 429 (faults on demand): the request is refused by its first limit (the group limit)
+   * as if that limit were exhausted, counting nothing.
+   */
+  forceReject(checks: readonly LimitCheck[], now: number): Decision {
+    const first = checks[0];
+    if (!first) throw new Error('a request is always checked against at least one limit');
+    const windowMs = first.windowSeconds * 1000;
+    const reset = Math.max(1, Math.ceil((Math.floor(now / windowMs) * windowMs + windowMs - now) / 1000));
+    const ordered = checks.map((check, i) => ({ check, remaining: i === 0 ? 0 : Math.max(0, check.quota - this.used(check, now)), reset }));
+    return { allowed: false, reported: { limit: first.quota, remaining: 0, reset }, policy: policyOf(orderClosest(ordered)), retryAfter: reset };
+  }
+
+  private used(check: LimitCheck, now: number): number {
+    const windowMs = check.windowSeconds * 1000;
+    const counter = this.counters.get(check.counter);
+    return counter && counter.windowStart === Math.floor(now / windowMs) * windowMs ? counter.count : 0;
+  }
+
   /** Forget every counter (control-plane reset). */
   clear(): void {
     this.counters.clear();
