@@ -4,6 +4,7 @@
  * (`tsx mock/main.ts --port <free> --clock manual`) on a free loopback port, wait until it answers,
  * and point the workers at it through the environment (global-teardown.ts stops it).
  */
+import type { FullConfig } from '@playwright/test';
 import { spawn } from 'node:child_process';
 import { mkdirSync, openSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -63,11 +64,11 @@ async function servesControlPlane(origin: string): Promise<boolean> {
   }
 }
 
-async function startMock(): Promise<{ baseURL: string; pid: number }> {
+async function startMock(index: number): Promise<{ baseURL: string; pid: number }> {
   mkdirSync(REPORT_DIR, { recursive: true });
   for (let attempt = 1; attempt <= 3; attempt += 1) {
     const port = await freePort();
-    const log = openSync(`${REPORT_DIR}mock.log`, 'w');
+    const log = openSync(`${REPORT_DIR}mock-${index}.log`, 'w');
     const command = [`${ROOT}node_modules/.bin/tsx`, 'mock/main.ts', '--port', String(port), '--host', '127.0.0.1', '--clock', 'manual'];
     const child = spawn(process.execPath, ['-e', WATCHDOG, ...command], {
       cwd: ROOT,
@@ -88,12 +89,12 @@ async function startMock(): Promise<{ baseURL: string; pid: number }> {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     if (!exited && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-    if (!exited) throw new Error(`the mock did not answer within ${START_TIMEOUT_MS} ms; see conformance-report/mock.log`);
+    if (!exited) throw new Error(`the mock did not answer within ${START_TIMEOUT_MS} ms; see conformance-report/mock-${index}.log`);
   }
-  throw new Error('the mock exited three times at start; see conformance-report/mock.log');
+  throw new Error(`the mock exited three times at start; see conformance-report/mock-${index}.log`);
 }
 
-export default async function globalSetup(): Promise<void> {
+export default async function globalSetup(config: FullConfig): Promise<void> {
   if (process.env['CONFORMANCE_BASE_URL'] && process.env['CONFORMANCE_LOCAL_MOCK'] !== '1') {
     delete process.env['CONFORMANCE_LOCAL_MOCK'];
     const env = readEnv();
@@ -105,10 +106,14 @@ export default async function globalSetup(): Promise<void> {
     console.log(`conformance: target ${env.baseURL} (${hasControlPlane ? 'with' : 'without'} the /__mock control plane; @spend ${env.allowSpend ? 'on' : 'off'}; assumptions ${env.assumptions})`);
     return;
   }
-  const { baseURL, pid } = await startMock();
-  process.env['CONFORMANCE_BASE_URL'] = baseURL;
+  // One mock per worker slot: each worker owns its mock's clock, so no test sees time moved by a
+  // test of another worker (window-sensitive checks stay exact).
+  const count = Math.max(1, config.workers);
+  const mocks = await Promise.all(Array.from({ length: count }, (_, i) => startMock(i)));
+  process.env['CONFORMANCE_BASE_URL'] = mocks[0]!.baseURL;
+  process.env['CONFORMANCE_LOCAL_MOCK_URLS'] = mocks.map((m) => m.baseURL).join(',');
   process.env['CONFORMANCE_LOCAL_MOCK'] = '1';
-  process.env['CONFORMANCE_MOCK_PID'] = String(pid);
+  process.env['CONFORMANCE_MOCK_PID'] = mocks.map((m) => m.pid).join(',');
   process.env['CONFORMANCE_ALLOW_SPEND'] = '1';
-  console.log(`conformance: started the mock at ${baseURL} (pid ${pid}, manual clock; log in conformance-report/mock.log)`);
+  console.log(`conformance: started ${count} mock(s), one per worker, at ${mocks.map((m) => m.baseURL).join(', ')} (manual clocks; logs in conformance-report/mock-<n>.log)`);
 }
