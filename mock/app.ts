@@ -12,6 +12,7 @@ import { registerControlRoutes } from './control/routes.ts';
 import type { Defects } from './defects.ts';
 import { ApiError } from './errors.ts';
 import { EventLog } from './events/log.ts';
+import { WebhookService, type WebhookOptions } from './events/webhooks.ts';
 import { handlers } from './handlers.ts';
 import { runPipeline, type PipelineServices } from './pipeline/index.ts';
 import { errorResponse, withRateLimitHeaders } from './pipeline/respond.ts';
@@ -31,12 +32,14 @@ export interface MockOptions {
   logError?: (error: unknown, context: string) => void;
   /** Injected contract violations (`--defect NAME`); default none. */
   defects?: Defects;
+  /** Webhook delivery options (tests pass a fake transport). */
+  webhooks?: WebhookOptions;
   /** What the control plane needs from the process (reset re-seed, the --state file). */
   control?: ControlOptions;
 }
 
 /** The pipeline's services plus what the control plane reads. */
-export type MockServices = PipelineServices & { defects: Defects };
+export type MockServices = PipelineServices & { defects: Defects; webhooks: WebhookService };
 
 export interface Mock {
   app: FastifyInstance;
@@ -44,14 +47,20 @@ export interface Mock {
 }
 
 export function buildMock(options: MockOptions = {}): Mock {
+  const store = options.store ?? new Store();
+  const clock = options.clock ?? new Clock({ mode: 'manual' });
+  const events = new EventLog();
+  const logError = options.logError ?? ((error: unknown, context: string) => console.error(`[mock] unexpected error in ${context}:`, error));
   const services: MockServices = {
-    store: options.store ?? new Store(),
-    clock: options.clock ?? new Clock({ mode: 'manual' }),
+    store,
+    clock,
     limiter: new Limiter(),
-    events: new EventLog(),
+    events,
     handlers: options.handlers ?? handlers,
-    logError: options.logError ?? ((error, context) => console.error(`[mock] unexpected error in ${context}:`, error)),
+    logError,
     defects: options.defects ?? new Set(),
+    // Signed webhooks: listens to the event log, delivers over real HTTP on the clock's schedule.
+    webhooks: new WebhookService({ store, clock, events, logError }, options.webhooks),
   };
 
   /** A response for what fastify refuses before routing: problem+json with the per-IP RateLimit headers. */

@@ -28,7 +28,7 @@ function approve(account: TestAccount) {
 describe('PATCH /__mock/accounts/{accountId}/faults', () => {
   it('changes the given faults only and answers all of them', async () => {
     const res = await control('updateAccountFaults', 'PATCH', `/__mock/accounts/${acc.accountId}/faults`, { lostRaces: 2, cascadeSeconds: 1.5, slowWritesMs: 250 });
-    expect(res.body).toEqual({ writesPaused: false, spendUnavailable: false, lostRaces: 2, cascadeSeconds: 1.5, creationSeconds: 0, slowWritesMs: 250 });
+    expect(res.body).toEqual({ writesPaused: false, spendUnavailable: false, lostRaces: 2, cascadeSeconds: 1.5, creationSeconds: 0, slowWritesMs: 250, forcedRateLimits: 0 });
     expect(acc.state.faults).toEqual(res.body);
   });
 

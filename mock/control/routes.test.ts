@@ -30,7 +30,7 @@ function schema(name: string): Record<string, unknown> {
 
 /** A concrete path for an operation: the account and key ids given, or placeholders. */
 function pathOf(path: string, ids: { accountId?: string; keyId?: string } = {}): string {
-  return path.replace('{accountId}', ids.accountId ?? 'acc_missing').replace('{keyId}', ids.keyId ?? 'key_missing');
+  return path.replace('{accountId}', ids.accountId ?? 'acc_missing').replace('{keyId}', ids.keyId ?? 'key_missing').replace('{endpointId}', 'whe_missing');
 }
 
 async function raw(method: string, url: string, payload?: string, contentType = 'application/json') {
@@ -130,6 +130,9 @@ describe('errors every operation shares', () => {
       updateAccountLimits: '{}',
       updateCredits: '{}',
       runAction: '{"actor":{"kind":"user"},"operationId":"approveCreative","pathParams":{"creativeId":"crt_x"}}',
+      createWebhookEndpoint: '{"url":"http://127.0.0.1:4020/","eventTypes":["run.completed"]}',
+      updateWebhookEndpoint: '{}',
+      updateAccountWebhookSettings: '{}',
     };
     const res = await raw(op.method.toUpperCase(), pathOf(op.path), minimal[op.operationId]);
     expect(res.status, res.text).toBe(404);

@@ -36,6 +36,7 @@ import { ControlError, type ControlContext, type ControlHandler, type ControlHan
 import { lifecycleHandlers } from './lifecycle.ts';
 import { limitHandlers } from './limits.ts';
 import { keyHandlers } from './keys.ts';
+import { webhookHandlers } from './webhooks.ts';
 
 /** Every control handler by operationId. */
 export const controlHandlers: ControlHandlers = {
@@ -48,6 +49,7 @@ export const controlHandlers: ControlHandlers = {
   ...eventHandlers,
   ...actionHandlers,
   ...lifecycleHandlers,
+  ...webhookHandlers,
 };
 
 const EXTRA_PHRASES: Record<number, string> = { 501: 'Not Implemented' };

@@ -1255,6 +1255,7 @@ export interface components {
             type: components["schemas"]["EventType"];
             /** @description When the change happened; order by it. */
             timestamp: components["schemas"]["Timestamp"];
+            /** @description The resource rendered when the notification is SENT (it may show a newer state than the change, e.g. a `creative.deleted` whose creative was restored since carries `deletedAt` null); order by `timestamp` and keep the latest `data`. */
             data: Record<string, never>;
             /** @description On `*.updated` events only; the prior value of each changed field under its public name. */
             previousAttributes?: Record<string, never>;
@@ -3211,9 +3212,6 @@ export interface operations {
                 "application/json": components["schemas"]["CreativeEvent"] & {
                     /** @constant */
                     type?: "creative.deleted";
-                    data?: {
-                        deletedAt?: components["schemas"]["Timestamp"];
-                    };
                 };
             };
         };
@@ -3246,9 +3244,6 @@ export interface operations {
                 "application/json": components["schemas"]["CreativeEvent"] & {
                     /** @constant */
                     type?: "creative.restored";
-                    data?: {
-                        deletedAt?: null;
-                    };
                 };
             };
         };
@@ -3377,9 +3372,6 @@ export interface operations {
                 "application/json": components["schemas"]["AssetEvent"] & {
                     /** @constant */
                     type?: "asset.deleted";
-                    data?: {
-                        deletedAt?: components["schemas"]["Timestamp"];
-                    };
                 };
             };
         };
@@ -3412,9 +3404,6 @@ export interface operations {
                 "application/json": components["schemas"]["AssetEvent"] & {
                     /** @constant */
                     type?: "asset.restored";
-                    data?: {
-                        deletedAt?: null;
-                    };
                 };
             };
         };
@@ -3511,9 +3500,6 @@ export interface operations {
                 "application/json": components["schemas"]["CampaignEvent"] & {
                     /** @constant */
                     type?: "campaign.deleted";
-                    data?: {
-                        deletedAt?: components["schemas"]["Timestamp"];
-                    };
                 };
             };
         };
@@ -3546,9 +3532,6 @@ export interface operations {
                 "application/json": components["schemas"]["CampaignEvent"] & {
                     /** @constant */
                     type?: "campaign.restored";
-                    data?: {
-                        deletedAt?: null;
-                    };
                 };
             };
         };

@@ -1,0 +1,181 @@
+/**
+ * Test helpers of the webhook tests: a recording fake transport, a receiver over real HTTP on
+ * 127.0.0.1, stepping the manual clock through scheduled retries, and verifying a delivery with
+ * the `standardwebhooks` package as a receiver would (at the mock clock's time, since the library
+ * reads the wall clock for its five-minute window).
+ *
+ * `webhooksFor(harness)` gives the webhook service and control plane of a harness: the mock's own
+ * (`services.webhooks`, served by its control plane) once buildMock wires them, and until then a
+ * service on the harness's services with the control routes served by a side app, so that the same
+ * tests run before and after the wiring.
+ */
+import Fastify from 'fastify';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { vi } from 'vitest';
+import type { Clock } from '../clock.ts';
+import { registerWebhookRoutes, type WebhookServices } from '../control/webhooks.ts';
+import type { Harness, TestResponse } from '../testing.ts';
+import type { AccountState } from '../store.ts';
+import type { DeliveryResult, OutgoingDelivery, Transport } from './transport.ts';
+import { WebhookService, type WebhookOptions } from './webhooks.ts';
+
+export interface Received {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  payload: any;
+}
+
+export interface FakeTransport {
+  transport: Transport;
+  received: Received[];
+  /** How the fake answers each request (default 204). */
+  answer: (request: OutgoingDelivery, index: number) => DeliveryResult;
+}
+
+export function fakeTransport(answer: FakeTransport['answer'] = () => ({ status: 204 })): FakeTransport {
+  const fake: FakeTransport = {
+    received: [],
+    answer,
+    transport: async (request) => {
+      fake.received.push({ url: request.url, headers: { ...request.headers }, body: request.body, payload: JSON.parse(request.body) });
+      return fake.answer(request, fake.received.length - 1);
+    },
+  };
+  return fake;
+}
+
+/**
+ * Waits for the requests on the wire, then advances the manual clock to the next scheduled attempt
+ * of the account's deliveries, until none is left (or `untilMs` is reached).
+ */
+export async function runDeliveries(clock: Clock, service: WebhookService, account: AccountState, untilMs = Number.POSITIVE_INFINITY): Promise<void> {
+  for (let guard = 0; guard < 10_000; guard++) {
+    await service.idle();
+    const upcoming = service
+      .deliveries(account)
+      .map((row) => row.nextAttemptAt)
+      .filter((at): at is number => at !== null && at > clock.now() && at <= untilMs);
+    if (upcoming.length === 0) return;
+    clock.advance((Math.min(...upcoming) - clock.now()) / 1000);
+  }
+  throw new Error('deliveries did not settle');
+}
+
+/** `new Webhook(secret).verify(body, headers)` with the wall clock set to `nowMs` (the mock's clock). */
+export function verifyAt(nowMs: number, secret: string, body: string, headers: Record<string, string>): unknown {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(nowMs);
+  try {
+    return new Webhook(secret).verify(body, headers);
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
+export interface ReceivedOverHttp {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  /** The raw, unparsed body. */
+  body: string;
+}
+
+export interface Receiver {
+  url: string;
+  requests: ReceivedOverHttp[];
+  /** The status answered to each request (default 204). */
+  status: (request: ReceivedOverHttp, index: number) => number;
+  /** Resolves once `n` requests arrived; rejects after `timeoutMs` of real time. */
+  waitFor(n: number, timeoutMs?: number): Promise<ReceivedOverHttp[]>;
+  close(): Promise<void>;
+}
+
+/** A real HTTP receiver on 127.0.0.1 (port 0). */
+export async function startReceiver(): Promise<Receiver> {
+  const waiters: { n: number; resolve: () => void }[] = [];
+  const receiver: Receiver = {
+    url: '',
+    requests: [],
+    status: () => 204,
+    waitFor(n, timeoutMs = 10_000) {
+      if (receiver.requests.length >= n) return Promise.resolve(receiver.requests);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`the receiver got ${receiver.requests.length} of ${n} requests within ${timeoutMs} ms`)), timeoutMs);
+        waiters.push({
+          n,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve(receiver.requests);
+          },
+        });
+      });
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const received: ReceivedOverHttp = { method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
+      receiver.requests.push(received);
+      response.statusCode = receiver.status(received, receiver.requests.length - 1);
+      response.end();
+      for (const waiter of [...waiters]) {
+        if (receiver.requests.length >= waiter.n) {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          waiter.resolve();
+        }
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  return receiver;
+}
+
+/** The three signature headers of a request received over HTTP. */
+export function signatureHeadersOf(request: ReceivedOverHttp): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) {
+    const value = request.headers[name];
+    if (typeof value === 'string') out[name] = value;
+  }
+  return out;
+}
+
+export interface WebhookHarness {
+  service: WebhookService;
+  /** A control-plane request (the webhook operations). */
+  control(method: string, path: string, body?: unknown): Promise<TestResponse>;
+  close(): Promise<void>;
+}
+
+export async function webhooksFor(h: Harness, options: WebhookOptions = {}): Promise<WebhookHarness> {
+  const wired = (h.mock.services as Partial<WebhookServices>).webhooks;
+  if (wired) return { service: wired, control: (method, path, body) => h.control(method, path, body), close: async () => undefined };
+  const service = new WebhookService(h.mock.services, options);
+  const app = Fastify({ logger: false });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  registerWebhookRoutes(app, { ...h.mock.services, webhooks: service });
+  await app.ready();
+  return {
+    service,
+    async control(method, path, body) {
+      const res = await app.inject({
+        method: method as 'GET',
+        url: path,
+        ...(body !== undefined ? { payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),
+      });
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(res.headers)) headers[name.toLowerCase()] = String(value);
+      let parsed: unknown;
+      if ((headers['content-type'] ?? '').includes('json') && res.payload) parsed = JSON.parse(res.payload);
+      return { status: res.statusCode, headers, text: res.payload, body: parsed };
+    },
+    close: () => app.close(),
+  };
+}
