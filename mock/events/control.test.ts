@@ -1,11 +1,13 @@
 /**
- * The webhook control plane (mock/control/webhooks.ts, contract mock/events/control-fragment.yaml):
- * every answer is checked against its declared schema.
+ * The webhook control plane (mock/control/webhooks.ts, contract spec/mock-control.yaml, tag
+ * `webhooks`): every answer is checked against its declared schema.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness, type TestAccount, type TestResponse } from '../testing.ts';
+import { controlViolations } from '../control/conformance.ts';
+import { controlOperations } from '../control/document.ts';
+import { controlRoutes } from '../control/routes.ts';
 import { webhookHandlers } from '../control/webhooks.ts';
-import { fragmentOperations, fragmentRoutes, webhookControlViolations } from './control-fragment.ts';
 import { startReceiver, webhooksFor, type Receiver, type WebhookHarness } from './testing.ts';
 
 let h: Harness;
@@ -28,7 +30,7 @@ afterEach(async () => {
 
 async function control(operationId: string, method: string, path: string, body?: unknown): Promise<TestResponse> {
   const res = await w.control(method, path, body);
-  expect(webhookControlViolations(operationId, res), `${method} ${path} → ${res.status} ${res.text}`).toEqual([]);
+  expect(controlViolations(operationId, res), `${method} ${path} → ${res.status} ${res.text}`).toEqual([]);
   return res;
 }
 
@@ -41,9 +43,13 @@ async function create(body: Record<string, unknown> = {}) {
 }
 
 describe('the contract', () => {
-  it('every operation of the fragment has a handler and every handler an operation', () => {
-    expect(fragmentRoutes().map((r) => r.operationId).sort()).toEqual(Object.keys(webhookHandlers).sort());
-    expect(fragmentOperations().map((op) => op.operationId).sort()).toEqual(Object.keys(webhookHandlers).sort());
+  it('every webhook operation of the control document has a handler and every handler an operation', () => {
+    const webhookOperations = controlOperations().filter((op) => op.tag === 'webhooks');
+    expect(webhookOperations.map((op) => op.operationId).sort()).toEqual(Object.keys(webhookHandlers).sort());
+    // ... and the control plane's dispatcher serves each of them with that handler.
+    const served = controlRoutes().filter((route) => route.operation.tag === 'webhooks');
+    expect(served.map((route) => route.operation.operationId).sort()).toEqual(Object.keys(webhookHandlers).sort());
+    for (const route of served) expect(route.handler, route.operation.operationId).toBe(webhookHandlers[route.operation.operationId]);
   });
 });
 

@@ -9,9 +9,9 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventTypes, validatorFor } from '../../spec/contract.ts';
+import { controlViolations } from '../control/conformance.ts';
 import { createHarness, type Harness, type RequestOptions, type TestAccount, type TestResponse } from '../testing.ts';
 import type { DomainEvent } from './model.ts';
-import { webhookControlViolations } from './control-fragment.ts';
 import { signatureHeadersOf, startReceiver, verifyAt, webhooksFor, type Receiver, type ReceivedOverHttp, type WebhookHarness } from './testing.ts';
 
 const EVENT_SCHEMA: Record<string, string> = {
@@ -51,7 +51,7 @@ async function api(method: string, path: string, key: string, options: RequestOp
 
 async function register(types: readonly string[] = eventTypes): Promise<{ endpointId: string; secret: string }> {
   const res = await w.control('POST', `/__mock/accounts/${acc.accountId}/webhook-endpoints`, { url: receiver.url, eventTypes: types, description: 'e2e receiver' });
-  expect(webhookControlViolations('createWebhookEndpoint', res)).toEqual([]);
+  expect(controlViolations('createWebhookEndpoint', res)).toEqual([]);
   expect(res.status, res.text).toBe(201);
   return res.body;
 }
@@ -217,7 +217,7 @@ describe('webhooks end to end, over real HTTP', () => {
 
     // The delivery log agrees: one succeeded first attempt per event.
     const log = await w.control('GET', `/__mock/accounts/${acc.accountId}/webhook-deliveries`);
-    expect(webhookControlViolations('listWebhookDeliveries', log)).toEqual([]);
+    expect(controlViolations('listWebhookDeliveries', log)).toEqual([]);
     expect(log.body.data).toHaveLength(deliveries.length);
     expect(log.body.data.every((row: any) => row.attempt === 1 && row.status === 'succeeded' && row.responseStatus === 204)).toBe(true);
   });

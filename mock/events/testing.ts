@@ -5,21 +5,18 @@
  * reads the wall clock for its five-minute window).
  *
  * `webhooksFor(harness)` gives the webhook service and control plane of a harness: the mock's own
- * (`services.webhooks`, served by its control plane) once buildMock wires them, and until then a
- * service on the harness's services with the control routes served by a side app, so that the same
- * tests run before and after the wiring.
+ * (`services.webhooks`, created by buildMock; its control operations are served by the control
+ * plane, spec/mock-control.yaml).
  */
-import Fastify from 'fastify';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { vi } from 'vitest';
 import type { Clock } from '../clock.ts';
-import { registerWebhookRoutes, type WebhookServices } from '../control/webhooks.ts';
 import type { Harness, TestResponse } from '../testing.ts';
 import type { AccountState } from '../store.ts';
 import type { DeliveryResult, OutgoingDelivery, Transport } from './transport.ts';
-import { WebhookService, type WebhookOptions } from './webhooks.ts';
+import type { WebhookService } from './webhooks.ts';
 
 export interface Received {
   url: string;
@@ -153,29 +150,6 @@ export interface WebhookHarness {
   close(): Promise<void>;
 }
 
-export async function webhooksFor(h: Harness, options: WebhookOptions = {}): Promise<WebhookHarness> {
-  const wired = (h.mock.services as Partial<WebhookServices>).webhooks;
-  if (wired) return { service: wired, control: (method, path, body) => h.control(method, path, body), close: async () => undefined };
-  const service = new WebhookService(h.mock.services, options);
-  const app = Fastify({ logger: false });
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-  registerWebhookRoutes(app, { ...h.mock.services, webhooks: service });
-  await app.ready();
-  return {
-    service,
-    async control(method, path, body) {
-      const res = await app.inject({
-        method: method as 'GET',
-        url: path,
-        ...(body !== undefined ? { payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),
-      });
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(res.headers)) headers[name.toLowerCase()] = String(value);
-      let parsed: unknown;
-      if ((headers['content-type'] ?? '').includes('json') && res.payload) parsed = JSON.parse(res.payload);
-      return { status: res.statusCode, headers, text: res.payload, body: parsed };
-    },
-    close: () => app.close(),
-  };
+export async function webhooksFor(h: Harness): Promise<WebhookHarness> {
+  return { service: h.mock.services.webhooks, control: (method, path, body) => h.control(method, path, body), close: async () => undefined };
 }
