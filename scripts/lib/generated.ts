@@ -9,6 +9,8 @@ import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { compileFromFile } from 'json-schema-to-typescript';
+import { parse as parseYaml } from 'yaml';
+import { createHash } from 'node:crypto';
 
 export const OPENAPI_SOURCE = 'spec/openapi.yaml';
 export const SCHEMAS_DIR = 'spec/schemas';
@@ -34,6 +36,18 @@ async function renderOpenApi(root: string): Promise<string> {
   return withTrailingNewline(`${header(await toolName(root, 'openapi-typescript'), OPENAPI_SOURCE)}\n\n${astToString(ast)}`);
 }
 
+/**
+ * The document as JSON, with the sha256 of the YAML it was made from: spec/contract.ts loads it
+ * instead of parsing the YAML (about 40 ms instead of 1 s at every start) whenever the hash still
+ * matches the YAML on disk, so an edited document is never read stale.
+ */
+async function renderOpenApiJson(root: string): Promise<string> {
+  const text = await readFile(join(root, OPENAPI_SOURCE), 'utf8');
+  const document: unknown = parseYaml(text);
+  const payload = { $comment: header('spec/contract.ts (YAML → JSON)', OPENAPI_SOURCE).slice(3), sha256: createHash('sha256').update(text).digest('hex'), document };
+  return `${JSON.stringify(payload)}\n`;
+}
+
 async function renderJsonSchema(root: string, file: string): Promise<string> {
   const source = `${SCHEMAS_DIR}/${file}`;
   const code = await compileFromFile(join(root, source), {
@@ -49,7 +63,10 @@ async function renderJsonSchema(root: string, file: string): Promise<string> {
  * present right now (the directory may be missing or empty).
  */
 export async function renderGenerated(root: string): Promise<Map<string, string>> {
-  const files = new Map<string, string>([['openapi.ts', await renderOpenApi(root)]]);
+  const files = new Map<string, string>([
+    ['openapi.ts', await renderOpenApi(root)],
+    ['openapi.json', await renderOpenApiJson(root)],
+  ]);
   let schemaFiles: string[] = [];
   try {
     schemaFiles = (await readdir(join(root, SCHEMAS_DIR))).filter((f) => f.endsWith(SCHEMA_SUFFIX)).sort();
