@@ -9,6 +9,7 @@ import {
   operations,
   operationsList,
   pathExists,
+  readDocument,
   plans,
   rateLimits,
   resolvePointer,
@@ -271,5 +272,24 @@ describe('extensions', () => {
     expect(plans.tiers).toEqual(['starter', 'core', 'growth', 'enterprise']);
     expect(plans.defaults['core']).toMatchObject({ campaigns: true, webhooks: false, imageSizes: ['1K'] });
     expect(plans.defaults['enterprise']?.imageSizes).toEqual(['1K', '2K', '4K']);
+  });
+});
+
+describe('readDocument: the generated JSON copy is used only while it matches the YAML', () => {
+  it('uses the JSON when its sha256 matches the YAML, and parses the YAML when it does not', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { createHash } = await import('node:crypto');
+    const { tmpdir } = await import('node:os');
+    const { pathToFileURL } = await import('node:url');
+    const dir = mkdtempSync(`${tmpdir()}/contract-`);
+    const yaml = 'openapi: 3.1.0\nfrom: yaml\n';
+    writeFileSync(`${dir}/doc.yaml`, yaml);
+    const hash = createHash('sha256').update(yaml).digest('hex');
+    writeFileSync(`${dir}/fresh.json`, JSON.stringify({ sha256: hash, document: { from: 'json' } }));
+    writeFileSync(`${dir}/stale.json`, JSON.stringify({ sha256: 'not-the-hash', document: { from: 'json' } }));
+    const url = (name: string) => pathToFileURL(`${dir}/${name}`);
+    expect(readDocument(url('doc.yaml'), url('fresh.json'))).toEqual({ from: 'json' });
+    expect(readDocument(url('doc.yaml'), url('stale.json'))).toEqual({ openapi: '3.1.0', from: 'yaml' });
+    expect(readDocument(url('doc.yaml'), url('missing.json'))).toEqual({ openapi: '3.1.0', from: 'yaml' });
   });
 });

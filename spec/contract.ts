@@ -106,10 +106,10 @@ const generatedJsonUrl = new URL('./generated/openapi.json', import.meta.url);
  * still matches the YAML on disk — JSON parses in milliseconds, YAML in about a second, which is
  * most of the mock's start — else from the YAML itself.
  */
-function readDocument(): unknown {
-  const text = readFileSync(documentUrl, 'utf8');
+export function readDocument(yamlUrl: URL = documentUrl, jsonUrl: URL = generatedJsonUrl): unknown {
+  const text = readFileSync(yamlUrl, 'utf8');
   try {
-    const cached = JSON.parse(readFileSync(generatedJsonUrl, 'utf8')) as { sha256?: unknown; document?: unknown };
+    const cached = JSON.parse(readFileSync(jsonUrl, 'utf8')) as { sha256?: unknown; document?: unknown };
     if (cached.sha256 === createHash('sha256').update(text).digest('hex')) return cached.document;
   } catch {
     // no generated copy (or an unreadable one): parse the YAML
