@@ -1,0 +1,254 @@
+/**
+ * Errors of the resource writes (ERR-*): the problem members on a 404 and a 422 (errors[], one
+ * entry per offending field); 401 ENTITLEMENT_LOST on creative, asset and campaign writes with a
+ * uniform body; 503 WRITES_PAUSED with Retry-After on every write while writes are paused (for the
+ * account or for everyone), nothing changed and reads unaffected; 503 SERVICE_UNAVAILABLE on a lost
+ * race of a campaign create or restore, safe to retry with the same key; malformed, non-JSON and
+ * oversized bodies. The per-code members (currentStatus, generatingCount, reason, limitKey, limit,
+ * current) are checked where their conflicts arise (creatives.spec.ts, campaigns.spec.ts).
+ */
+import { expect, test, type ApiClient, type ApiResponse } from '../fixtures/index.ts';
+import { presetId } from '../fixtures/generation.ts';
+import {
+  allAssets,
+  allCampaigns,
+  allCreatives,
+  brandWithProducts,
+  getCampaign,
+  getCreative,
+  markEvents,
+  newKey,
+  ok,
+  pick,
+  postCampaign,
+  readyCampaign,
+  setFaults,
+  setPlan,
+  uniqueName,
+} from '../fixtures/resources.ts';
+
+const UNKNOWN = [
+  ['/creatives/crv_conformance_unknown_0000', 'CREATIVE_NOT_FOUND'],
+  ['/assets/ast_conformance_unknown_0000', 'ASSET_NOT_FOUND'],
+  ['/campaigns/cmp_conformance_unknown_0000', 'CAMPAIGN_NOT_FOUND'],
+] as const;
+
+test('ERR-001 ERR-002 ERR-003 ERR-004 ERR-006 ERR-007 ERR-019 an unknown creative, asset or campaign answers a problem+json 404 with type, title, status, code, instance and requestId', async ({ api, target }) => {
+  for (const [path, code] of UNKNOWN) {
+    const response = await api.get(path);
+    await expect(response, path).toBeProblem(404, code);
+    const p = response.problem;
+    expect({ type: p.type, title: p.title, status: p.status, code: p.code }).toEqual({ type: `/errors/${code}`, title: 'Not Found', status: 404, code });
+    expect(typeof p.requestId === 'string' && p.requestId.length > 0, response.describe()).toBe(true);
+    if (p.instance !== undefined) expect(p.instance).toBe(`${target.basePath}${path}`);
+  }
+  const ids = new Set<string>();
+  for (let i = 0; i < 3; i += 1) ids.add((await api.get(UNKNOWN[0][0])).problem.requestId);
+  expect(ids.size, 'each request has its own requestId').toBe(3);
+});
+
+test('ERR-008 ERR-001 ERR-003 CRTV-028 a 422 carries errors[], entries { field, message }, one per offending field', async ({ api }) => {
+  const c = pick(await allCreatives(api), () => true, 'the account has no live creative');
+  const refused = await api.as('creatives:write').patch(`/creatives/${encodeURIComponent(c.creativeId)}`, { body: { colour: 'red', metadata: { cf_number: 5 } } });
+  await expect(refused).toBeProblem(422, 'VALIDATION_ERROR');
+  expect(['Unprocessable Content', 'Unprocessable Entity']).toContain(refused.problem.title);
+  const errors = refused.problem.errors ?? [];
+  for (const e of errors) expect(typeof e.field === 'string' && e.field.length > 0 && typeof e.message === 'string' && e.message.length > 0, JSON.stringify(e)).toBe(true);
+  expect(errors.length, `two offending fields, two entries: ${refused.describe()}`).toBe(2);
+  expect(errors.some((e) => e.field.includes('colour')), refused.describe()).toBe(true);
+  expect(errors.some((e) => e.field.includes('metadata')), refused.describe()).toBe(true);
+});
+
+/** One write of each kind, on an id that may or may not exist (401 comes first either way). */
+function sampleWrites(ids: { creative: string; asset: string; campaign: string }): [string, string, 'PATCH' | 'DELETE' | 'POST', string, unknown][] {
+  return [
+    ['PATCH /creatives/{id}', 'creatives:write', 'PATCH', `/creatives/${ids.creative}`, { metadata: { cf: 'x' } }],
+    ['DELETE /creatives/{id}', 'creatives:write', 'DELETE', `/creatives/${ids.creative}`, undefined],
+    ['POST /creatives/{id}/approve', 'creatives:review', 'POST', `/creatives/${ids.creative}/approve`, undefined],
+    ['PATCH /assets/{id}', 'assets:write', 'PATCH', `/assets/${ids.asset}`, { favorited: true }],
+    ['POST /assets/{id}/archive', 'assets:write', 'POST', `/assets/${ids.asset}/archive`, undefined],
+    ['PATCH /campaigns/{id}', 'campaigns:write', 'PATCH', `/campaigns/${ids.campaign}`, { name: 'x' }],
+    ['POST /campaigns/{id}/undelete', 'campaigns:write', 'POST', `/campaigns/${ids.campaign}/undelete`, undefined],
+  ];
+}
+
+async function sendWrite(client: ApiClient, method: 'PATCH' | 'DELETE' | 'POST', path: string, body: unknown, extra: { authorization?: string | null; idempotencyKey?: string } = {}): Promise<ApiResponse> {
+  const options = { ...(body !== undefined ? { body } : {}), idempotencyKey: extra.idempotencyKey ?? newKey('err'), ...(extra.authorization !== undefined ? { authorization: extra.authorization } : {}) };
+  return method === 'PATCH' ? client.patch(path, options) : method === 'DELETE' ? client.delete(path, options) : client.post(path, options);
+}
+
+test('ERR-014 a 401 on a creative, asset or campaign write carries ENTITLEMENT_LOST with one uniform body that names no owner or condition', async ({ api, account }) => {
+  const ids = {
+    creative: (await allCreatives(api))[0]?.creativeId ?? 'crv_conformance_unknown_0000',
+    asset: (await allAssets(api))[0]?.assetId ?? 'ast_conformance_unknown_0000',
+    campaign: (await allCampaigns(api))[0]?.campaignId ?? 'cmp_conformance_unknown_0000',
+  };
+  const key = account.key('read');
+  const unknownKey = `${key.slice(0, -1)}${key.at(-1) === '0' ? '1' : '0'}`;
+  const details = new Set<string | undefined>();
+  for (const [what, profile, method, path, body] of sampleWrites(ids)) {
+    for (const authorization of [null, 'Bearer not-a-key', `Bearer ${unknownKey}`]) {
+      const response = await sendWrite(api.as(profile), method, path, body, { authorization });
+      await expect(response, `${what} with ${authorization ?? 'no Authorization'}`).toBeProblem(401, 'ENTITLEMENT_LOST');
+      const { requestId: _r, instance: _i, ...rest } = response.problem;
+      details.add(JSON.stringify(rest));
+      for (const id of [...Object.values(ids), account.accountId].filter((x): x is string => x !== undefined)) {
+        expect(JSON.stringify(rest).includes(id), `the 401 body names no owner or resource (${id}): ${response.describe()}`).toBe(false);
+      }
+    }
+  }
+  expect(details.size, `one uniform body for every cause and write: ${[...details].join('\n')}`).toBe(1);
+});
+
+test('ERR-014 a campaign write on a plan that lost campaigns answers 401 ENTITLEMENT_LOST with the body of a bad key', { tag: ['@control', '@assumed'] }, async ({ api, control, account }) => {
+  const campaign = pick(await allCampaigns(api), () => true, 'the account has no live campaign');
+  const writer = api.as('campaigns:write');
+  const path = `/campaigns/${campaign.campaignId}`;
+  await setPlan(control, account, { campaigns: false });
+  const lapsed = await writer.patch(path, { body: { name: 'lapsed' } });
+  await expect(lapsed).toBeProblem(401, 'ENTITLEMENT_LOST');
+  const badKey = await writer.patch(path, { body: { name: 'lapsed' }, authorization: null });
+  const { requestId: _a, ...lapsedRest } = lapsed.problem;
+  const { requestId: _b, ...badRest } = badKey.problem;
+  expect(lapsedRest, 'a lapsed plan cannot be told from a bad key').toEqual(badRest);
+  await setPlan(control, account, { campaigns: true });
+  expect(ok(await getCampaign(api, campaign.campaignId)).name, 'nothing changed').toBe(campaign.name);
+});
+
+interface Snapshot {
+  creatives: unknown;
+  assets: unknown;
+  campaigns: unknown;
+}
+
+async function snapshot(api: ApiClient): Promise<Snapshot> {
+  return { creatives: await allCreatives(api, true), assets: await allAssets(api, true), campaigns: await allCampaigns(api, true) };
+}
+
+/** Every creative, asset and campaign write of the account, on resources that exist. */
+async function everyWrite(api: ApiClient, control: Parameters<typeof readyCampaign>[1], account: Parameters<typeof readyCampaign>[2]): Promise<[string, ApiClient, 'PATCH' | 'DELETE' | 'POST', string, unknown][]> {
+  const { campaign, creatives, brandId, productIds } = await readyCampaign(api, control, account, 1);
+  const creative = `/creatives/${creatives[0]!.creativeId}`;
+  const asset = `/assets/${(await allAssets(api))[0]!.assetId}`;
+  const deletedCampaign = (await allCampaigns(api, true)).find((c) => c.deletedAt !== null);
+  const cw = api.as('creatives:write');
+  const cr = api.as('creatives:review');
+  const aw = api.as('assets:write');
+  const pw = api.as('campaigns:write');
+  return [
+    ['PATCH creative', cw, 'PATCH', creative, { metadata: { cf: 'paused' } }],
+    ['DELETE creative', cw, 'DELETE', creative, undefined],
+    ['undelete creative', cw, 'POST', `${creative}/undelete`, undefined],
+    ['approve', cr, 'POST', `${creative}/approve`, undefined],
+    ['reject', cr, 'POST', `${creative}/reject`, { rejectionReason: 'paused' }],
+    ['PATCH asset', aw, 'PATCH', asset, { favorited: true, notes: 'paused' }],
+    ['archive', aw, 'POST', `${asset}/archive`, undefined],
+    ['unarchive', aw, 'POST', `${asset}/unarchive`, undefined],
+    ['DELETE asset', aw, 'DELETE', asset, undefined],
+    ['undelete asset', aw, 'POST', `${asset}/undelete`, undefined],
+    ['POST /campaigns', pw, 'POST', '/campaigns', { name: uniqueName('paused'), brandId, productIds }],
+    ['PATCH campaign', pw, 'PATCH', `/campaigns/${campaign.campaignId}`, { name: 'paused' }],
+    ['DELETE campaign', pw, 'DELETE', `/campaigns/${campaign.campaignId}`, undefined],
+    ['undelete campaign', pw, 'POST', `/campaigns/${(deletedCampaign ?? campaign).campaignId}/undelete`, undefined],
+  ];
+}
+
+async function expectAllPaused(api: ApiClient, writes: Awaited<ReturnType<typeof everyWrite>>): Promise<void> {
+  for (const [what, client, method, path, body] of writes) {
+    const response = await sendWrite(client, method, path, body);
+    await expect(response, `${what} while writes are paused`).toBeProblem(503, 'WRITES_PAUSED');
+    expect(response.header('retry-after'), `${what}: ${response.describe()}`).toMatch(/^\d+$/);
+  }
+  void api;
+}
+
+test('ERR-029 ERR-030 ERR-025 while writes are paused for the account, every creative, asset and campaign write answers 503 WRITES_PAUSED with Retry-After and changes nothing; reads are unaffected', { tag: '@control' }, async ({ api, control, account }) => {
+  const writes = await everyWrite(api, control, account);
+  const before = await snapshot(api);
+  const events = await markEvents(control, account);
+  await setFaults(control, account, { writesPaused: true });
+  await expectAllPaused(api, writes);
+  expect(await snapshot(api), 'nothing changed (the lists read normally while writes are paused)').toEqual(before);
+  expect(await events.since(), 'nothing was recorded').toEqual([]);
+  for (const path of ['/products', '/deliveries']) expect(await api.get(path, { query: { limit: 1 } }), `${path} while writes are paused`).toHaveStatus(200);
+  await setFaults(control, account, { writesPaused: false });
+  const [, client, method, path, body] = writes[0]!;
+  expect(await sendWrite(client, method, path, body), 'writes work again once resumed').toHaveStatus(200);
+});
+
+test('ERR-029 ERR-025 while writes are paused for everyone, every write of any account answers 503 WRITES_PAUSED; reads are unaffected', { tag: '@control' }, async ({ api, control, account, target }) => {
+  test.skip(!target.localMock, 'a global pause would reach every test running against a shared mock');
+  const writes = await everyWrite(api, control, account);
+  const before = await snapshot(api);
+  const global = await control.send('PATCH', '/__mock/faults', { writesPaused: true });
+  expect(global.status, global.text).toBe(200);
+  try {
+    await expectAllPaused(api, writes);
+    expect(await snapshot(api)).toEqual(before);
+  } finally {
+    const off = await control.send('PATCH', '/__mock/faults', { writesPaused: false });
+    expect(off.status, off.text).toBe(200);
+  }
+  const [, client, method, path, body] = writes[0]!;
+  expect(await sendWrite(client, method, path, body), 'writes work again once resumed').toHaveStatus(200);
+});
+
+test('ERR-031 ERR-029 while writes are paused, POST /runs, stop and POST /upscales answer 503 WRITES_PAUSED too', { tag: ['@control', '@assumed'] }, async ({ api, control, account }) => {
+  const runs = api.as('runs:write');
+  const productId = (await allCreatives(api))[0]!.productId;
+  const preset = await presetId(runs);
+  const asset = (await allAssets(api)).find((a) => a.type === 'STATIC' && Math.max(a.width, a.height) < 4096)!;
+  await setFaults(control, account, { writesPaused: true });
+  const paused = [
+    await runs.post('/runs', { body: { productIds: [productId], creativesPerProduct: 1, presetId: preset }, idempotencyKey: newKey('run') }),
+    await runs.post('/runs/run_conformance_unknown/stop'),
+    await runs.post('/upscales', { body: { source: { assetId: asset.assetId }, target: '4K' }, idempotencyKey: newKey('upscale') }),
+  ];
+  for (const response of paused) {
+    await expect(response).toBeProblem(503, 'WRITES_PAUSED');
+    expect(response.header('retry-after'), response.describe()).toMatch(/^\d+$/);
+  }
+  const list = await api.as('runs:read').get('/runs');
+  expect(list).toHaveStatus(200);
+  expect((list.json as { data: unknown[] }).data, 'no run was created').toEqual([]);
+});
+
+test('ERR-032 ERR-026 ERR-025 a campaign create or restore that lost a race answers 503 SERVICE_UNAVAILABLE with Retry-After and changes nothing; the same request then succeeds once', { tag: '@control' }, async ({ api, control, account }) => {
+  const { brandId, productIds } = await brandWithProducts(api, 1);
+  const deleted = pick(await allCampaigns(api, true), (c) => c.deletedAt !== null, 'the account has no deleted campaign');
+  const name = uniqueName('race');
+  const createKey = newKey('race');
+  const restoreKey = newKey('race');
+  const writer = api.as('campaigns:write');
+  const before = await snapshot(api);
+  await setFaults(control, account, { lostRaces: 2 });
+  const lost = [await postCampaign(api, { name, brandId, productIds }, createKey), await writer.post(`/campaigns/${deleted.campaignId}/undelete`, { idempotencyKey: restoreKey })];
+  for (const response of lost) {
+    await expect(response).toBeProblem(503, 'SERVICE_UNAVAILABLE');
+    expect(response.header('retry-after'), response.describe()).toMatch(/^\d+$/);
+  }
+  expect(await snapshot(api), 'nothing changed').toEqual(before);
+
+  const created = await postCampaign(api, { name, brandId, productIds }, createKey);
+  expect(created, 'the same create, retried with its key').toHaveStatus(201);
+  const restored = await writer.post(`/campaigns/${deleted.campaignId}/undelete`, { idempotencyKey: restoreKey });
+  expect(restored, 'the same restore, retried with its key').toHaveStatus(200);
+  expect((await allCampaigns(api, true)).filter((c) => c.name === name).length, 'created once').toBe(1);
+  expect(ok(await getCampaign(api, deleted.campaignId)).deletedAt).toBeNull();
+});
+
+test('ERR-039 ERR-042 a malformed JSON body answers 400, a non-JSON body 415 and a body over 1 MiB 413, each problem+json, and nothing changes', { tag: '@assumed' }, async ({ api }) => {
+  const c = pick(await allCreatives(api), () => true, 'the account has no live creative');
+  const path = `/creatives/${encodeURIComponent(c.creativeId)}`;
+  const writer = api.as('creatives:write');
+  const before = await getCreative(api, c.creativeId);
+  // Raw bytes (a Buffer): the client would re-encode a string that is not JSON.
+  await expect(await writer.patch(path, { rawBody: Buffer.from('{"metadata": '), contentType: 'application/json' }), 'malformed JSON').toBeProblem(400, 'VALIDATION_ERROR');
+  await expect(await writer.patch(path, { rawBody: 'metadata=x', contentType: 'application/x-www-form-urlencoded' }), 'a form body').toBeProblem(415, 'UNSUPPORTED_MEDIA_TYPE');
+  await expect(await writer.patch(path, { rawBody: 'metadata', contentType: 'text/plain' }), 'a text body').toBeProblem(415, 'UNSUPPORTED_MEDIA_TYPE');
+  const huge = JSON.stringify({ metadata: { cf: 'x'.repeat(1024 * 1024 + 16) } });
+  await expect(await writer.patch(path, { rawBody: Buffer.from(huge), contentType: 'application/json' }), 'a body over 1 MiB').toBeProblem(413, 'PAYLOAD_TOO_LARGE');
+  const after = await getCreative(api, c.creativeId);
+  expect(after.json).toEqual(before.json);
+  expect(after.header('etag')).toBe(before.header('etag'));
+});

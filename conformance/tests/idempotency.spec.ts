@@ -1,0 +1,262 @@
+/**
+ * Idempotency-Key (IDEM-*): required where the interface requires it (400
+ * IDEMPOTENCY_KEY_REQUIRED), optional on PATCH and DELETE, malformed → 400 INVALID_IDEMPOTENCY_KEY;
+ * a retry with the same key and request replays the original result (status, Location, ETag, body)
+ * without executing again; the same key with another request → 409 IDEMPOTENCY_KEY_REUSED; a
+ * request whose twin is still running → 409 IDEMPOTENCY_IN_PROGRESS with Retry-After; a 503
+ * WRITES_PAUSED does not consume the key; concurrent identical creates make one resource.
+ */
+import { expect, test, type ApiClient, type ApiResponse } from '../fixtures/index.ts';
+import { presetId } from '../fixtures/generation.ts';
+import {
+  allAssets,
+  allCampaigns,
+  allCreatives,
+  brandWithProducts,
+  clockWindow,
+  collectionSizes,
+  expectEventsByKey,
+  getCreative,
+  markEvents,
+  newKey,
+  ok,
+  postCampaign,
+  readyCampaign,
+  setFaults,
+  uniqueName,
+  type Campaign,
+  type CampaignInput,
+} from '../fixtures/resources.ts';
+
+/** The campaigns of the account carrying `name` (live or deleted). */
+async function campaignsNamed(api: ApiClient, name: string): Promise<Campaign[]> {
+  return (await allCampaigns(api, true)).filter((c) => c.name === name);
+}
+
+/** Status, Location, ETag and body of a response: what a replay repeats. */
+function outcome(response: ApiResponse): { status: number; location?: string; etag?: string; body: unknown } {
+  return { status: response.status, location: response.header('location'), etag: response.header('etag'), body: response.body };
+}
+
+async function campaignInput(api: ApiClient): Promise<CampaignInput & { name: string }> {
+  const { brandId, productIds } = await brandWithProducts(api, 1);
+  return { name: uniqueName('idempotency'), brandId, productIds };
+}
+
+test('IDEM-001 IDEM-002 IDEM-005 ERR-013 every operation that requires an Idempotency-Key answers 400 IDEMPOTENCY_KEY_REQUIRED without one, and changes nothing', async ({ api, account }) => {
+  const creative = (await allCreatives(api))[0];
+  const asset = (await allAssets(api))[0];
+  const campaign = (await allCampaigns(api, true))[0];
+  const input = await campaignInput(api);
+  const calls: [string, ApiClient, string, unknown][] = [['POST /campaigns', api.as('campaigns:write'), '/campaigns', input]];
+  if (creative) {
+    const id = encodeURIComponent(creative.creativeId);
+    calls.push(['approve', api.as('creatives:review'), `/creatives/${id}/approve`, undefined], ['reject', api.as('creatives:review'), `/creatives/${id}/reject`, {}], ['creative undelete', api.as('creatives:write'), `/creatives/${id}/undelete`, undefined]);
+  }
+  if (asset) {
+    const id = encodeURIComponent(asset.assetId);
+    for (const action of ['archive', 'unarchive', 'undelete']) calls.push([`asset ${action}`, api.as('assets:write'), `/assets/${id}/${action}`, undefined]);
+  }
+  if (campaign) calls.push(['campaign undelete', api.as('campaigns:write'), `/campaigns/${encodeURIComponent(campaign.campaignId)}/undelete`, undefined]);
+  if (account.has('runs:write')) {
+    calls.push(['POST /runs', api.as('runs:write'), '/runs', { productIds: input.productIds, creativesPerProduct: 1, presetId: await presetId(api.as('runs:write')) }]);
+    if (asset) calls.push(['POST /upscales', api.as('runs:write'), '/upscales', { source: { assetId: asset.assetId }, target: '4K' }]);
+  }
+  const before = { creatives: await allCreatives(api, true), assets: await allAssets(api, true), campaigns: await allCampaigns(api, true) };
+  for (const [what, client, path, body] of calls) {
+    const refused = await client.post(path, body === undefined ? {} : { body });
+    await expect(refused, `${what} without an Idempotency-Key`).toBeProblem(400, 'IDEMPOTENCY_KEY_REQUIRED');
+  }
+  const after = { creatives: await allCreatives(api, true), assets: await allAssets(api, true), campaigns: await allCampaigns(api, true) };
+  expect(after, 'nothing changed').toEqual(before);
+});
+
+test('IDEM-004 IDEM-011 ERR-013 a malformed Idempotency-Key answers 400 INVALID_IDEMPOTENCY_KEY; the bare and the quoted form are the same key', { tag: '@assumed' }, async ({ api }) => {
+  const input = await campaignInput(api);
+  const writer = api.as('campaigns:write');
+  for (const key of ['has space', 'x'.repeat(256), 'a/b', 'semi;colon', '"unterminated', '""']) {
+    await expect(await writer.post('/campaigns', { body: input, idempotencyKey: key }), `Idempotency-Key: ${key.slice(0, 40)}`).toBeProblem(400, 'INVALID_IDEMPOTENCY_KEY');
+  }
+  expect(await campaignsNamed(api, input.name), 'nothing was created').toEqual([]);
+
+  const bare = newKey('quoted');
+  const created = await writer.post('/campaigns', { body: input, idempotencyKey: bare });
+  expect(created, 'a key of 1–255 allowed characters').toHaveStatus(201);
+  const quoted = await writer.post('/campaigns', { body: input, idempotencyKey: `"${bare}"` });
+  expect(outcome(quoted), 'the quoted form replays the bare one').toEqual(outcome(created));
+  await expect(await writer.post('/campaigns', { body: { ...input, name: `${input.name} other` }, idempotencyKey: `"${bare}"` }), 'another request under the quoted form').toBeProblem(409, 'IDEMPOTENCY_KEY_REUSED');
+  expect((await campaignsNamed(api, input.name)).length).toBe(1);
+  const longest = await writer.post('/campaigns', { body: { ...input, name: `${input.name} 255` }, idempotencyKey: 'k'.repeat(255) });
+  expect(longest, 'a key of 255 characters').toHaveStatus(201);
+});
+
+test('IDEM-003 PATCH and DELETE of creatives, assets and campaigns succeed without an Idempotency-Key', { tag: '@control' }, async ({ api, control, account }) => {
+  const { campaign, creatives } = await readyCampaign(api, control, account, 1);
+  const asset = (await allAssets(api))[0]!;
+  const cases: [string, string, string][] = [
+    ['creative', 'creatives:write', `/creatives/${creatives[0]!.creativeId}`],
+    ['asset', 'assets:write', `/assets/${asset.assetId}`],
+    ['campaign', 'campaigns:write', `/campaigns/${campaign.campaignId}`],
+  ];
+  for (const [what, profile, path] of cases) {
+    expect(await api.as(profile).patch(path, { body: { metadata: { cf_no_key: 'yes' } } }), `PATCH of a ${what} without a key`).toHaveStatus(200);
+  }
+  for (const [what, profile, path] of cases) {
+    const deleted = await api.as(profile).delete(path);
+    expect(deleted, `DELETE of a ${what} without a key`).toHaveStatus(200);
+    expect((deleted.json as { deletedAt?: string | null }).deletedAt).not.toBeNull();
+  }
+});
+
+test('IDEM-006 IDEM-007 CAMP-022 a retried POST /campaigns with the same key and body replays the original status, Location, ETag and body without executing again', async ({ api }) => {
+  const input = await campaignInput(api);
+  const key = newKey('replay');
+  const writer = api.as('campaigns:write');
+  const first = await writer.post('/campaigns', { body: input, idempotencyKey: key });
+  expect(first).toHaveStatus(201);
+  const campaign = first.json as Campaign;
+
+  // The campaign changes after the create; a replay still answers the original result.
+  const renamed = await writer.patch(`/campaigns/${encodeURIComponent(campaign.campaignId)}`, { body: { name: `${input.name} renamed` } });
+  expect(renamed).toHaveStatus(200);
+  for (const attempt of [1, 2]) {
+    const replay = await writer.post('/campaigns', { body: input, idempotencyKey: key });
+    expect(outcome(replay), `retry ${attempt} replays the original result`).toEqual(outcome(first));
+  }
+  const named = (await allCampaigns(api, true)).filter((c) => c.campaignId === campaign.campaignId || c.name === input.name);
+  expect(named.map((c) => [c.campaignId, c.name]), 'one campaign, renamed once: the retries created and changed nothing').toEqual([[campaign.campaignId, `${input.name} renamed`]]);
+});
+
+test('IDEM-006 a retried approve replays its answer and records no second event', { tag: '@control' }, async ({ api, control, account }) => {
+  const { creatives } = await readyCampaign(api, control, account, 1);
+  const c = creatives[0]!;
+  const review = api.as('creatives:review');
+  const key = newKey('approve');
+  const events = await markEvents(control, account);
+  const first = await review.post(`/creatives/${c.creativeId}/approve`, { idempotencyKey: key });
+  expect(first).toHaveStatus(200);
+  const replay = await review.post(`/creatives/${c.creativeId}/approve`, { idempotencyKey: key });
+  expect(outcome(replay)).toEqual(outcome(first));
+  expectEventsByKey(await events.since(), [['creative.approved', c.creativeId]], account.keyId('creatives:review'));
+});
+
+test('IDEM-008 the same key with a different request answers 409 IDEMPOTENCY_KEY_REUSED and executes nothing', async ({ api }) => {
+  const input = await campaignInput(api);
+  const key = newKey('reused');
+  const writer = api.as('campaigns:write');
+  expect(await writer.post('/campaigns', { body: input, idempotencyKey: key })).toHaveStatus(201);
+  const other = { ...input, name: `${input.name} other` };
+  await expect(await writer.post('/campaigns', { body: other, idempotencyKey: key }), 'another body under the key').toBeProblem(409, 'IDEMPOTENCY_KEY_REUSED');
+  expect(await campaignsNamed(api, other.name), 'the other request was not executed').toEqual([]);
+  expect((await campaignsNamed(api, input.name)).length).toBe(1);
+});
+
+test('IDEM-008 the same key on another operation answers 409 IDEMPOTENCY_KEY_REUSED and changes nothing', { tag: '@control' }, async ({ api, control, account }) => {
+  const { creatives } = await readyCampaign(api, control, account, 2);
+  const [a, b] = creatives as [(typeof creatives)[0], (typeof creatives)[0]];
+  const key = newKey('reused');
+  const review = api.as('creatives:review');
+  expect(await review.post(`/creatives/${a.creativeId}/approve`, { idempotencyKey: key })).toHaveStatus(200);
+  const events = await markEvents(control, account);
+  await expect(await review.post(`/creatives/${b.creativeId}/approve`, { idempotencyKey: key }), 'the key of A\'s approve on B').toBeProblem(409, 'IDEMPOTENCY_KEY_REUSED');
+  await expect(await review.post(`/creatives/${a.creativeId}/reject`, { idempotencyKey: key }), 'the key of A\'s approve on A\'s reject').toBeProblem(409, 'IDEMPOTENCY_KEY_REUSED');
+  expect(ok(await getCreative(api, b.creativeId)), 'B is unchanged').toEqual(b);
+  expect(await events.since()).toEqual([]);
+});
+
+test('IDEM-009 IDEM-007 a request whose twin is still running answers 409 IDEMPOTENCY_IN_PROGRESS with Retry-After; the first completes and is then replayed', { tag: '@control' }, async ({ api, control, account, clock }) => {
+  const input = await campaignInput(api);
+  const writer = api.as('campaigns:write');
+  const slowSeconds = 120;
+  await setFaults(control, account, { slowWritesMs: slowSeconds * 1000 });
+  const scene = await clockWindow(clock, slowSeconds, async () => {
+    const key = newKey('in-progress');
+    const held = (await collectionSizes(control, account))['idempotency'] ?? 0;
+    const first = writer.post('/campaigns', { body: input, idempotencyKey: key });
+    // The first request holds its key (in progress) once the mock has recorded it.
+    let recorded = false;
+    for (let i = 0; i < 500 && !recorded; i += 1) recorded = ((await collectionSizes(control, account))['idempotency'] ?? 0) > held;
+    expect(recorded, 'the slow request reached the mock').toBe(true);
+    const second = await writer.post('/campaigns', { body: input, idempotencyKey: key });
+    return { key, first, second };
+  });
+  await expect(scene.second, 'the twin of a request still running').toBeProblem(409, 'IDEMPOTENCY_IN_PROGRESS');
+  expect(scene.second.header('retry-after'), scene.second.describe()).toMatch(/^\d+$/);
+
+  await clock.advance(slowSeconds);
+  const first = await scene.first;
+  expect(first, 'the first request completes once its (clock) time has passed').toHaveStatus(201);
+  await setFaults(control, account, { slowWritesMs: 0 });
+  const replay = await writer.post('/campaigns', { body: input, idempotencyKey: scene.key });
+  expect(outcome(replay), 'the retry after Retry-After replays the first result').toEqual(outcome(first));
+  expect((await campaignsNamed(api, input.name)).length, 'exactly one campaign').toBe(1);
+});
+
+test('IDEM-007 concurrent identical creates under one key produce exactly one campaign', async ({ api }) => {
+  const input = await campaignInput(api);
+  const key = newKey('concurrent');
+  const writer = api.as('campaigns:write');
+  const responses = await Promise.all(Array.from({ length: 6 }, () => writer.post('/campaigns', { body: input, idempotencyKey: key })));
+  const created = responses.filter((r) => r.status === 201);
+  for (const r of responses) {
+    if (r.status !== 201) await expect(r, 'a concurrent twin either replays (201) or is still in progress').toBeProblem(409, 'IDEMPOTENCY_IN_PROGRESS');
+  }
+  expect(created.length, 'at least one of them answers 201').toBeGreaterThan(0);
+  expect(new Set(created.map((r) => (r.json as Campaign).campaignId)).size, 'every 201 names the same campaign').toBe(1);
+  const after = await writer.post('/campaigns', { body: input, idempotencyKey: key });
+  expect(outcome(after), 'a later retry replays it').toEqual(outcome(created[0]!));
+  expect((await campaignsNamed(api, input.name)).length, 'exactly one campaign exists').toBe(1);
+});
+
+test('IDEM-010 ERR-026 ERR-029 ERR-025 a 503 WRITES_PAUSED does not consume the key: the identical request sent after writes resume executes once', { tag: '@control' }, async ({ api, control, account }) => {
+  const { creatives } = await readyCampaign(api, control, account, 1);
+  const input = await campaignInput(api);
+  const campaignKey = newKey('paused');
+  const approveKey = newKey('paused');
+  const writer = api.as('campaigns:write');
+  const review = api.as('creatives:review');
+  const approvePath = `/creatives/${creatives[0]!.creativeId}/approve`;
+  await setFaults(control, account, { writesPaused: true });
+  const events = await markEvents(control, account);
+  for (const paused of [await writer.post('/campaigns', { body: input, idempotencyKey: campaignKey }), await review.post(approvePath, { idempotencyKey: approveKey })]) {
+    await expect(paused).toBeProblem(503, 'WRITES_PAUSED');
+    expect(paused.header('retry-after'), paused.describe()).toMatch(/^\d+$/);
+  }
+  expect(await campaignsNamed(api, input.name), 'nothing was created').toEqual([]);
+  expect(ok(await getCreative(api, creatives[0]!.creativeId)).approvedAt, 'nothing was approved').toBeNull();
+  expect(await events.since()).toEqual([]);
+
+  await setFaults(control, account, { writesPaused: false });
+  const created = await writer.post('/campaigns', { body: input, idempotencyKey: campaignKey });
+  expect(created, 'the same create after writes resumed executes').toHaveStatus(201);
+  const approved = await review.post(approvePath, { idempotencyKey: approveKey });
+  expect(approved, 'the same approve after writes resumed executes').toHaveStatus(200);
+  expect((await campaignsNamed(api, input.name)).length).toBe(1);
+  const recorded = await events.since();
+  expect(recorded.map((e) => e.type).sort()).toEqual(['campaign.created', 'creative.approved']);
+});
+
+test('IDEM-012 a key is kept 24 hours per account: within them it replays, after them the request executes anew, and another account\'s same key is its own', { tag: ['@control', '@assumed'] }, async ({ api, apiFor, accountB, clock, target }) => {
+  test.skip(!target.localMock, 'moving a shared mock\'s clock by 25 hours would disturb every other test running against it');
+  const input = await campaignInput(api);
+  const key = newKey('retention');
+  const writer = api.as('campaigns:write');
+  const first = await writer.post('/campaigns', { body: input, idempotencyKey: key });
+  expect(first).toHaveStatus(201);
+  expect(first.header('idempotent-replayed')).toBeUndefined();
+
+  const otherApi = apiFor(accountB);
+  const otherInput = await campaignInput(otherApi);
+  const other = await otherApi.as('campaigns:write').post('/campaigns', { body: otherInput, idempotencyKey: key });
+  expect(other, 'the same key on another account executes there').toHaveStatus(201);
+
+  await clock.advance(23 * 3600);
+  const within = await writer.post('/campaigns', { body: input, idempotencyKey: key });
+  expect(outcome(within), 'after 23 hours the key still replays').toEqual(outcome(first));
+  expect(within.header('idempotent-replayed')).toBe('true');
+  await clock.advance(2 * 3600);
+  const after = await writer.post('/campaigns', { body: input, idempotencyKey: key });
+  expect(after, 'after 25 hours the request executes anew').toHaveStatus(201);
+  expect((after.json as Campaign).campaignId).not.toBe((first.json as Campaign).campaignId);
+  expect((await campaignsNamed(api, input.name)).length).toBe(2);
+});
