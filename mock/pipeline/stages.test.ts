@@ -113,3 +113,13 @@ describe('field errors', () => {
 describe('Collection in the store', () => {
   it('is a Collection', () => expect(account().creatives).toBeInstanceOf(Collection));
 });
+
+describe('field errors for metadata keys', () => {
+  it('META: an over-long key is one errors[] entry naming metadata.<key>', async () => {
+    const { validatorFor } = await import('../../spec/contract.ts');
+    const validate = validatorFor('#/components/schemas/AssetPatch');
+    const key = 'k'.repeat(41);
+    expect(validate({ metadata: { [key]: 'x' } })).toBe(false);
+    expect(fieldErrors(validate.errors ?? [])).toEqual([{ field: `metadata.${key}`, message: expect.any(String) }]);
+  });
+});

@@ -162,8 +162,11 @@ export function fieldErrors(errors: readonly ErrorObject[]): FieldError[] {
     } else if (error.keyword === 'additionalProperties') {
       field = join(field, String(params.additionalProperty));
       message = 'is not a known field';
-    } else if (error.keyword === 'propertyNames' || (params && 'propertyName' in params)) {
-      if (params.propertyName !== undefined) field = join(field, String(params.propertyName));
+    } else if (error.keyword === 'propertyNames' || (error as { propertyName?: string }).propertyName !== undefined || (params && 'propertyName' in params)) {
+      // Ajv reports a bad key twice: the key's own failure (propertyName on the error) and the
+      // propertyNames wrapper (propertyName in params); both name the same field.
+      const name = (error as { propertyName?: string }).propertyName ?? params.propertyName;
+      if (name !== undefined) field = join(field, String(name));
       message = 'is not a valid key (1-40 characters, no control characters or brackets)';
     } else if (error.keyword === 'enum') {
       message = `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;

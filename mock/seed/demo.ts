@@ -82,7 +82,9 @@ export function seedAccount(account: AccountState, options: SeedOptions): void {
   const brandB = productsByBrand[1]!;
 
   // --- campaigns and their creatives
-  for (const plan of campaignPlans(brandA, brandB, now)) seedCampaign(account, faker, plan);
+  // Inserted oldest first, as the API inserts them: lists read insertion order (CAMP-020 newest first).
+  const plans = campaignPlans(brandA, brandB, now).sort((a, b) => a.createdAt - b.createdAt);
+  for (const plan of plans) seedCampaign(account, faker, plan);
 
   // --- deliveries: one per readable creative per 1-3 delivery ratios (D15)
   let k = 0;
