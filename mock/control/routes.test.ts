@@ -133,6 +133,7 @@ describe('errors every operation shares', () => {
       createWebhookEndpoint: '{"url":"http://127.0.0.1:4020/","eventTypes":["run.completed"]}',
       updateWebhookEndpoint: '{}',
       updateAccountWebhookSettings: '{}',
+      updateGeneration: '{}',
     };
     const res = await raw(op.method.toUpperCase(), pathOf(op.path), minimal[op.operationId]);
     expect(res.status, res.text).toBe(404);

@@ -32,6 +32,7 @@ import { creditHandlers } from './credits.ts';
 import { controlOperations, controlValidator, parameterValidator, type ControlOperation } from './document.ts';
 import { eventHandlers } from './events.ts';
 import { faultHandlers } from './faults.ts';
+import { generationHandlers } from './generation.ts';
 import { ControlError, type ControlContext, type ControlHandler, type ControlHandlers, type ControlOptions, type ControlRequest } from './http.ts';
 import { lifecycleHandlers } from './lifecycle.ts';
 import { limitHandlers } from './limits.ts';
@@ -50,6 +51,7 @@ export const controlHandlers: ControlHandlers = {
   ...actionHandlers,
   ...lifecycleHandlers,
   ...webhookHandlers,
+  ...generationHandlers,
 };
 
 const EXTRA_PHRASES: Record<number, string> = { 501: 'Not Implemented' };
