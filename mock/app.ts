@@ -60,7 +60,7 @@ export function buildMock(options: MockOptions = {}): Mock {
     logError,
     defects: options.defects ?? new Set(),
     // Signed webhooks: listens to the event log, delivers over real HTTP on the clock's schedule.
-    webhooks: new WebhookService({ store, clock, events, logError }, options.webhooks),
+    webhooks: new WebhookService({ store, clock, events, logError, defects: options.defects }, options.webhooks),
   };
 
   /** A response for what fastify refuses before routing: problem+json with the per-IP RateLimit headers. */

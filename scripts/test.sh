@@ -20,3 +20,6 @@ npm run --silent rules:coverage -- --report-only
 
 echo "== conformance suite against a fresh local mock (npm run conformance)"
 npm run --silent conformance
+
+echo "== defect proof: every injected contract violation is noticed (npm run conformance:defects)"
+npm run --silent conformance:defects

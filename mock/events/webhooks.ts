@@ -34,6 +34,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { webhookDelivery } from '../../spec/contract.ts';
 import type { Clock } from '../clock.ts';
+import { signedWithDefects, withPayloadDefects } from '../defects.ts';
 import type { AccountState, Store } from '../store.ts';
 import { DEFAULT_RETRY_POLICY, nextAttemptAt, type RetryPolicy } from './backoff.ts';
 import {
@@ -49,7 +50,7 @@ import {
 import type { EventLog } from './log.ts';
 import type { DomainEvent, EventType } from './model.ts';
 import { renderPayload } from './payload.ts';
-import { newSigningSecret, signatureHeaders } from './signing.ts';
+import { newSigningSecret } from './signing.ts';
 import { httpTransport, type DeliveryResult, type OutgoingDelivery, type Transport } from './transport.ts';
 
 /** What the service needs of the mock's services (buildMock passes its own). */
@@ -58,6 +59,8 @@ export interface WebhookDeps {
   clock: Clock;
   events: EventLog;
   logError?: (error: unknown, context: string) => void;
+  /** Injected contract violations (`--defect NAME`, mock/defects.ts); default none. */
+  defects?: ReadonlySet<string>;
 }
 
 export interface WebhookOptions {
@@ -154,6 +157,7 @@ export class WebhookService {
   private readonly store: Store;
   private readonly clock: Clock;
   private readonly logError: (error: unknown, context: string) => void;
+  private readonly defects: ReadonlySet<string>;
   private readonly transport: Transport;
   private readonly timeoutMs: number;
   private readonly retry: RetryPolicy;
@@ -170,6 +174,7 @@ export class WebhookService {
   constructor(deps: WebhookDeps, options: WebhookOptions = {}) {
     this.store = deps.store;
     this.clock = deps.clock;
+    this.defects = deps.defects ?? new Set();
     this.logError = deps.logError ?? ((error, context) => console.error(`[mock] ${context}:`, error));
     this.transport = options.transport ?? httpTransport;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -380,13 +385,13 @@ export class WebhookService {
     const endpoint = state.endpoints.get(delivery.endpointId);
     const reason = this.blocked(account, endpoint);
     if (reason !== undefined || !endpoint) return void notSent(reason ?? 'the endpoint was deleted');
-    const payload = renderPayload(account, delivery.event, now);
+    const payload = withPayloadDefects(this.defects, renderPayload(account, delivery.event, now));
     if (!payload) return void notSent(`the ${delivery.event.resource.kind} ${delivery.event.resource.id} has no public representation any more`);
 
     const body = JSON.stringify(payload);
     const prepared: Prepared = {
       attemptedAt: now,
-      request: { url: endpoint.url, headers: { 'content-type': 'application/json', ...signatureHeaders(endpoint.secret, delivery.event.eventId, now, body) }, body, timeoutMs: this.timeoutMs },
+      request: { url: endpoint.url, headers: { 'content-type': 'application/json', ...signedWithDefects(this.defects, endpoint.secret, delivery.event.eventId, now, body, delivery.attempts + 1) }, body, timeoutMs: this.timeoutMs },
     };
     delivery.attempts += 1;
     const attempt = delivery.attempts;

@@ -1,0 +1,105 @@
+/**
+ * Reading Playwright's JSON report and judging a defect run against the pass-through run: pure
+ * functions, shared by scripts/prove-defects.ts and its unit test (report.test.ts).
+ */
+
+/** The parts of Playwright's JSON report read here. */
+export interface JsonReport {
+  suites?: JsonSuite[];
+  errors?: { message?: string }[];
+  stats?: { expected: number; unexpected: number; flaky: number; skipped: number };
+}
+
+interface JsonSuite {
+  title: string;
+  file?: string;
+  specs?: JsonSpec[];
+  suites?: JsonSuite[];
+}
+
+interface JsonSpec {
+  title: string;
+  file: string;
+  tags?: string[];
+  tests: { status?: 'expected' | 'unexpected' | 'flaky' | 'skipped'; results?: { status: string; retry?: number; error?: { message?: string } }[] }[];
+}
+
+/** `not-run`: selected, but the run stopped before it (--max-failures). */
+export type Outcome = 'passed' | 'failed' | 'flaky' | 'skipped' | 'not-run';
+
+export interface TestOutcome {
+  /** `file › describe › title`: the same for one test in every run. */
+  id: string;
+  /** What Playwright's --grep is matched against: file, titles, tags, space-separated. */
+  grepTitle: string;
+  outcome: Outcome;
+  /** The first line of the first failure, when it failed. */
+  error?: string;
+}
+
+function tagged(tag: string): string {
+  return tag.startsWith('@') ? tag : `@${tag}`;
+}
+
+/** Every test of a report with its outcome (`--list` reports give `skipped` for all). */
+export function testsOf(report: JsonReport): TestOutcome[] {
+  const out: TestOutcome[] = [];
+  const visit = (suite: JsonSuite, titles: string[]): void => {
+    const here = suite.file !== undefined && titles.length === 0 ? [suite.title] : [...titles, suite.title];
+    for (const spec of suite.specs ?? []) {
+      const test = spec.tests[0];
+      const results = test?.results ?? [];
+      let outcome: Outcome;
+      if (test?.status === 'unexpected') outcome = 'failed';
+      else if (test?.status === 'flaky' || results.some((r) => (r.retry ?? 0) > 0)) outcome = 'flaky';
+      else if (test?.status === 'expected' && results.some((r) => r.status === 'passed')) outcome = 'passed';
+      else if (results.length === 0) outcome = 'not-run';
+      else outcome = 'skipped';
+      const error = results.find((r) => r.error?.message)?.error?.message;
+      out.push({
+        id: [...here, spec.title].join(' › '),
+        grepTitle: [...here, spec.title, ...(spec.tags ?? []).map(tagged)].join(' '),
+        outcome,
+        ...(outcome === 'failed' && error ? { error: firstLine(error) } : {}),
+      });
+    }
+    for (const child of suite.suites ?? []) visit(child, here);
+  };
+  for (const suite of report.suites ?? []) visit(suite, []);
+  return out;
+}
+
+function firstLine(message: string): string {
+  // eslint-style colour codes from Playwright's messages
+  const plain = message.replace(/\u001b\[[0-9;]*m/g, '');
+  return (plain.split('\n').find((line) => line.trim() !== '') ?? '').trim().slice(0, 200);
+}
+
+export interface Verdict {
+  /** Tests the defect's grep selected. */
+  selected: number;
+  /** Tests that ran to a verdict (passed or failed). */
+  ran: number;
+  /** Tests that failed under the defect. */
+  failed: TestOutcome[];
+  /** Failed under the defect and passed in the pass-through run: the proof. */
+  proof: TestOutcome[];
+  /** Tests retried (must never happen: the suite runs with retries 0). */
+  flaky: number;
+  detected: boolean;
+  /** Why the defect does not count as detected, when it does not. */
+  reason?: string;
+}
+
+/** Judge a defect run: detected when a test that passed without the defect failed with it. */
+export function judge(defectRun: readonly TestOutcome[], passThrough: ReadonlyMap<string, Outcome>, runErrors: readonly string[] = []): Verdict {
+  const failed = defectRun.filter((t) => t.outcome === 'failed');
+  const proof = failed.filter((t) => passThrough.get(t.id) === 'passed');
+  const flaky = defectRun.filter((t) => t.outcome === 'flaky').length;
+  const ran = defectRun.filter((t) => t.outcome === 'passed' || t.outcome === 'failed').length;
+  const verdict: Verdict = { selected: defectRun.length, ran, failed, proof, flaky, detected: proof.length > 0 };
+  if (defectRun.length === 0) verdict.reason = runErrors.length > 0 ? `the run failed: ${runErrors[0]}` : 'its grep selected no test';
+  else if (failed.length === 0) verdict.reason = 'every selected test passed';
+  else if (proof.length === 0) verdict.reason = 'the tests that failed did not pass without the defect either';
+  return verdict;
+}

@@ -1,0 +1,456 @@
+/**
+ * Proof that the conformance suite can fail (`npm run conformance:defects`): for every defect of
+ * conformance/defects/catalogue.ts, run the tests that name the rules it breaks against a mock with
+ * that defect injected, and require at least one of them to fail. A failure only counts when the
+ * same test passes without the defect: the selected tests run once more through a pass-through
+ * proxy first, and that run must have zero failures and zero retries.
+ *
+ *   npx tsx scripts/prove-defects.ts [--only NAME[,NAME...]] [--lanes N] [--list] [--all]
+ *
+ *   --only   run these defects only (and the pass-through run of their tests)
+ *   --lanes  parallel lanes (default 2)
+ *   --list   print what each defect selects, run nothing
+ *   --all    run every selected test of a defect; by default a defect run stops at its first
+ *            failure (--max-failures=1), which is all the proof needs
+ *
+ * Two lanes by default (a 2-core CI machine): each lane has its own mock (manual clock) and runs
+ * one Playwright process at a time (one worker) against a proxy in front of it; a proxy defect
+ * gets a fresh proxy on a new port, a mock defect (webhooks) a mock of its own started with
+ * `--defect NAME`. Reporters are quiet (JSON to a file); the table goes to stdout and to
+ * conformance-report/defects.md. Exit 1 when a defect goes unnoticed, selects no test, or the
+ * pass-through run is not clean.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { DEFECT_KINDS, DEFECTS, type Defect } from '../conformance/defects/catalogue.ts';
+import { startProxy } from '../conformance/defects/proxy.ts';
+import { judge, testsOf, type JsonReport, type Outcome, type TestOutcome, type Verdict } from '../conformance/defects/report.ts';
+import { basePath } from '../spec/contract.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const REPORT_DIR = `${ROOT}conformance-report/defects/`;
+const OUTPUT_DIR = `${ROOT}test-results/defects/`;
+const PLAYWRIGHT = `${ROOT}node_modules/@playwright/test/cli.js`;
+const TSX = `${ROOT}node_modules/.bin/tsx`;
+const CONFIG = 'conformance/defects/playwright.config.ts';
+/** A selected test set runs well within this; past it the run is stopped and counted as failed. */
+const RUN_TIMEOUT_MS = 240_000;
+const MOCK_START_TIMEOUT_MS = 30_000;
+
+// ---------------------------------------------------------------------------------------------
+// Arguments
+
+const { values: args } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    lanes: { type: 'string', default: '2' },
+    list: { type: 'boolean', default: false },
+    all: { type: 'boolean', default: false },
+  },
+  strict: true,
+});
+const lanes = Math.max(1, Number(args.lanes) || 2);
+const only = args.only ? new Set(args.only.split(',').map((s) => s.trim())) : undefined;
+if (only) for (const name of only) if (!DEFECTS.some((d) => d.name === name)) fail(`--only: no defect named ${name}`);
+const defects = DEFECTS.filter((d) => !only || only.has(d.name));
+
+function fail(message: string): never {
+  console.error(`prove-defects: ${message}`);
+  process.exit(2);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The catalogue itself
+
+function catalogueProblems(): string[] {
+  const problems: string[] = [];
+  if (DEFECTS.length < 25) problems.push(`the catalogue has ${DEFECTS.length} defects; at least 25 are required`);
+  for (const kind of DEFECT_KINDS) {
+    const count = DEFECTS.filter((d) => d.kind === kind).length;
+    if (count < 2) problems.push(`kind ${kind} has ${count} defect(s); at least 2 are required`);
+  }
+  const names = DEFECTS.map((d) => d.name);
+  for (const name of new Set(names.filter((n, i) => names.indexOf(n) !== i))) problems.push(`defect ${name} is listed twice`);
+  for (const d of DEFECTS) {
+    if (d.via === 'proxy' && !d.request && !d.response) problems.push(`defect ${d.name} is injected by the proxy but changes nothing`);
+    try {
+      new RegExp(d.grep);
+    } catch (error) {
+      problems.push(`defect ${d.name}: grep ${d.grep} is not a regular expression (${(error as Error).message})`);
+    }
+  }
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Processes
+
+interface Mock {
+  origin: string;
+  stop(): Promise<void>;
+}
+
+const children = new Set<ChildProcess>();
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    for (const child of children) killGroup(child, 'SIGKILL');
+    process.exit(130);
+  });
+}
+process.on('exit', () => {
+  for (const child of children) killGroup(child, 'SIGKILL');
+});
+
+/** Start `tsx mock/main.ts` on a free port (manual clock), in its own process group. */
+async function startMock(label: string, mockDefects: readonly string[] = []): Promise<Mock> {
+  const log = `${REPORT_DIR}mock-${label}.log`;
+  const child = spawn(TSX, ['mock/main.ts', '--port', '0', '--host', '127.0.0.1', '--clock', 'manual', ...mockDefects.flatMap((d) => ['--defect', d])], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  children.add(child);
+  let output = '';
+  const origin = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the mock (${label}) did not start within ${MOCK_START_TIMEOUT_MS} ms:\n${output}`)), MOCK_START_TIMEOUT_MS);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      const match = /listening on (http:\/\/[^/\s]+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the mock (${label}) exited with ${code} at start:\n${output}`));
+    });
+  });
+  // Keep draining its output into the log (a full pipe would stall it).
+  child.stdout!.removeAllListeners('data');
+  child.stderr!.removeAllListeners('data');
+  writeFileSync(log, output);
+  const append = (chunk: Buffer) => writeFileSync(log, chunk, { flag: 'a' });
+  child.stdout!.on('data', append);
+  child.stderr!.on('data', append);
+  // The demo account is seeded after the port opens; wait for the control plane to answer.
+  const deadline = Date.now() + MOCK_START_TIMEOUT_MS;
+  for (;;) {
+    try {
+      const response = await fetch(`${origin}/__mock/clock`, { signal: AbortSignal.timeout(2_000) });
+      if (response.ok) break;
+    } catch {
+      // not yet
+    }
+    if (Date.now() > deadline) throw new Error(`the mock (${label}) control plane did not answer`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (mockDefects.length > 0) {
+    const listed = (await (await fetch(`${origin}/__mock/defects`)).json()) as { defects?: string[] };
+    const missing = mockDefects.filter((d) => !listed.defects?.includes(d));
+    if (missing.length > 0) throw new Error(`the mock (${label}) does not report the defect(s) ${missing.join(', ')} at GET /__mock/defects`);
+  }
+  return {
+    origin,
+    stop: async () => {
+      child.removeAllListeners('exit');
+      killGroup(child, 'SIGTERM');
+      const deadline = Date.now() + 5_000;
+      while (child.exitCode === null && child.signalCode === null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      killGroup(child, 'SIGKILL');
+      children.delete(child);
+    },
+  };
+}
+
+interface RunResult {
+  tests: TestOutcome[];
+  errors: string[];
+  seconds: number;
+}
+
+/** Run Playwright (one worker, no retries, no trace, JSON report to a file) against `origin`. */
+interface SuiteOptions {
+  grep: string;
+  /** Spec files (relative to conformance/tests/) to load; all when absent. */
+  files?: readonly string[];
+  grepInvert?: string;
+  shard?: string;
+  mode: 'list' | 'all' | 'first-failure';
+}
+
+async function runSuite(name: string, origin: string, { grep, files, grepInvert, shard, mode }: SuiteOptions): Promise<RunResult> {
+  const started = Date.now();
+  const reportFile = `${REPORT_DIR}${name}.json`;
+  rmSync(reportFile, { force: true });
+  const argv = [PLAYWRIGHT, 'test', '-c', CONFIG, '--grep', grep, '--reporter=json', '--workers=1', '--retries=0', '--trace=off', `--output=${OUTPUT_DIR}${name}`, '--pass-with-no-tests'];
+  if (grepInvert !== undefined) argv.push('--grep-invert', grepInvert);
+  // Only the files holding selected tests are loaded (Playwright loads every file before --grep).
+  if (files !== undefined) argv.push(...files.map((f) => `conformance/tests/${f}`));
+  if (shard !== undefined) argv.push(`--shard=${shard}`);
+  if (mode === 'list') argv.push('--list');
+  // A failed test restarts the worker (seconds of set-up): stop at the first failure, the proof.
+  if (mode === 'first-failure') argv.push('--max-failures=1');
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    CONFORMANCE_BASE_URL: `${origin}${basePath}`,
+    // The target is the local mock (behind the proxy): the tests treat it as `npm run conformance` does.
+    CONFORMANCE_LOCAL_MOCK: '1',
+    CONFORMANCE_ASSUMPTIONS: 'enforce',
+    CONFORMANCE_ALLOW_SPEND: '1',
+    PLAYWRIGHT_JSON_OUTPUT_FILE: reportFile,
+    FORCE_COLOR: '0',
+  };
+  for (const key of ['CONFORMANCE_MOCK_PID', 'CONFORMANCE_KEYS', 'CONFORMANCE_KEYS_B']) delete env[key];
+  const child = spawn(process.execPath, argv, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  children.add(child);
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  const timer = setTimeout(() => killGroup(child, 'SIGKILL'), RUN_TIMEOUT_MS);
+  await new Promise<void>((resolve) => child.once('close', () => resolve()));
+  clearTimeout(timer);
+  children.delete(child);
+  writeFileSync(`${REPORT_DIR}${name}.log`, output);
+  let report: JsonReport = {};
+  try {
+    report = JSON.parse(readFileSync(reportFile, 'utf8')) as JsonReport;
+  } catch {
+    return { tests: [], errors: [`no JSON report (exit ${child.exitCode ?? child.signalCode}); see conformance-report/defects/${name}.log`], seconds: (Date.now() - started) / 1000 };
+  }
+  const errors = (report.errors ?? []).map((e) => (e.message ?? '').split('\n')[0]!.slice(0, 200));
+  return { tests: testsOf(report), errors, seconds: (Date.now() - started) / 1000 };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Jobs and lanes
+
+interface Job {
+  name: string;
+  defect: Defect | undefined;
+  grep: string;
+  files: readonly string[];
+  grepInvert?: string;
+  shard?: string;
+}
+
+interface JobResult extends RunResult {
+  job: Job;
+}
+
+/** Parallel lanes, each with a correct mock of its own, running one job (one Playwright process) at a time. */
+class Lanes {
+  private constructor(private readonly mocks: Mock[]) {}
+
+  static async start(count: number): Promise<Lanes> {
+    return new Lanes(await Promise.all(Array.from({ length: count }, (_, i) => startMock(`lane-${i + 1}`))));
+  }
+
+  async run(jobs: readonly Job[], onDone: (result: JobResult) => void): Promise<JobResult[]> {
+    const queue = [...jobs];
+    const results: JobResult[] = [];
+    await Promise.all(
+      this.mocks.map(async (mock) => {
+        for (let job = queue.shift(); job; job = queue.shift()) {
+          const result = await runJob(job, mock);
+          results.push(result);
+          onDone(result);
+        }
+      }),
+    );
+    return results;
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.mocks.map((m) => m.stop()));
+  }
+}
+
+async function runJob(job: Job, laneMock: Mock): Promise<JobResult> {
+  const started = Date.now();
+  let ownMock: Mock | undefined;
+  try {
+    ownMock = job.defect?.via === 'mock' ? await startMock(job.name, [job.defect.name]) : undefined;
+  } catch (error) {
+    return { job, tests: [], errors: [firstLineOf(error)], seconds: (Date.now() - started) / 1000 };
+  }
+  const proxy = await startProxy((ownMock ?? laneMock).origin, job.defect);
+  try {
+    const mode = job.defect && !args.all ? 'first-failure' : 'all';
+    const result = await runSuite(job.name, proxy.origin, { grep: job.grep, files: job.files, mode, ...(job.grepInvert ? { grepInvert: job.grepInvert } : {}), ...(job.shard ? { shard: job.shard } : {}) });
+    if (proxy.forwarded === 0 && result.tests.length > 0) result.errors.push('no request went through the proxy');
+    return { job, ...result, seconds: (Date.now() - started) / 1000 };
+  } finally {
+    await proxy.close();
+    await ownMock?.stop();
+  }
+}
+
+function firstLineOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split('\n').filter((line) => line.trim() !== '').slice(0, 3).join(' / ').slice(0, 300);
+}
+
+/** CPU seconds of this process and of every child it waited for (Linux; 0 elsewhere). */
+function cpuSeconds(): number {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+    // fields[11..14]: utime stime cutime cstime, in clock ticks (100 per second on Linux)
+    return [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
+
+/** `creatives.spec.ts: GET /creatives lists usable …` from a test id, its rule ids left out. */
+function shortName(id: string): string {
+  const [file, ...titles] = id.split(' › ');
+  const title = titles.join(' › ').replace(/^(?:[A-Z]+-\d+\s+)+/, '');
+  return `${file}: ${title.length > 60 ? `${title.slice(0, 57)}…` : title}`;
+}
+
+function table(rows: { defect: Defect; verdict: Verdict; seconds: number }[]): string {
+  const lines = ['| defect | kind | rules broken | tests selected | run | failed | detected | seconds | caught by |', '|---|---|---|---:|---:|---:|---|---:|---|'];
+  for (const { defect, verdict, seconds } of rows) {
+    const caughtBy = verdict.detected ? verdict.proof.map((t) => shortName(t.id)).slice(0, 2).join('; ') : (verdict.reason ?? '');
+    lines.push(
+      `| ${defect.name} | ${defect.kind} | ${defect.rules.join(' ')} | ${verdict.selected} | ${verdict.ran} | ${verdict.failed.length} | ${verdict.detected ? 'yes' : '**NO**'} | ${seconds.toFixed(1)} | ${cell(caughtBy)} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const problems = catalogueProblems();
+  if (problems.length > 0 && !only) {
+    for (const p of problems) console.error(`prove-defects: ${p}`);
+    process.exit(1);
+  }
+  mkdirSync(REPORT_DIR, { recursive: true });
+  rmSync(OUTPUT_DIR, { recursive: true, force: true });
+  const started = Date.now();
+  const cpuAtStart = cpuSeconds();
+
+  // 1. What each defect selects, from one --list of the whole suite.
+  const listed = await runSuite('list', 'http://127.0.0.1:9', { grep: '.', mode: 'list' });
+  if (listed.tests.length === 0) fail(`listing the suite failed: ${listed.errors.join('; ')}`);
+  // Playwright matches --grep case-insensitively.
+  const selects = (grep: string) => (t: TestOutcome) => new RegExp(grep, 'i').test(t.grepTitle);
+  const filesOf = (tests: readonly TestOutcome[]) => [...new Set(tests.map((t) => t.id.split(' › ')[0]!))].sort();
+  const selection = new Map(defects.map((d) => [d.name, listed.tests.filter(selects(d.grep))]));
+  if (args.list) {
+    for (const d of defects) console.log(`${d.name.padEnd(34)} ${d.kind.padEnd(13)} ${String(selection.get(d.name)!.length).padStart(3)} tests  ${d.grep}`);
+    return;
+  }
+  const union = `(?:${defects.map((d) => d.grep).join(')|(?:')})`;
+  const unionTests = listed.tests.filter(selects(union));
+  const unionCount = unionTests.length;
+  console.log(`prove-defects: ${defects.length} defects over ${listed.tests.length} tests of the suite, ${lanes} lanes; the pass-through run selects ${unionCount} tests`);
+
+  const lanePool = await Lanes.start(lanes);
+  const log = (r: JobResult) => {
+    const failed = r.tests.filter((t) => t.outcome === 'failed').length;
+    const ran = r.tests.filter((t) => t.outcome === 'passed' || t.outcome === 'failed').length;
+    const note = r.errors.find((e) => !e.startsWith('Testing stopped early'));
+    console.log(`  ${r.job.name.padEnd(36)} ${String(ran).padStart(3)} run ${String(failed).padStart(3)} failed  ${r.seconds.toFixed(1).padStart(5)} s${note ? `  (${note})` : ''}`);
+  };
+  let results: JobResult[];
+  let passThroughTests: TestOutcome[];
+  try {
+    // 2. The selected tests without any defect, through a pass-through proxy (sharded over the lanes).
+    const shards: Job[] = Array.from({ length: lanes }, (_, i) => ({ name: `pass-through-${i + 1}`, defect: undefined, grep: union, files: filesOf(unionTests), shard: `${i + 1}/${lanes}` }));
+    passThroughTests = (await lanePool.run(shards, log)).flatMap((r) => r.tests);
+
+    // 3. Each defect, on the tests of its rules that passed without it. Mock defects first (each
+    //    starts a mock of its own), then the largest selections.
+    const notClean = passThroughTests.filter((t) => t.outcome === 'failed' || t.outcome === 'flaky');
+    const grepInvert = notClean.length > 0 ? notClean.map((t) => escapeRegExp(t.id.split(' › ').slice(1).join(' '))).join('|') : undefined;
+    const order = (d: Defect) => (d.via === 'mock' ? 1000 : 0) + selection.get(d.name)!.length;
+    const jobs: Job[] = [...defects]
+      .filter((d) => selection.get(d.name)!.length > 0)
+      .sort((a, b) => order(b) - order(a))
+      .map((d) => ({ name: d.name, defect: d, grep: d.grep, files: filesOf(selection.get(d.name)!), ...(grepInvert ? { grepInvert } : {}) }));
+    results = await lanePool.run(jobs, log);
+  } finally {
+    await lanePool.stop();
+  }
+  const wall = (Date.now() - started) / 1000;
+  const cpu = cpuSeconds() - cpuAtStart;
+
+  const baseline = new Map<string, Outcome>(passThroughTests.map((t) => [t.id, t.outcome]));
+  const baselineFailures = passThroughTests.filter((t) => t.outcome === 'failed' || t.outcome === 'flaky');
+  const rows = defects.map((defect) => {
+    const result = results.find((r) => r.job.defect === defect);
+    const verdict = judge(result?.tests ?? [], baseline, result?.errors ?? []);
+    if (!verdict.detected && defect.via === 'mock' && verdict.failed.length === 0 && verdict.selected > 0) {
+      verdict.reason = `${verdict.reason}; check that the mock applies it (mock/defects.ts, and services.defects reaching the code that sends it)`;
+    }
+    return { defect, verdict: { ...verdict, selected: selection.get(defect.name)!.length }, seconds: result?.seconds ?? 0 };
+  });
+  const undetected = rows.filter((r) => !r.verdict.detected);
+  const retried = rows.reduce((n, r) => n + r.verdict.flaky, 0);
+  const count = (outcome: Outcome) => passThroughTests.filter((t) => t.outcome === outcome).length;
+
+  const summary = [
+    `# Defect proof`,
+    '',
+    `Generated by \`npm run conformance:defects\` (scripts/prove-defects.ts). Each defect of conformance/defects/catalogue.ts is injected`,
+    `into a correct mock (by the fault-injecting proxy, or for webhooks by the mock's \`--defect\` switch), and the tests naming the rules it`,
+    `breaks run against it, stopping at the first failure. A defect counts as detected when a test that passes without it fails with it.`,
+    '',
+    `Pass-through (no defect): ${passThroughTests.length} tests, ${count('passed')} passed, ${count('skipped')} skipped, ${baselineFailures.length} failed or retried.`,
+    `Defects: ${rows.length} (${DEFECT_KINDS.map((k) => `${k} ${rows.filter((r) => r.defect.kind === k).length}`).join(', ')}); detected ${rows.length - undetected.length}, undetected ${undetected.length}; retries ${retried}.`,
+    `Time: ${wall.toFixed(0)} s wall, ${cpu.toFixed(0)} s CPU (all processes), ${lanes} lanes.`,
+    '',
+    table(rows),
+    '',
+  ];
+  if (baselineFailures.length > 0) {
+    summary.push('## Failures without any defect', '', ...baselineFailures.map((t) => `- ${cell(t.id)}: ${t.outcome}${t.error ? ` (${cell(t.error)})` : ''}`), '');
+  }
+  writeFileSync(`${ROOT}conformance-report/defects.md`, summary.join('\n'));
+  console.log(`\n${summary.slice(6).join('\n')}`);
+  console.log('report: conformance-report/defects.md; logs and JSON reports: conformance-report/defects/');
+
+  const reasons: string[] = [];
+  if (passThroughTests.length === 0) reasons.push('the pass-through run ran no test');
+  if (baselineFailures.length > 0) reasons.push(`${baselineFailures.length} test(s) failed or were retried without any defect`);
+  if (undetected.length > 0) reasons.push(`undetected: ${undetected.map((r) => `${r.defect.name} (${r.verdict.reason})`).join(', ')}`);
+  if (retried > 0) reasons.push(`${retried} test(s) were retried`);
+  if (problems.length > 0) reasons.push(...problems);
+  if (reasons.length > 0) {
+    for (const reason of reasons) console.error(`prove-defects: FAIL: ${reason}`);
+    process.exit(1);
+  }
+  console.log(`prove-defects: every defect was detected (${wall.toFixed(0)} s)`);
+}
+
+try {
+  await main();
+} catch (error) {
+  console.error(`prove-defects: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(2);
+}
