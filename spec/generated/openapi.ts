@@ -1578,7 +1578,7 @@ export interface components {
                 };
             };
         };
-        /** @description The body is larger than 1 MiB. */
+        /** @description The body is larger than 1 MiB (also on an operation that takes no body, whose body is otherwise ignored). */
         PayloadTooLarge: {
             headers: {
                 RateLimit: components["headers"]["RateLimit"];
@@ -1911,6 +1911,7 @@ export interface operations {
                 };
             };
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequestsText"];
             503: components["responses"]["WritesPaused"];
         };
@@ -1988,6 +1989,7 @@ export interface operations {
                 };
             };
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequestsText"];
             503: components["responses"]["WritesPaused"];
         };
@@ -2216,6 +2218,7 @@ export interface operations {
                 };
             };
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequestsText"];
             503: components["responses"]["WritesPaused"];
         };
@@ -2303,6 +2306,7 @@ export interface operations {
                     };
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequestsText"];
             503: components["responses"]["WritesPausedOrLostRace"];
         };
@@ -2387,6 +2391,7 @@ export interface operations {
             404: components["responses"]["AssetNotFound"];
             409: components["responses"]["IdempotencyConflict"];
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequestsText"];
             503: components["responses"]["WritesPaused"];
         };
@@ -2450,6 +2455,7 @@ export interface operations {
             404: components["responses"]["AssetNotFound"];
             409: components["responses"]["IdempotencyConflict"];
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequestsText"];
             503: components["responses"]["WritesPaused"];
         };
@@ -2478,6 +2484,7 @@ export interface operations {
             404: components["responses"]["AssetNotFound"];
             409: components["responses"]["IdempotencyConflict"];
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequestsText"];
             503: components["responses"]["WritesPaused"];
         };
@@ -2506,6 +2513,7 @@ export interface operations {
             404: components["responses"]["AssetNotFound"];
             409: components["responses"]["IdempotencyConflict"];
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequestsText"];
             503: components["responses"]["WritesPaused"];
         };
@@ -2897,6 +2905,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ScopeDenied"];
             404: components["responses"]["RunNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequestsProblem"];
             503: components["responses"]["WritesPaused"];
         };

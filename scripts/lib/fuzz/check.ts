@@ -66,6 +66,9 @@ export function checkExchange(plan: RequestPlan | undefined, request: ConcreteRe
   const defect = plan.defect;
   // Rate limits are decided before validation (route, authenticate, rate-limit, ..., validate).
   if (defect && response.status === 429) return problems;
+  // A body over the size limit is refused as it arrives (D24), before the request is authenticated
+  // or read, so 413 is the earliest refusal of a huge body whatever else it carries.
+  if (defect && response.status === 413 && plan.body?.kind === 'huge') return problems;
   if (defect) {
     const fail = (message: string) => problems.push({ check: 'defect-not-refused', message: `${defect.target} defect (${defect.kind}${defect.fields.length ? `, ${defect.fields.join(' or ')}` : ''}): ${message}`, ...base, defect });
     switch (defect.target) {

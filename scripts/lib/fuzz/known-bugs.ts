@@ -51,14 +51,6 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
       });
     },
   },
-  {
-    id: 'KB4-413-undeclared-on-operations-without-body',
-    title: 'a body over 1 MiB on an operation that takes none answers an undeclared 413',
-    detail:
-      'mock/app.ts parses every body up to 1 MiB whatever the operation, so DELETE /creatives/{id}, DELETE /assets/{id}, DELETE /campaigns/{id}, the undelete/archive/unarchive actions and POST /runs/{id}/stop answer 413 PAYLOAD_TOO_LARGE for a large body they would otherwise ignore; the document declares 413 only on operations with a request body. (GETs are not affected: fastify does not read their body.) Either the document declares 413 there, or the mock ignores bodies it does not read.',
-    // The undeclared status, or the same 413 answered before the defect the request carried.
-    matches: (p) => p.response?.status === 413 && p.request !== undefined && !operations.get(p.request.operationId)?.requestBody,
-  },
 ];
 
 export function knownBugOf(problem: Problem): KnownBug | undefined {
