@@ -326,3 +326,18 @@ describe('faults on demand: Prefer: scenario=<name>', () => {
     expect(statuses).toEqual([429, 429, 200]);
   });
 });
+
+describe('fuzz findings, fixed', () => {
+  it('KB1: a path id is measured in characters (150 astral characters are a valid id, answered 404)', async () => {
+    const res = await h.request('GET', `/products/${encodeURIComponent('𝕏'.repeat(150))}`, { key: acct.key('read') });
+    expect(res.status, res.text).toBe(404);
+    const tooLong = await h.request('GET', `/products/${encodeURIComponent('𝕏'.repeat(201))}`, { key: acct.key('read') });
+    expect(tooLong.status).toBe(400);
+  });
+
+  it('KB2: an If-Match longer than 2048 characters is 400 naming If-Match', async () => {
+    const res = await h.request('PATCH', '/campaigns/cmp_1', { key: acct.key('all'), body: { name: 'x' }, headers: { 'if-match': `"${'a'.repeat(2050)}"` } });
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0].field).toBe('If-Match');
+  });
+});

@@ -1,8 +1,11 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../spec/contract.ts';
 import { Collection } from '../collection.ts';
 import { planFor } from '../domain/accounts/service.ts';
 import { newAccountState } from '../store.ts';
+import { hashKey } from './authenticate.ts';
+import { nextRequestId } from './index.ts';
 import { beginIdempotent, canonicalJson, finishIdempotent, fingerprint, IDEMPOTENCY_RETENTION_MS, leavesKeyFree } from './idempotency.ts';
 import { checkIfMatch, etagOf } from './preconditions.ts';
 import { fieldErrors, parseIfMatch } from './validate.ts';
@@ -121,5 +124,39 @@ describe('field errors for metadata keys', () => {
     const key = 'k'.repeat(41);
     expect(validate({ metadata: { [key]: 'x' } })).toBe(false);
     expect(fieldErrors(validate.errors ?? [])).toEqual([{ field: `metadata.${key}`, message: expect.any(String) }]);
+  });
+});
+
+describe('per-request helpers', () => {
+  it('request ids keep the req_ prefix and never repeat', () => {
+    const ids = Array.from({ length: 5000 }, () => nextRequestId());
+    for (const id of ids) expect(id).toMatch(/^req_[0-9a-f]{20,}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('hashKey is sha256 hex, the same on a memoized hit, past the memo bound and for long tokens', () => {
+    const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+    const token = `cgs_${'a'.repeat(64)}`;
+    expect(hashKey(token)).toBe(sha(token));
+    expect(hashKey(token)).toBe(sha(token));
+    for (let i = 0; i < 2500; i++) expect(hashKey(`cgs_${i}`)).toBe(sha(`cgs_${i}`));
+    expect(hashKey(token)).toBe(sha(token));
+    const long = 'x'.repeat(10_000);
+    expect(hashKey(long)).toBe(sha(long));
+    expect(hashKey(long)).toBe(sha(long));
+  });
+});
+
+describe('fuzz findings, fixed', () => {
+  it('KB3: a numeric metadata key is named as a key, an array position as an index', async () => {
+    const { validatorFor } = await import('../../spec/contract.ts');
+    const patch = validatorFor('#/components/schemas/AssetPatch');
+    const body = { metadata: { '0': 42 } };
+    expect(patch(body)).toBe(false);
+    expect(fieldErrors(patch.errors ?? [], body).map((e) => e.field)).toEqual(['metadata.0']);
+    const create = validatorFor('#/components/schemas/CampaignCreate');
+    const campaign = { name: 'x', brandId: 'b', productIds: ['a', 7] };
+    expect(create(campaign)).toBe(false);
+    expect(fieldErrors(create.errors ?? [], campaign).map((e) => e.field)).toEqual(['productIds[1]']);
   });
 });

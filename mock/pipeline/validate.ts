@@ -23,6 +23,9 @@ export function normalizeIdempotencyKey(raw: string): string {
   return raw.startsWith('"') ? raw.slice(1, -1) : raw;
 }
 
+/** The If-Match parameter's maxLength in the document. */
+const IF_MATCH_MAX_LENGTH = Number((resolvePointer('#/components/parameters/IfMatch/schema') as { maxLength: number }).maxLength);
+
 export interface ValidatedInput {
   query: Record<string, unknown>;
   body: unknown;
@@ -32,22 +35,31 @@ export interface ValidatedInput {
 // Query parameters arrive as strings: a separate Ajv with type coercion, for the inline
 // parameter schemas of the document (they hold no $ref; path ids are checked as plain strings).
 const queryAjv = addFormats(new Ajv2020({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false }));
-const queryValidators = new Map<string, ValidateFunction>();
 
-function queryValidator(operation: OperationInfo): ValidateFunction {
-  let validate = queryValidators.get(operation.operationId);
-  if (!validate) {
+interface QueryPlan {
+  /** The operation's query parameter names (others are ignored). */
+  known: ReadonlySet<string>;
+  validate: ValidateFunction;
+}
+const queryPlans = new Map<string, QueryPlan>();
+
+/** Compiled once per operation: the names it knows and the coercing validator. */
+function queryPlan(operation: OperationInfo): QueryPlan {
+  let plan = queryPlans.get(operation.operationId);
+  if (!plan) {
     const properties: Record<string, unknown> = {};
     const required: string[] = [];
+    const known = new Set<string>();
     for (const p of operation.parameters) {
       if (p.in !== 'query') continue;
+      known.add(p.name);
       properties[p.name] = p.schema;
       if (p.required) required.push(p.name);
     }
-    validate = queryAjv.compile({ type: 'object', properties, required });
-    queryValidators.set(operation.operationId, validate);
+    plan = { known, validate: queryAjv.compile({ type: 'object', properties, required }) };
+    queryPlans.set(operation.operationId, plan);
   }
-  return validate;
+  return plan;
 }
 
 export function validateRequest(operation: OperationInfo, raw: RawRequest, pathParams: Record<string, string>): ValidatedInput {
@@ -67,22 +79,23 @@ export function validateRequest(operation: OperationInfo, raw: RawRequest, pathP
   // Path parameters.
   const pathErrors: FieldError[] = [];
   for (const [name, value] of Object.entries(pathParams)) {
-    if (value.length === 0 || value.length > 200) pathErrors.push({ field: name, message: 'must be 1-200 characters' });
+    // `Id` counts characters (code points), not UTF-16 units.
+    const length = [...value].length;
+    if (length === 0 || length > 200) pathErrors.push({ field: name, message: 'must be 1-200 characters' });
   }
   if (pathErrors.length) throw new ApiError('VALIDATION_ERROR', 'A path parameter is invalid.', { extensions: { errors: pathErrors } });
 
   // Query parameters (unknown ones are ignored, like most HTTP APIs do).
-  const known = new Set(operation.parameters.filter((p) => p.in === 'query').map((p) => p.name));
+  const { known, validate: validateQuery } = queryPlan(operation);
   const query: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(raw.query)) if (known.has(name)) query[name] = value;
-  const validateQuery = queryValidator(operation);
   if (!validateQuery(query)) {
-    throw new ApiError('VALIDATION_ERROR', 'A query parameter is invalid.', { extensions: { errors: fieldErrors(validateQuery.errors ?? []) } });
+    throw new ApiError('VALIDATION_ERROR', 'A query parameter is invalid.', { extensions: { errors: fieldErrors(validateQuery.errors ?? [], query) } });
   }
 
   // If-Match must be `*` or a list of entity tags.
   const ifMatch = raw.headers['if-match'];
-  if (operation.ifMatch && ifMatch !== undefined && parseIfMatch(ifMatch) === undefined) {
+  if (operation.ifMatch && ifMatch !== undefined && (ifMatch.length > IF_MATCH_MAX_LENGTH || parseIfMatch(ifMatch) === undefined)) {
     throw new ApiError('VALIDATION_ERROR', 'If-Match must be * or a comma-separated list of entity tags.', {
       extensions: { errors: [{ field: 'If-Match', message: 'must be * or a list of quoted entity tags' }] },
     });
@@ -114,7 +127,7 @@ function parseBody(operation: OperationInfo, raw: RawRequest): unknown {
     });
   }
   const validate = validatorFor(spec.schemaPointer);
-  if (!validate(parsed)) throw bodyError(operation, nameConditionalFields(spec.schemaPointer, parsed, fieldErrors(validate.errors ?? [])), 'The body does not match the operation\'s schema.');
+  if (!validate(parsed)) throw bodyError(operation, nameConditionalFields(spec.schemaPointer, parsed, fieldErrors(validate.errors ?? [], parsed)), 'The body does not match the operation\'s schema.');
   return parsed;
 }
 
@@ -148,12 +161,13 @@ function bodyError(operation: OperationInfo, errors: FieldError[], detail: strin
 }
 
 /** Turn Ajv errors into one `{ field, message }` per offending field, most specific first. */
-export function fieldErrors(errors: readonly ErrorObject[]): FieldError[] {
+/** `data` is the validated value: a numeric segment is an array index only where the data holds an array. */
+export function fieldErrors(errors: readonly ErrorObject[], data?: unknown): FieldError[] {
   const byField = new Map<string, string>();
   const structural = new Set(['oneOf', 'anyOf', 'allOf', 'if', 'not', 'then', 'else']);
   const ordered = [...errors].sort((a, b) => Number(structural.has(a.keyword)) - Number(structural.has(b.keyword)));
   for (const error of ordered) {
-    let field = pointerToField(error.instancePath);
+    let field = pointerToField(error.instancePath, data);
     let message = error.message ?? 'is invalid';
     const params = error.params as Record<string, unknown>;
     if (error.keyword === 'required') {
@@ -178,12 +192,16 @@ export function fieldErrors(errors: readonly ErrorObject[]): FieldError[] {
   return [...byField].map(([field, message]) => ({ field, message }));
 }
 
-function pointerToField(pointer: string): string {
+function pointerToField(pointer: string, data: unknown): string {
   if (!pointer) return '';
   let out = '';
+  let node = data;
   for (const raw of pointer.split('/').slice(1)) {
     const part = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    out += /^\d+$/.test(part) ? `[${part}]` : out ? `.${part}` : part;
+    // an index into an array (`productIds[2]`), else a key, numeric or not (`metadata.0`)
+    const index = Array.isArray(node) || (node === undefined && /^\d+$/.test(part));
+    out += index ? `[${part}]` : out ? `.${part}` : part;
+    node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
   }
   return out;
 }
