@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeMetadata, metadataField } from './shared.ts';
+import { iso, mergeMetadata, metadataField } from './shared.ts';
 
 describe('mergeMetadata (META-*)', () => {
   const cases: [string, { current: Record<string, string>; patch: Record<string, string | null>; want: Record<string, string>; changed: boolean }][] = [
@@ -27,5 +27,19 @@ describe('mergeMetadata (META-*)', () => {
     const current = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, 'v']));
     expect(() => mergeMetadata(current, { extra: 'v' })).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR', status: 422, extensions: { errors: [expect.objectContaining({ field: 'metadata' })] } }));
     expect(mergeMetadata(current, { extra: 'v', k0: null }).changed).toBe(true);
+  });
+});
+
+describe('iso', () => {
+  it('formats like Date#toISOString, on a cached hit, past the cache bound, and still refuses an invalid time', () => {
+    const times = [0, -0, 1, 1.5, 1_767_225_600_123, -62_198_755_200_000, 8.64e15];
+    for (const ms of times) {
+      expect(iso(ms)).toBe(new Date(ms).toISOString());
+      expect(iso(ms)).toBe(new Date(ms).toISOString());
+    }
+    for (let i = 0; i < 25_000; i++) expect(iso(1_767_225_600_000 + i * 997)).toBe(new Date(1_767_225_600_000 + i * 997).toISOString());
+    expect(iso(times[4]!)).toBe(new Date(times[4]!).toISOString());
+    expect(() => iso(Number.NaN)).toThrow(RangeError);
+    expect(() => iso(8.64e15 + 1)).toThrow(RangeError);
   });
 });

@@ -15,8 +15,20 @@ export function unchanged<T>(value: T): Transition<T> {
   return { next: value, events: [], changed: false };
 }
 
+// Formatting is cached: the same few timestamps are shown on every read of a list. A bounded map
+// from epoch ms to its ISO string, cleared when full; a miss formats as before (and still throws
+// a RangeError on an invalid time).
+const ISO_CACHE_MAX = 10_000;
+const isoCache = new Map<number, string>();
+
 export function iso(ms: number): string {
-  return new Date(ms).toISOString();
+  let text = isoCache.get(ms);
+  if (text === undefined) {
+    text = new Date(ms).toISOString();
+    if (isoCache.size >= ISO_CACHE_MAX) isoCache.clear();
+    isoCache.set(ms, text);
+  }
+  return text;
 }
 
 export function isoOrNull(ms: number | null): string | null {

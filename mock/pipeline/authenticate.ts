@@ -16,8 +16,22 @@ const securityScheme = resolvePointer('#/components/securitySchemes/bearer') as 
 const KEY_PATTERN = new RegExp(String(securityScheme['x-key-pattern']));
 const SCOPE_IMPLIES = securityScheme['x-scope-implies'] as Record<Scope, Scope[]>;
 
+// sha256 of a presented token, memoized per process: a bounded map (cleared when full) from the
+// token to its hash. It lives only in memory, never in the store, which still holds only hashes.
+const HASH_MEMO_MAX = 1000;
+const HASH_MEMO_MAX_KEY_LENGTH = 256; // longer tokens (never valid) are hashed, not remembered
+const hashMemo = new Map<string, string>();
+
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  let hash = hashMemo.get(key);
+  if (hash === undefined) {
+    hash = createHash('sha256').update(key).digest('hex');
+    if (key.length <= HASH_MEMO_MAX_KEY_LENGTH) {
+      if (hashMemo.size >= HASH_MEMO_MAX) hashMemo.clear();
+      hashMemo.set(key, hash);
+    }
+  }
+  return hash;
 }
 
 /** Every scope a key effectively holds, implications included (AUTH: runs:write implies runs:read...). */

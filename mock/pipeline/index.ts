@@ -34,9 +34,19 @@ export interface PipelineServices {
   logError: (error: unknown, context: string) => void;
 }
 
+// Request ids: a random per-process prefix (48 bits) and a counter (hex, 8 digits until it passes
+// 2^32, then longer), so every id stays unique without asking the CSPRNG on each request.
+const REQUEST_ID_PREFIX = `req_${randomBytes(6).toString('hex')}`;
+let requestCounter = 0;
+
+export function nextRequestId(): string {
+  requestCounter += 1;
+  return REQUEST_ID_PREFIX + requestCounter.toString(16).padStart(8, '0');
+}
+
 export async function runPipeline(services: PipelineServices, raw: RawRequest): Promise<RawResponse> {
   const { store, clock, limiter } = services;
-  const requestId = `req_${randomBytes(10).toString('hex')}`;
+  const requestId = nextRequestId();
   const now = clock.now();
   let operation: OperationInfo | undefined;
   let decision: Decision | undefined;

@@ -27,7 +27,9 @@ export function presentCreative(account: AccountState, c: Creative, view: Creati
     throw new Error(`creative ${c.creativeId} has no public representation`); // callers answer 404 first (CRTV-001, CRTV-005)
   }
   const product = account.products.get(c.productId);
-  return {
+  // Built field by field, in the schema's order (the JSON is byte-for-byte what a literal with
+  // conditional spreads gives), without the throwaway objects of `...(cond ? {...} : {})`.
+  const out: Schemas['Creative'] = {
     object: 'creative',
     creativeId: c.creativeId,
     productId: c.productId,
@@ -41,11 +43,13 @@ export function presentCreative(account: AccountState, c: Creative, view: Creati
     approvedAt: isoOrNull(c.approvedAt),
     playerUrl: c.playerUrl,
     embedCode: c.embedCode,
-    ...(view.showDeleted ? { deletedAt: c.deletedAt === null ? null : iso(c.deletedAt) } : {}),
-    ...metadataField(c.metadata),
-    status: c.status,
-    ...(view.expandProduct && product ? { product: presentProduct(product) as Schemas['Product'] } : {}),
-  };
+  } as Schemas['Creative'];
+  if (view.showDeleted) out.deletedAt = c.deletedAt === null ? null : iso(c.deletedAt);
+  const metadata = metadataField(c.metadata).metadata;
+  if (metadata !== undefined) out.metadata = metadata;
+  out.status = c.status;
+  if (view.expandProduct && product) out.product = presentProduct(product) as Schemas['Product'];
+  return out;
 }
 
 /**

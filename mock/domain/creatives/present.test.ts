@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { planFor } from '../accounts/service.ts';
+import { newAccountState } from '../../store.ts';
+import { presentProduct } from '../catalog/present.ts';
+import type { Product } from '../catalog/model.ts';
+import type { Campaign } from '../campaigns/model.ts';
+import { iso, isoOrNull, metadataField } from '../shared.ts';
+import type { Creative } from './model.ts';
+import { presentCreative, shownAspectRatio, type CreativeView } from './present.ts';
+
+/** The representation as the literal with conditional spreads wrote it: the bytes must not move. */
+function reference(account: ReturnType<typeof newAccountState>, c: Creative, view: CreativeView): unknown {
+  const product = account.products.get(c.productId);
+  return {
+    object: 'creative',
+    creativeId: c.creativeId,
+    productId: c.productId,
+    campaignId: c.campaignId,
+    brandId: c.brandId,
+    sku: product?.sku ?? null,
+    mediaType: c.mediaType,
+    url: c.url,
+    thumbnailUrl: c.thumbnailUrl,
+    aspectRatio: shownAspectRatio(account, c),
+    approvedAt: isoOrNull(c.approvedAt),
+    playerUrl: c.playerUrl,
+    embedCode: c.embedCode,
+    ...(view.showDeleted ? { deletedAt: c.deletedAt === null ? null : iso(c.deletedAt) } : {}),
+    ...metadataField(c.metadata),
+    status: c.status,
+    ...(view.expandProduct && product ? { product: presentProduct(product) } : {}),
+  };
+}
+
+describe('presentCreative', () => {
+  it('CRTV-003..011: the same JSON as the literal form, for every view, deleted or not, with or without metadata and product', () => {
+    const account = newAccountState({ accountId: 'acc_t', name: 't', tag: 'aaaaaa', plan: planFor('enterprise'), createdAt: 0, seed: 1 });
+    const product: Product = { productId: 'prd_1', brandId: 'brd_1', sku: 'SKU-1', title: 'P', primaryImageUrl: 'https://x/p.png', primaryImageWidth: 1000, primaryImageHeight: 1000, galleryImageUrls: [], createdAt: 0 };
+    account.products.set(product.productId, product);
+    const base: Creative = {
+      creativeId: 'crv_1', productId: 'prd_1', campaignId: 'cmp_1', brandId: 'brd_1', mediaType: 'image', status: 'PENDING',
+      url: 'https://x/c.png', thumbnailUrl: 'https://x/t.png', playerUrl: null, embedCode: null, ownAspectRatio: '1:1',
+      approvedAt: null, rejectionReason: null, deletedAt: null, deletedWithCampaign: false, metadata: {}, createdAt: 0, cropJobs: 0,
+    };
+    const variants: Creative[] = [
+      base,
+      { ...base, approvedAt: 1_767_225_600_123, status: 'APPROVED', metadata: { a: '1', b: '2' } },
+      { ...base, deletedAt: 1_767_225_600_000, productId: 'prd_missing', ownAspectRatio: null },
+    ];
+    for (const c of variants) {
+      for (const showDeleted of [false, true]) {
+        for (const expandProduct of [false, true]) {
+          const view = { showDeleted, expandProduct };
+          expect(JSON.stringify(presentCreative(account, c, view))).toBe(JSON.stringify(reference(account, c, view)));
+        }
+      }
+    }
+  });
+});
