@@ -22,7 +22,7 @@ import type { ApiClient } from '../fixtures/index.ts';
 import { acceptedRun, getRun, idempotencyKey, pollRun, presetId, setPlan, someProductIds } from '../fixtures/generation.ts';
 import {
   expect,
-  fixmeWithoutWebhookRoutes,
+  requireWebhookRoutes,
   needsOperations,
   registerInbox,
   settledAttempts,
@@ -459,7 +459,7 @@ test('EVT-003 EVT-006 EVT-007 nothing is sent while the plan lacks the webhooks 
 });
 
 test('EVT-006 EVT-007 an endpoint added after a change was processed gets nothing of it; one added before the processing gets it', { tag: '@control' }, async ({ api, account, control, clock, inbox }) => {
-  fixmeWithoutWebhookRoutes(await webhookRoutesServed(control, account));
+  requireWebhookRoutes(await webhookRoutesServed(control, account));
   const [early, pending] = await creativesIn(api, 'PENDING', 2);
   await approve(api, early!.creativeId);
   await clock.advance(120);
