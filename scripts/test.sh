@@ -15,8 +15,8 @@ npm run --silent typecheck
 echo "== unit tests (npx vitest run)"
 npx vitest run
 
-echo "== rule coverage of the conformance suite (npm run rules:coverage -- --report-only)"
-npm run --silent rules:coverage -- --report-only
+echo "== every pinned, observable rule is named by a conformance test (npm run rules:coverage)"
+npm run --silent rules:coverage
 
 echo "== conformance suite against a fresh local mock (npm run conformance)"
 npm run --silent conformance

@@ -72,7 +72,8 @@ test('RATE-003 RATE-021 RATE-023 RATE-026 a read over its limit is a plain-text 
     return { api, responses: await burst(api, '/products', quota + 1) };
   });
   const { api, responses } = observed;
-  test.fixme(!overrideApplied(responses, quota), 'POST /__mock/accounts does not apply `limits` yet (mock/control/routes.ts)');
+  // a control plane that ignores this part of spec/mock-control.yaml fails the test
+  expect(!overrideApplied(responses, quota), 'POST /__mock/accounts does not apply `limits` (mock/control/routes.ts)').toBe(false);
 
   responses.slice(0, quota).forEach((response, index) => expectCountdown(response, quota, index + 1));
   const limited = responses[quota]!;
@@ -98,7 +99,8 @@ test('RATE-005 two keys of one account have separate per-key budgets', { tag: '@
     const other = await apiFor(account, 'runs:read').unpaced().get('/products', { query: { limit: 1 } });
     return { responses, other };
   });
-  test.fixme(!overrideApplied(responses, quota), 'POST /__mock/accounts does not apply `limits` yet (mock/control/routes.ts)');
+  // a control plane that ignores this part of spec/mock-control.yaml fails the test
+  expect(!overrideApplied(responses, quota), 'POST /__mock/accounts does not apply `limits` (mock/control/routes.ts)').toBe(false);
   expect(responses[quota]!).toHaveStatus(429);
   expectCountdown(other, quota, 1);
 });
@@ -110,7 +112,8 @@ test('RATE-001 RATE-023 RATE-026 a generation-plane 429 is problem+json RATE_LIM
     const account = await accounts.create({ limits: { 'group:generation_read': quota } });
     return burst(apiFor(account, 'runs:read'), '/presets', quota + 1);
   });
-  test.fixme(!overrideApplied(responses, quota), 'POST /__mock/accounts does not apply `limits` yet (mock/control/routes.ts)');
+  // a control plane that ignores this part of spec/mock-control.yaml fails the test
+  expect(!overrideApplied(responses, quota), 'POST /__mock/accounts does not apply `limits` (mock/control/routes.ts)').toBe(false);
   expectCountdown(responses[0]!, quota, 1);
   const limited = responses[quota]!;
   await expect(limited).toBeProblem(429, 'RATE_LIMITED');
@@ -124,7 +127,8 @@ test('RATE-021 waiting the reported reset after remaining=0 restores the budget 
   const api = apiFor(account);
   const responses: ApiResponse[] = [];
   for (let i = 0; i < quota * 3; i += 1) responses.push(await api.get('/products', { query: { limit: 1 } }));
-  test.fixme(!overrideApplied(responses, quota), 'POST /__mock/accounts does not apply `limits` yet (mock/control/routes.ts)');
+  // a control plane that ignores this part of spec/mock-control.yaml fails the test
+  expect(!overrideApplied(responses, quota), 'POST /__mock/accounts does not apply `limits` (mock/control/routes.ts)').toBe(false);
   for (const [index, response] of responses.entries()) {
     expect(response, `paced read ${index + 1}`).toHaveStatus(200);
     expect(response.retriedAfter, `paced read ${index + 1} needed no retry: waiting reset seconds after remaining=0 is enough`).toBeUndefined();

@@ -9,7 +9,7 @@
  *
  * Endpoints are added in the dashboard, not through the API: the tests register the inbox through
  * the mock's control plane, so every test here is @control. While the mock does not serve those
- * routes yet, each test marks itself fixme at run time.
+ * routes, each test fails (they are part of spec/mock-control.yaml).
  *
  * Absence is judged with a marker: a later change whose delivery is awaited. Deliveries to one
  * endpoint go out one at a time in the order they are processed, so anything an earlier change
