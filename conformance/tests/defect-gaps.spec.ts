@@ -7,12 +7,11 @@
  *   never 412: a 412 would tell the caller that the item exists (GEN-004, ERR-020; RFC 9110 13.2.2
  *   evaluates preconditions after the checks that would answer 404 anyway).
  */
-import { expect, test, type ApiClient, type ApiResponse } from '../fixtures/index.ts';
-import { allAssets, allCampaigns, allCreatives, uniformPart } from '../fixtures/resources.ts';
+import { expect, skipWhenAbsent, test, type ApiClient, type ApiResponse } from '../fixtures/index.ts';
+import { expectSame404, oneDeletedOfEachKind, oneOfEachKind, ownerView, UNKNOWN_IDS, type ResourceKind } from '../fixtures/resources.ts';
 
-const UNKNOWN = { creative: 'crv_conformance_unknown_0000', asset: 'ast_conformance_unknown_0000', campaign: 'cmp_conformance_unknown_0000' };
-const CODES = { creative: 'CREATIVE_NOT_FOUND', asset: 'ASSET_NOT_FOUND', campaign: 'CAMPAIGN_NOT_FOUND' };
-type Kind = keyof typeof UNKNOWN;
+const UNKNOWN = UNKNOWN_IDS;
+type Kind = ResourceKind;
 
 /** A tag no representation has: a precondition judged first would fail with 412. */
 const STALE = '"conformance-stale-etag"';
@@ -47,49 +46,32 @@ async function write(api: ApiClient, kind: Kind, w: Write, id: string): Promise<
   return w.method === 'PATCH' ? client.patch(path, options) : client.delete(path, options);
 }
 
-async function expectSame404(response: ApiResponse, reference: ApiResponse, kind: Kind, what: string): Promise<void> {
+/** The uniform 404, and in particular not a 412 that would reveal the item exists. */
+async function expectSame404NotPrecondition(response: ApiResponse, reference: ApiResponse, kind: Kind, what: string): Promise<void> {
   expect(response.status, `${what}: a 412 would reveal that the item exists\n${response.describe()}`).not.toBe(412);
-  await expect(response, what).toBeProblem(404, CODES[kind]);
-  await expect(reference, `${what} on an unknown id`).toBeProblem(404, CODES[kind]);
-  expect(uniformPart(response.problem), `${what}: apart from requestId and instance, the same 404 as for an unknown id`).toEqual(uniformPart(reference.problem));
-}
-
-async function ownerView(api: ApiClient, kind: Kind, id: string): Promise<{ body: unknown; etag: string | undefined }> {
-  const response = await api.get(`/${kind}s/${encodeURIComponent(id)}`, { query: { showDeleted: true } });
-  expect(response).toHaveStatus(200);
-  return { body: response.body, etag: response.header('etag') };
+  await expectSame404(response, reference, kind, what);
 }
 
 test('GEN-004 ERR-020 ETAG-005 a write with a stale If-Match on another account\'s creative, asset or campaign answers the uniform 404, not 412, and changes nothing', async ({ api, apiFor, accountB }) => {
-  const mine: Partial<Record<Kind, string>> = {
-    creative: (await allCreatives(api))[0]?.creativeId,
-    asset: (await allAssets(api))[0]?.assetId,
-    campaign: (await allCampaigns(api))[0]?.campaignId,
-  };
-  const judged = Object.entries(mine).filter(([, id]) => id !== undefined) as [Kind, string][];
-  test.skip(judged.length === 0, 'account A has no creative, asset or campaign');
+  const judged = await oneOfEachKind(api);
+  skipWhenAbsent(judged.length === 0, 'account A has no creative, asset or campaign');
   const other = apiFor(accountB);
   for (const [kind, id] of judged) {
     const before = await ownerView(api, kind, id);
     for (const w of WRITES[kind]) {
-      await expectSame404(await write(other, kind, w, id), await write(other, kind, w, UNKNOWN[kind]), kind, `${w.what} with If-Match on account A's ${kind} by account B`);
+      await expectSame404NotPrecondition(await write(other, kind, w, id), await write(other, kind, w, UNKNOWN[kind]), kind, `${w.what} with If-Match on account A's ${kind} by account B`);
     }
     expect(await ownerView(api, kind, id), `account A's ${kind} is unchanged`).toEqual(before);
   }
 });
 
 test('ERR-020 ETAG-005 a write with a stale If-Match on a deleted creative, asset or campaign answers the uniform 404, not 412, and changes nothing', async ({ api }) => {
-  const deleted: Partial<Record<Kind, string>> = {
-    creative: (await allCreatives(api, true)).find((c) => c.deletedAt !== null)?.creativeId,
-    asset: (await allAssets(api, true)).find((a) => a.deletedAt !== null)?.assetId,
-    campaign: (await allCampaigns(api, true)).find((c) => c.deletedAt !== null)?.campaignId,
-  };
-  const judged = Object.entries(deleted).filter(([, id]) => id !== undefined) as [Kind, string][];
-  test.skip(judged.length === 0, 'the account has no deleted creative, asset or campaign');
+  const judged = await oneDeletedOfEachKind(api);
+  skipWhenAbsent(judged.length === 0, 'the account has no deleted creative, asset or campaign');
   for (const [kind, id] of judged) {
     const before = await ownerView(api, kind, id);
     for (const w of WRITES[kind]) {
-      await expectSame404(await write(api, kind, w, id), await write(api, kind, w, UNKNOWN[kind]), kind, `${w.what} with If-Match on a deleted ${kind}`);
+      await expectSame404NotPrecondition(await write(api, kind, w, id), await write(api, kind, w, UNKNOWN[kind]), kind, `${w.what} with If-Match on a deleted ${kind}`);
     }
     expect(await ownerView(api, kind, id), `the deleted ${kind} is unchanged`).toEqual(before);
   }

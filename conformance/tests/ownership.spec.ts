@@ -4,12 +4,22 @@
  * instance), on reads and on every write, and the write changes nothing; on a write, a deleted
  * item and a creative without a public representation answer that same 404 too.
  */
-import { expect, test, type ApiClient, type ApiResponse } from '../fixtures/index.ts';
-import { allAssets, allCampaigns, allCreatives, dashboard, newCampaign, newKey, pick, uniformPart } from '../fixtures/resources.ts';
+import { expect, skipWhenAbsent, test, type ApiClient, type ApiResponse } from '../fixtures/index.ts';
+import {
+  dashboard,
+  expectSame404,
+  newCampaign,
+  newKey,
+  oneDeletedOfEachKind,
+  oneOfEachKind,
+  ownerView,
+  pick,
+  UNKNOWN_IDS,
+  type ResourceKind,
+} from '../fixtures/resources.ts';
 
-const UNKNOWN = { creative: 'crv_conformance_unknown_0000', asset: 'ast_conformance_unknown_0000', campaign: 'cmp_conformance_unknown_0000' };
-const CODES = { creative: 'CREATIVE_NOT_FOUND', asset: 'ASSET_NOT_FOUND', campaign: 'CAMPAIGN_NOT_FOUND' };
-type Kind = keyof typeof UNKNOWN;
+const UNKNOWN = UNKNOWN_IDS;
+type Kind = ResourceKind;
 
 interface Call {
   what: string;
@@ -63,29 +73,9 @@ async function call(api: ApiClient, c: Call, id: string): Promise<ApiResponse> {
   return client.post(c.path(id), options);
 }
 
-/** `response` is the 404 of `kind`, identical to `reference` apart from requestId and instance. */
-async function expectSame404(response: ApiResponse, reference: ApiResponse, kind: Kind, what: string): Promise<void> {
-  await expect(response, what).toBeProblem(404, CODES[kind]);
-  await expect(reference, `${what} on an unknown id`).toBeProblem(404, CODES[kind]);
-  expect(uniformPart(response.problem), `${what}: apart from requestId and instance, the same 404 as for an unknown id`).toEqual(uniformPart(reference.problem));
-  expect(response.contentType).toBe(reference.contentType);
-}
-
-/** What the owner reads of its resource (compared before and after the other account's attempts). */
-async function ownerView(api: ApiClient, kind: Kind, id: string): Promise<{ body: unknown; etag: string | undefined }> {
-  const response = await api.get(`/${kind}s/${enc(id)}`, { query: { showDeleted: true } });
-  expect(response).toHaveStatus(200);
-  return { body: response.body, etag: response.header('etag') };
-}
-
 test('GEN-004 ERR-019 ERR-020 another account\'s creative, asset and campaign answer the same 404 as unknown ones on every read', async ({ api, apiFor, accountB }) => {
-  const mine: Partial<Record<Kind, string>> = {
-    creative: (await allCreatives(api))[0]?.creativeId,
-    asset: (await allAssets(api))[0]?.assetId,
-    campaign: (await allCampaigns(api))[0]?.campaignId,
-  };
-  const judged = Object.entries(mine).filter(([, id]) => id !== undefined) as [Kind, string][];
-  test.skip(judged.length === 0, 'account A has no creative, asset or campaign');
+  const judged = await oneOfEachKind(api);
+  skipWhenAbsent(judged.length === 0, 'account A has no creative, asset or campaign');
   const other = apiFor(accountB);
   for (const [kind, id] of judged) {
     for (const c of calls(kind, false)) await expectSame404(await call(other, c, id), await call(other, c, UNKNOWN[kind]), kind, `${c.what} of account A's ${kind} by account B`);
@@ -93,13 +83,8 @@ test('GEN-004 ERR-019 ERR-020 another account\'s creative, asset and campaign an
 });
 
 test('GEN-004 ERR-020 every write on another account\'s creative, asset or campaign answers the same 404 as on an unknown one and changes nothing', async ({ api, apiFor, accountB }) => {
-  const mine: Partial<Record<Kind, string>> = {
-    creative: (await allCreatives(api))[0]?.creativeId,
-    asset: (await allAssets(api))[0]?.assetId,
-    campaign: (await allCampaigns(api))[0]?.campaignId,
-  };
-  const judged = Object.entries(mine).filter(([, id]) => id !== undefined) as [Kind, string][];
-  test.skip(judged.length === 0, 'account A has no creative, asset or campaign');
+  const judged = await oneOfEachKind(api);
+  skipWhenAbsent(judged.length === 0, 'account A has no creative, asset or campaign');
   const other = apiFor(accountB);
   for (const [kind, id] of judged) {
     const before = await ownerView(api, kind, id);
@@ -109,13 +94,8 @@ test('GEN-004 ERR-020 every write on another account\'s creative, asset or campa
 });
 
 test('ERR-020 a write on a deleted creative, asset or campaign answers the same 404 as on an unknown one and changes nothing', async ({ api }) => {
-  const deleted: Partial<Record<Kind, string>> = {
-    creative: (await allCreatives(api, true)).find((c) => c.deletedAt !== null)?.creativeId,
-    asset: (await allAssets(api, true)).find((a) => a.deletedAt !== null)?.assetId,
-    campaign: (await allCampaigns(api, true)).find((c) => c.deletedAt !== null)?.campaignId,
-  };
-  const judged = Object.entries(deleted).filter(([, id]) => id !== undefined) as [Kind, string][];
-  test.skip(judged.length === 0, 'the account has no deleted creative, asset or campaign');
+  const judged = await oneDeletedOfEachKind(api);
+  skipWhenAbsent(judged.length === 0, 'the account has no deleted creative, asset or campaign');
   for (const [kind, id] of judged) {
     const before = await ownerView(api, kind, id);
     // Every write but undelete, which acts on deleted items.
