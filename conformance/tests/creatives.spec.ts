@@ -8,7 +8,7 @@
  * action `generateCreatives` (@control), or data discovered by listing (skipped with the reason
  * when the target has none). Events are read from the /__mock event log.
  */
-import { expect, test } from '../fixtures/index.ts';
+import { expect, skipWhenAbsent, test } from '../fixtures/index.ts';
 import {
   actAs,
   allCampaigns,
@@ -41,7 +41,7 @@ test('CRTV-003 CRTV-004 CRTV-005 CRTV-006 CRTV-007 CRTV-009 CRTV-010 GEN-001 GEN
   expect(page).toHaveStatus(200);
   expect(page.contentType, 'responses are JSON').toBe('application/json');
   const creatives = await allCreatives(api);
-  test.skip(creatives.length === 0, 'the account has no readable creative');
+  skipWhenAbsent(creatives.length === 0, 'the account has no readable creative');
   for (const c of creatives) expectCreativeShape(c);
   expect(new Set(creatives.map((c) => c.creativeId)).size, 'creativeIds are unique').toBe(creatives.length);
   for (const listed of creatives.slice(0, 5)) {
@@ -61,7 +61,7 @@ test('PAGE-009 PAGE-010 PAGE-011 GEN-002 ETAG-002 deleted creatives are listed a
     if (c.deletedAt !== null) expectTimestamp(c.deletedAt, `deletedAt of ${c.creativeId}`);
   }
   const deleted = all.filter((c) => c.deletedAt !== null);
-  test.skip(deleted.length === 0, 'the account has no deleted creative');
+  skipWhenAbsent(deleted.length === 0, 'the account has no deleted creative');
   expect(live.map((c) => c.creativeId).sort(), 'without showDeleted the list holds exactly the live creatives').toEqual(all.filter((c) => c.deletedAt === null).map((c) => c.creativeId).sort());
 
   const gone = deleted[0]!;
@@ -106,7 +106,7 @@ test('PAGE-001 PAGE-002 expand=product joins each creative\'s product under `pro
   const page = await api.get('/creatives', { query: { expand: 'product', limit: 10 } });
   expect(page).toHaveStatus(200);
   const rows = (page.json as { data: (Creative & { product?: { productId: string } })[] }).data;
-  test.skip(rows.length === 0, 'the account has no readable creative');
+  skipWhenAbsent(rows.length === 0, 'the account has no readable creative');
   for (const row of rows) {
     expect(row.product?.productId, `the joined product of ${row.creativeId}`).toBe(row.productId);
   }

@@ -9,7 +9,7 @@
  * creatives are generated with the dashboard action (`readyCampaign`). Limit checks use an unpaced
  * client and observe under `clock.still`.
  */
-import { expect, test, type ApiClient, type ApiResponse } from '../fixtures/index.ts';
+import { expect, skipWhenAbsent, test, type ApiClient, type ApiResponse } from '../fixtures/index.ts';
 import { parseRateLimit, parseRateLimitPolicy } from '../checks/grammar.ts';
 import { allAssets, newKey, pick, readyCampaign, uniqueName, type Asset, type Product } from '../fixtures/resources.ts';
 
@@ -110,7 +110,7 @@ test('AUTH-022 campaigns:write needs a plan with campaigns: POST /campaigns on s
     const products = await api.get('/products', { query: { limit: 1 } });
     expect(products).toHaveStatus(200);
     const product = (products.json as { data: Product[] }).data[0];
-    test.skip(product === undefined, 'the account has no product');
+    skipWhenAbsent(product === undefined, 'the account has no product');
     const body = { name: uniqueName('campaign'), brandId: product!.brandId, productIds: [product!.productId] };
     await expect(await api.as('campaigns:write').post('/campaigns', { body, idempotencyKey: newKey('campaign') }), `POST /campaigns on ${what}`).toBeProblem(403, 'TIER_REQUIRED');
   }
@@ -164,7 +164,7 @@ test('RATE-013 RATE-017 POST and PATCH of campaigns share one 60/min counter', {
   const products = await api.get('/products', { query: { limit: 1 } });
   expect(products).toHaveStatus(200);
   const product = (products.json as { data: Product[] }).data[0];
-  test.skip(product === undefined, 'the account has no product');
+  skipWhenAbsent(product === undefined, 'the account has no product');
   const writer = api.as('campaigns:write').unpaced();
   const created = await writer.post('/campaigns', { body: { name: uniqueName('campaign'), brandId: product!.brandId, productIds: [product!.productId] }, idempotencyKey: newKey('campaign') });
   expect(created).toHaveStatus(201);
@@ -188,7 +188,7 @@ test('RATE-018 caps are counted per kind of traffic: with the account read cap e
     const write = asset === undefined ? undefined : await apiFor(account, 'assets:write').unpaced().patch(`/assets/${encodeURIComponent(asset.assetId)}`, { body: { favorited: !asset.favorited } });
     return { reads, write };
   });
-  test.skip(write === undefined, 'the account has no live asset');
+  skipWhenAbsent(write === undefined, 'the account has no live asset');
   // a control plane that ignores this part of spec/mock-control.yaml fails the test
   expect(!reads.some((r) => r.status === 429 || policyQuotas(r).includes(cap)), 'the mock does not apply `limits` overrides').toBe(false);
   reads.slice(0, cap).forEach((r, i) => expect(r, `read ${i + 1} under an account read cap of ${cap}`).toHaveStatus(200));

@@ -9,7 +9,7 @@
  * Sources are picked from the account's assets by what they are (a live, non-derived still image
  * below the target's size), never by id.
  */
-import { expect, needsOperations, test, type ApiClient, type ApiResponse, type ProblemBody } from '../fixtures/index.ts';
+import { expect, skipWhenAbsent, needsOperations, test, type ApiClient, type ApiResponse, type ProblemBody } from '../fixtures/index.ts';
 import {
   accountCounts,
   allAssets,
@@ -236,7 +236,7 @@ test('ERR-017 AUTH-026 403 IMAGE_UPSCALE_NOT_ENTITLED on a plan without upscales
 test('ERR-022 409 IMAGE_UPSCALE_IN_PROGRESS while the same source to the same target is not finished; accepted again once it is', { tag: ['@assumed', '@spend', '@control'] }, async ({ api, clock }) => {
   const writer = api.as('runs:write');
   const candidates = (await allAssets(writer)).filter((a) => a.type === 'STATIC' && a.deletedAt === null && a.derivation === undefined && a.status !== 'archived' && Math.max(a.width, a.height) < 4096);
-  test.skip(candidates.length === 0, 'needs a live still-image asset under 4096 px');
+  skipWhenAbsent(candidates.length === 0, 'needs a live still-image asset under 4096 px');
   // The second request must find the first still running: judged only while the shared clock stood
   // still between the two (another source for each attempt).
   let judged: { first: ApiResponse<Upscale>; second: ApiResponse<Upscale>; source: Asset } | undefined;
@@ -270,7 +270,7 @@ test('ERR-022 409 IMAGE_UPSCALE_UNPRICED when the rate card has no price for the
 test('ERR-023 422 IMAGE_UPSCALE_TARGET_NOT_LARGER when the source is already at least the target, with errors[]', { tag: ['@assumed', '@control'] }, async ({ api, account, control }) => {
   const writer = api.as('runs:write');
   const large = (await allAssets(writer)).find((a) => a.type === 'STATIC' && a.deletedAt === null && Math.max(a.width, a.height) >= 2048);
-  test.skip(large === undefined, 'needs a still image of at least 2048 px on its long edge');
+  skipWhenAbsent(large === undefined, 'needs a still image of at least 2048 px on its long edge');
   const response = await createUpscale(writer, { source: { assetId: large!.assetId }, target: '2K' });
   await expect(response).toBeProblem(422, 'IMAGE_UPSCALE_TARGET_NOT_LARGER');
   expect((response.problem.errors ?? []).length).toBeGreaterThan(0);
@@ -280,7 +280,7 @@ test('ERR-023 422 IMAGE_UPSCALE_TARGET_NOT_LARGER when the source is already at 
 test('ERR-023 UPSC-013 UPSC-012 422 IMAGE_UPSCALE_SOURCE_UNREADABLE for a video asset or a gallery index beyond the gallery', { tag: '@assumed' }, async ({ api }) => {
   const writer = api.as('runs:write');
   const video = (await allAssets(writer)).find((a) => a.type === 'VIDEO' && a.deletedAt === null);
-  test.skip(video === undefined, 'needs a video asset');
+  skipWhenAbsent(video === undefined, 'needs a video asset');
   const fromVideo = await createUpscale(writer, { source: { assetId: video!.assetId }, target: '4K' });
   await expect(fromVideo, 'a video asset').toBeProblem(422, 'IMAGE_UPSCALE_SOURCE_UNREADABLE');
   expect((fromVideo.problem.errors ?? []).length).toBeGreaterThan(0);
@@ -310,7 +310,7 @@ test('UPSC-011 UPSC-012 ASST-005 a product image is a source too: the result der
   const writer = api.as('runs:write');
   const products = await someProducts(writer, 10);
   const withGallery = products.find((p) => (p.galleryImageUrls ?? []).length > 0);
-  test.skip(withGallery === undefined, 'needs a product with a gallery image');
+  skipWhenAbsent(withGallery === undefined, 'needs a product with a gallery image');
   for (const source of [
     { productId: products[0]!.productId, image: 'primary' as const },
     { productId: withGallery!.productId, image: 'gallery' as const, index: 0 },

@@ -22,6 +22,7 @@ import type { ApiClient } from '../fixtures/index.ts';
 import { acceptedRun, getRun, idempotencyKey, pollRun, presetId, setPlan, someProductIds } from '../fixtures/generation.ts';
 import {
   expect,
+  skipWhenAbsent,
   requireWebhookRoutes,
   needsOperations,
   registerInbox,
@@ -83,7 +84,7 @@ async function creatives(api: ApiClient): Promise<Creative[]> {
 /** Readable creatives in review status `status` (D6's field; skips the test when there are too few). */
 async function creativesIn(api: ApiClient, status: 'PENDING' | 'APPROVED' | 'REJECTED', count: number): Promise<Creative[]> {
   const found = (await creatives(api)).filter((c) => c.status === status);
-  test.skip(found.length < count, `needs ${count} ${status} creatives, the account has ${found.length}`);
+  skipWhenAbsent(found.length < count, `needs ${count} ${status} creatives, the account has ${found.length}`);
   return found.slice(0, count);
 }
 
@@ -113,7 +114,7 @@ async function patchAsset(api: ApiClient, assetId: string, body: Record<string, 
 
 async function liveAsset(api: ApiClient): Promise<Asset> {
   const asset = (await walk<Asset>(api, '/assets', { limit: 100 })).rows.find((a) => a.deletedAt === null && a.status !== 'archived');
-  test.skip(asset === undefined, 'needs a live, unarchived asset');
+  skipWhenAbsent(asset === undefined, 'needs a live, unarchived asset');
   return asset!;
 }
 
@@ -127,7 +128,7 @@ async function readShowDeleted<T>(api: ApiClient, path: string): Promise<T> {
 async function createCampaign(api: ApiClient, name: string): Promise<Campaign> {
   const products = (await walk<Schemas['Product']>(api, '/products', { limit: 10 }, 1)).rows;
   const product = products.find((p) => p.brandId !== undefined);
-  test.skip(product === undefined, 'needs a product with a brandId');
+  skipWhenAbsent(product === undefined, 'needs a product with a brandId');
   const response = await api.as('campaigns:write').post('/campaigns', { body: { name, brandId: product!.brandId, productIds: [product!.productId] }, idempotencyKey: idempotencyKey() });
   expect(response).toHaveStatus(201);
   return response.json as Campaign;
@@ -302,7 +303,7 @@ test('EVT-011 EVT-012 EVT-016 deleting a campaign sends creative.deleted for eac
       break;
     }
   }
-  test.skip(chosen === undefined, 'no campaign with readable creatives could be deleted');
+  skipWhenAbsent(chosen === undefined, 'no campaign with readable creatives could be deleted');
   const { campaign, creativeIds } = chosen!;
   await endpoint.process();
   await arrival(inbox, 'campaign.deleted', 'campaignId', campaign.campaignId);
@@ -637,7 +638,7 @@ test('EVT-019 EVT-034 EVT-035 EVT-036 EVT-037 EVT-011 a change by another actor 
   const renamed = campaigns[0]!;
   // A product of a campaign whose readable creatives are all reviewed (none QUEUED or GENERATING).
   const removable = all.find((c) => c.status === 'APPROVED' && c.campaignId !== renamed.campaignId && all.filter((o) => o.campaignId === c.campaignId && o.productId === c.productId).every((o) => o.status === 'APPROVED' || o.status === 'REJECTED'));
-  test.skip(removable === undefined, 'needs a reviewed creative to take out of its campaign');
+  skipWhenAbsent(removable === undefined, 'needs a reviewed creative to take out of its campaign');
   const removedIds = all.filter((c) => c.campaignId === removable!.campaignId && c.productId === removable!.productId).map((c) => c.creativeId);
 
   const act = async (body: Record<string, unknown>) => {
