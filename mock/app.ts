@@ -17,6 +17,7 @@ import { handlers } from './handlers.ts';
 import { runPipeline, type PipelineServices } from './pipeline/index.ts';
 import { errorResponse, withRateLimitHeaders } from './pipeline/respond.ts';
 import { rateLimit } from './pipeline/rate-limit.ts';
+import { ResponseCache, type ResponseCacheOptions } from './pipeline/response-cache.ts';
 import type { HandlerTable, RawRequest, RawResponse } from './pipeline/types.ts';
 import { Limiter } from './ratelimit/limiter.ts';
 import { Store } from './store.ts';
@@ -36,6 +37,8 @@ export interface MockOptions {
   webhooks?: WebhookOptions;
   /** What the control plane needs from the process (reset re-seed, the --state file). */
   control?: ControlOptions;
+  /** The kept bytes of cacheable reads (default on, not verified). */
+  responseCache?: ResponseCacheOptions;
 }
 
 /** The pipeline's services plus what the control plane reads. */
@@ -57,6 +60,7 @@ export function buildMock(options: MockOptions = {}): Mock {
     limiter: new Limiter(),
     events,
     handlers: options.handlers ?? handlers,
+    responses: new ResponseCache(options.responseCache),
     logError,
     defects: options.defects ?? new Set(),
     // Signed webhooks: listens to the event log, delivers over real HTTP on the clock's schedule.
@@ -82,13 +86,13 @@ export function buildMock(options: MockOptions = {}): Mock {
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => done(null, body));
 
   const api = async (request: FastifyRequest, reply: FastifyReply) => {
-    const url = new URL(request.url, 'http://mock.invalid');
+    const { pathname, searchParams } = splitUrl(request.url);
     const raw: RawRequest = {
       // HEAD is answered as GET without a body (RFC 9110 9.3.2).
       method: request.method === 'HEAD' ? 'GET' : request.method,
-      path: url.pathname.slice(basePath.length) || '/',
-      fullPath: url.pathname,
-      query: toQuery(url.searchParams),
+      path: pathname.slice(basePath.length) || '/',
+      fullPath: pathname,
+      query: toQuery(searchParams),
       headers: lowerHeaders(request.headers),
       body: Buffer.isBuffer(request.body) ? request.body : undefined,
       ip: request.ip,
@@ -124,6 +128,23 @@ export function buildMock(options: MockOptions = {}): Mock {
 
 function send(reply: FastifyReply, response: RawResponse): void {
   reply.status(response.status).headers(response.headers).send(response.body);
+}
+
+// A path the WHATWG URL parser would leave exactly as sent: plain characters, no dot segment.
+const PLAIN_PATH = /^\/[A-Za-z0-9\-._~!$&'()*+,;=:@/]*$/;
+const DOT_SEGMENT = /\/\.\.?(?:\/|$)/;
+
+/** The path and query of a request target, as `new URL(target, base)` gives them (without it, for plain paths). */
+export function splitUrl(target: string): { pathname: string; searchParams: URLSearchParams } {
+  const mark = target.indexOf('?');
+  const path = mark === -1 ? target : target.slice(0, mark);
+  if (PLAIN_PATH.test(path) && !DOT_SEGMENT.test(path)) {
+    const hash = mark === -1 ? -1 : target.indexOf('#', mark);
+    const search = mark === -1 ? '' : target.slice(mark + 1, hash === -1 ? undefined : hash);
+    return { pathname: path, searchParams: new URLSearchParams(search) };
+  }
+  const url = new URL(target, 'http://mock.invalid');
+  return { pathname: url.pathname, searchParams: url.searchParams };
 }
 
 function toQuery(params: URLSearchParams): Record<string, string | string[]> {

@@ -26,9 +26,22 @@ export interface Page<T> {
   next: number | null;
 }
 
+// One process-wide sequence for `Collection.version`: a new collection or a change always takes a
+// number no collection has had before, so a stamp (the highest version among some collections)
+// never repeats once any of them changes, is replaced or is created afresh (a reset).
+let versions = 0;
+
 export class Collection<T> {
   private readonly byId = new Map<string, T>();
   private readonly order: string[] = [];
+  // A true private field: not an own property, so structural comparisons of two collections with
+  // the same rows (tests, the --state round trip) still see them as equal.
+  #version = ++versions;
+
+  /** Bumped (from the process-wide sequence) by every change; caches of derived bytes key on it. */
+  get version(): number {
+    return this.#version;
+  }
 
   get size(): number {
     return this.order.length;
@@ -46,6 +59,7 @@ export class Collection<T> {
   set(id: string, value: T): void {
     if (!this.byId.has(id)) this.order.push(id);
     this.byId.set(id, value);
+    this.#version = ++versions;
   }
 
   *values(): IterableIterator<T> {

@@ -10,6 +10,9 @@
  *   --state FILE      load FILE at start when it exists, save it on SIGINT/SIGTERM and on
  *                     POST /__mock/state/save (atomically)
  *   --defect NAME     start with an injected contract violation (repeatable, or comma-separated)
+ *   --response-cache on|off
+ *                     keep the bytes of cacheable reads until the account changes (default on;
+ *                     mock/pipeline/response-cache.ts); off computes every answer
  */
 import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -37,7 +40,7 @@ function integerFlag(name: string, raw: string, min: number, max: number): numbe
   return value;
 }
 
-let values: { port?: string; host?: string; seed?: string; clock?: string; state?: string; defect?: string[] };
+let values: { port?: string; host?: string; seed?: string; clock?: string; state?: string; defect?: string[]; 'response-cache'?: string };
 try {
   ({ values } = parseArgs({
     options: {
@@ -47,12 +50,13 @@ try {
       clock: { type: 'string' },
       state: { type: 'string' },
       defect: { type: 'string', multiple: true },
+      'response-cache': { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
   }));
 } catch (error) {
-  fail(`${(error as Error).message}\nusage: npm start -- [--port N] [--host H] [--seed N] [--clock real|manual] [--state FILE] [--defect NAME]...`);
+  fail(`${(error as Error).message}\nusage: npm start -- [--port N] [--host H] [--seed N] [--clock real|manual] [--state FILE] [--defect NAME]... [--response-cache on|off]`);
 }
 
 // An empty PORT or HOST counts as unset.
@@ -60,6 +64,8 @@ const port = integerFlag('port', values.port ?? (process.env.PORT || '4010'), 0,
 const host = values.host ?? (process.env.HOST || '127.0.0.1');
 const seedFlag = values.seed === undefined ? undefined : integerFlag('seed', values.seed, 0, 2147483647);
 if (values.clock !== undefined && values.clock !== 'real' && values.clock !== 'manual') fail(`--clock is real or manual, not ${JSON.stringify(values.clock)}`);
+const responseCache = values['response-cache'] ?? 'on';
+if (responseCache !== 'on' && responseCache !== 'off') fail(`--response-cache is on or off, not ${JSON.stringify(responseCache)}`);
 let defects: Set<string>;
 try {
   defects = parseDefects(values.defect ?? []);
@@ -131,6 +137,7 @@ const { app, services } = buildMock({
   clock,
   store,
   defects,
+  responseCache: { enabled: responseCache === 'on' },
   control: {
     onReset: (s) => seedDemo(s, resetSeed),
     ...(statePath !== undefined ? { stateFile: statePath } : {}),

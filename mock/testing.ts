@@ -50,7 +50,8 @@ export async function createHarness(options: { start?: number; handlers?: Handle
   const errors: unknown[] = [];
   // A scheduled task that throws fails the next request of the test, like a request error would.
   const clock = new Clock({ mode: 'manual', onTaskError: (error) => errors.push(error), ...(options.start !== undefined ? { start: options.start } : {}) });
-  const mock = buildMock({ clock, logError: (error) => errors.push(error), ...(options.handlers ? { handlers: options.handlers } : {}) });
+  // Every hit of the response cache is recomputed and compared: a stale answer fails the test.
+  const mock = buildMock({ clock, logError: (error) => errors.push(error), responseCache: { verify: true }, ...(options.handlers ? { handlers: options.handlers } : {}) });
   await mock.app.ready();
 
   const toResponse = (res: { statusCode: number; headers: Record<string, unknown>; payload: string }): TestResponse => {

@@ -7,6 +7,7 @@ export const lifecycleHandlers: ControlHandlers = {
     services.store.reset();
     services.clock.clearTasks();
     services.limiter.clear();
+    services.responses.clear();
     services.webhooks.reset();
     await options.onReset?.(services);
     return { status: 204 };

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import type { OperationInfo } from '../../spec/contract.ts';
 import { ApiError } from '../errors.ts';
 import type { AccountState, IdempotencyRecord, StoredResponse } from '../store.ts';
+import type { RawResponse } from './types.ts';
 
 export const IDEMPOTENCY_RETENTION_MS = 24 * 3600 * 1000;
 
@@ -69,7 +70,7 @@ export function finishIdempotent(
   account: AccountState,
   key: string | undefined,
   record: IdempotencyRecord | undefined,
-  response: StoredResponse,
+  response: RawResponse,
   code: string | undefined,
   resource: IdempotencyRecord['resource'],
 ): void {
@@ -81,7 +82,7 @@ export function finishIdempotent(
   const headers: Record<string, string> = {};
   for (const name of REPLAYED_HEADERS) if (response.headers[name] !== undefined) headers[name] = response.headers[name]!;
   record.state = 'done';
-  record.response = { status: response.status, headers, body: response.body };
+  record.response = { status: response.status, headers, body: typeof response.body === 'string' ? response.body : response.body.toString('utf8') };
   if (resource) record.resource = resource;
 }
 

@@ -2,7 +2,8 @@
  * The request pipeline, in order, on one screen:
  *
  *   route → authenticate → rate-limit → authorize → validate → faults → idempotency
- *         → preconditions → operate → respond (+ RateLimit headers on every response)
+ *         → preconditions → operate (a cacheable read: the kept bytes while the account is
+ *           unchanged, response-cache.ts) → respond (+ RateLimit headers on every response)
  *
  * Each stage is a plain function in this folder; it either returns what the next stage needs or
  * throws an ApiError, which `respond` turns into problem+json (or the plain-text 429).
@@ -20,7 +21,8 @@ import { applyFaults, isWrite, scenariosOf } from './faults.ts';
 import { beginIdempotent, finishIdempotent, fingerprint } from './idempotency.ts';
 import { checkIfMatch } from './preconditions.ts';
 import { forcedRateLimit, rateLimit, rateLimited } from './rate-limit.ts';
-import { errorResponse, jsonResponse, withRateLimitHeaders } from './respond.ts';
+import { errorResponse, jsonResponse, PROBLEM_TYPE, withRateLimitHeaders } from './respond.ts';
+import { accountStamp, ResponseCache } from './response-cache.ts';
 import type { HandlerTable, RawRequest, RawResponse, RequestContext } from './types.ts';
 import { validateRequest } from './validate.ts';
 
@@ -30,6 +32,8 @@ export interface PipelineServices {
   limiter: Limiter;
   events: EventLog;
   handlers: HandlerTable;
+  /** Kept bytes of cacheable reads (response-cache.ts). */
+  responses: ResponseCache;
   /** Where unexpected errors are reported (they answer 500, which client input must never cause). */
   logError: (error: unknown, context: string) => void;
 }
@@ -86,7 +90,9 @@ export async function runPipeline(services: PipelineServices, raw: RawRequest): 
     applyFaults(store, account, operation, scenarios, input.idempotencyKey);
 
     // idempotency
-    const start = beginIdempotent(account, input.idempotencyKey, fingerprint(operation, raw.path, input.body), now);
+    // (the fingerprint hashes the body: only a request with a key needs it)
+    const print = input.idempotencyKey === undefined ? '' : fingerprint(operation, raw.path, input.body);
+    const start = beginIdempotent(account, input.idempotencyKey, print, now);
     if ('replay' in start) {
       const replay = start.replay;
       return withRateLimitHeaders({ status: replay.status, headers: { ...replay.headers, 'idempotent-replayed': 'true' }, body: replay.body }, decision);
@@ -101,6 +107,16 @@ export async function runPipeline(services: PipelineServices, raw: RawRequest): 
       // A slow write holds its key in progress until the clock moves (IDEMPOTENCY_IN_PROGRESS drills).
       const slowMs = scenarios.has('slow') ? 5000 : account.faults.slowWritesMs;
       if (slowMs > 0 && isWrite(operation)) await new Promise<void>((resolve) => clock.after(slowMs / 1000, resolve));
+      const handler = services.handlers[operation.operationId];
+      if (!handler) throw new Error(`no handler for ${operation.operationId}`);
+
+      // operate, for a cacheable read: the kept bytes while the account is unchanged (response-cache.ts)
+      const cache = services.responses;
+      const cacheKey = handler.cacheable && cache.enabled && !operation.ifMatch ? ResponseCache.keyOf(account, operation.operationId, raw.path, input.query) : undefined;
+      const kept = cacheKey === undefined ? undefined : cache.get(cacheKey, account);
+      if (kept && !cache.verify) return withRateLimitHeaders(kept, decision);
+      const stamp = cacheKey === undefined ? 0 : accountStamp(account);
+
       const ctx: RequestContext = {
         requestId,
         operation,
@@ -117,8 +133,6 @@ export async function runPipeline(services: PipelineServices, raw: RawRequest): 
         emit: (resource, drafts) => services.events.record(account, resource, drafts, actor, clock.now()),
       };
 
-      const handler = services.handlers[operation.operationId];
-      if (!handler) throw new Error(`no handler for ${operation.operationId}`);
       // preconditions: the target is loaded first, so a missing resource answers 404, not 412
       if (operation.ifMatch && raw.headers['if-match'] !== undefined && handler.target) {
         checkIfMatch(raw.headers['if-match'], handler.target(ctx));
@@ -126,6 +140,10 @@ export async function runPipeline(services: PipelineServices, raw: RawRequest): 
       // operate
       const result = await handler.run(ctx);
       response = jsonResponse(result);
+      if (kept) {
+        cache.check(cacheKey!, kept, response);
+        response = kept;
+      } else if (cacheKey !== undefined) response = cache.put(cacheKey, account, stamp, response);
       resource = result.resource;
     } catch (error) {
       if (!(error instanceof ApiError)) {
@@ -143,7 +161,7 @@ export async function runPipeline(services: PipelineServices, raw: RawRequest): 
     return withRateLimitHeaders(
       {
         status: 500,
-        headers: { 'content-type': 'application/problem+json' },
+        headers: { 'content-type': PROBLEM_TYPE },
         body: JSON.stringify({ type: '/errors/INTERNAL_ERROR', title: REASON_PHRASES[500], status: 500, code: 'INTERNAL_ERROR', detail: 'The mock failed unexpectedly; this is a bug in the mock.', instance: raw.fullPath, requestId }),
       },
       decision,

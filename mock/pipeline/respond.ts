@@ -9,8 +9,13 @@ import { etagOf } from './preconditions.ts';
 import { isGenerationPlane } from './rate-limit.ts';
 import type { OperationResult, RawResponse } from './types.ts';
 
-export function jsonResponse(result: OperationResult): RawResponse {
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...(result.headers ?? {}) };
+// The media types as sent: with the charset, as fastify would add it to a text body, so that the
+// kept bytes of a cached read (a Buffer, which fastify leaves alone) carry the same header.
+export const JSON_TYPE = 'application/json; charset=utf-8';
+export const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
+
+export function jsonResponse(result: OperationResult): RawResponse & { body: string } {
+  const headers: Record<string, string> = { 'content-type': JSON_TYPE, ...(result.headers ?? {}) };
   if (result.etagOf !== undefined) headers.etag = etagOf(result.etagOf);
   return { status: result.status, headers, body: JSON.stringify(result.body) };
 }
@@ -23,7 +28,7 @@ export function errorResponse(error: ApiError, operation: OperationInfo | undefi
     headers['content-type'] = 'text/plain; charset=utf-8';
     return { status: 429, headers, body: 'Too Many Requests. Retry after the number of seconds in the Retry-After header.\n' };
   }
-  headers['content-type'] = 'application/problem+json';
+  headers['content-type'] = PROBLEM_TYPE;
   return { status: error.status, headers, body: JSON.stringify(problemBody(error, instance, requestId)) };
 }
 

@@ -23,7 +23,8 @@ export interface RawRequest {
 export interface RawResponse {
   status: number;
   headers: Record<string, string>;
-  body: string;
+  /** Text, or the kept bytes of a cacheable read. */
+  body: string | Buffer;
 }
 
 /** Everything an operation handler may use. Handlers never see HTTP objects. */
@@ -63,6 +64,12 @@ export interface OperationHandler {
    * operation's 404 (a precondition is evaluated only after the ordinary checks).
    */
   target?(ctx: RequestContext): unknown;
+  /**
+   * A read whose answer is a function of the request (path, validated query) and the account's
+   * resource collections only: no clock, no headers, nothing global. Its bytes are kept until the
+   * account changes (pipeline/response-cache.ts; tests recompute every hit to prove the claim).
+   */
+  cacheable?: true;
   run(ctx: RequestContext): OperationResult | Promise<OperationResult>;
 }
 

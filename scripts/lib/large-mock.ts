@@ -4,7 +4,10 @@
  * seedLarge (mock/seed/demo.ts) on an empty catalog, manual clock. Prints one line of JSON once it
  * listens: {"port", "pid", "seedMs", "accounts": {"small": {accountId, readKey}, "large": {...}}}.
  *
- *   node --import tsx scripts/lib/large-mock.ts [--port N] [--small N] [--large N]
+ *   node --import tsx scripts/lib/large-mock.ts [--port N] [--small N] [--large N] [--response-cache on|off]
+ *
+ * The response cache (mock/pipeline/response-cache.ts) is off by default here: the O(page) check
+ * measures the cost of computing a page, not of resending kept bytes.
  *
  * Everything else is the ordinary mock (buildMock from mock/app.ts), control plane included.
  */
@@ -16,12 +19,18 @@ import { createAccount, provisionKeys } from '../../mock/domain/accounts/service
 import { seedLarge } from '../../mock/seed/demo.ts';
 
 const { values } = parseArgs({
-  options: { port: { type: 'string', default: '0' }, small: { type: 'string', default: '100' }, large: { type: 'string', default: '100000' } },
+  options: {
+    port: { type: 'string', default: '0' },
+    small: { type: 'string', default: '100' },
+    large: { type: 'string', default: '100000' },
+    'response-cache': { type: 'string', default: 'off' },
+  },
   strict: true,
 });
 
 const clock = new Clock({ mode: 'manual' });
-const { app, services } = buildMock({ clock });
+if (!['on', 'off'].includes(values['response-cache'])) throw new Error('--response-cache is on or off');
+const { app, services } = buildMock({ clock, responseCache: { enabled: values['response-cache'] === 'on' } });
 const now = clock.now();
 
 const t0 = performance.now();

@@ -62,6 +62,7 @@ function write(includeDeleted: boolean, apply: (asset: Asset, ctx: RequestContex
 
 export const assetHandlers: HandlerTable = {
   listAssets: {
+    cacheable: true,
     run(ctx) {
       const withDeleted = showDeleted(ctx.query);
       // ASST-015, PAGE-009: deleted assets only with showDeleted; insertion order.
@@ -75,6 +76,7 @@ export const assetHandlers: HandlerTable = {
     },
   },
   getAsset: {
+    cacheable: true,
     // ASST-015, ETAG-002, PAGE-010: a deleted asset is read with showDeleted only.
     run: (ctx) => respond(findAsset(ctx, showDeleted(ctx.query))),
   },

@@ -6,6 +6,7 @@ import { presentProduct } from './present.ts';
 
 export const catalogHandlers: HandlerTable = {
   listProducts: {
+    cacheable: true,
     run(ctx) {
       const brandId = ctx.query.brandId as string | undefined;
       const sku = ctx.query.sku as string | undefined;
@@ -20,6 +21,7 @@ export const catalogHandlers: HandlerTable = {
     },
   },
   getProduct: {
+    cacheable: true,
     run(ctx) {
       const product = ctx.account.products.get(ctx.pathParams.id!);
       if (!product) throw new ApiError('PRODUCT_NOT_FOUND', 'No such product.');

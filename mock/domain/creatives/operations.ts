@@ -58,6 +58,7 @@ function respond(ctx: RequestContext, c: Creative, options: { showDeleted: boole
 
 export const creativeHandlers: HandlerTable = {
   listCreatives: {
+    cacheable: true,
     run(ctx) {
       const v = view(ctx);
       const body = listPage(ctx.account, ctx.account.creatives, ctx.query, {
@@ -72,6 +73,7 @@ export const creativeHandlers: HandlerTable = {
   },
 
   getCreative: {
+    cacheable: true,
     run(ctx) {
       const v = view(ctx);
       const c = readableCreative(ctx, ctx.pathParams.id);

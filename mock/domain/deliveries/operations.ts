@@ -22,6 +22,7 @@ function visible(account: AccountState, d: Delivery): boolean {
 
 export const deliveryHandlers: HandlerTable = {
   listDeliveries: {
+    cacheable: true,
     run(ctx) {
       const campaignId = ctx.query.campaignId as string | undefined;
       const creativeId = ctx.query.creativeId as string | undefined;
@@ -38,6 +39,7 @@ export const deliveryHandlers: HandlerTable = {
   },
 
   getDelivery: {
+    cacheable: true,
     run(ctx) {
       const d = ctx.account.deliveries.get(ctx.pathParams.id!);
       if (!d || !visible(ctx.account, d)) throw new ApiError('DELIVERY_NOT_FOUND', 'No such delivery.'); // GEN-004 (D15)

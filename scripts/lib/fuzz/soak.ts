@@ -296,6 +296,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const clock = new Clock({ mode: 'real' });
   const mock = buildMock({
     clock,
+    responseCache: { verify: true }, // a stale kept answer is a logged error, counted as a crash
     logError: (error, context) => {
       crashes++;
       crashNotes.push(`the mock logged an error in ${context}: ${String((error as Error)?.stack ?? error)}`);
