@@ -350,22 +350,27 @@ const routes: Route[] = [...new Set(operationsList.map((op) => op.path))].map((t
 }));
 
 function matchRoute(route: Route, parts: readonly string[]): Record<string, string> | undefined {
-  if (route.segments.length !== parts.length) return undefined;
+  const segments = route.segments;
+  if (segments.length !== parts.length) return undefined;
+  // Literals first: most candidates fail on one, before any parameter is decoded.
+  for (let index = 0; index < segments.length; index += 1) {
+    const segment = segments[index]!;
+    if ('literal' in segment ? segment.literal !== parts[index] : parts[index] === '') return undefined;
+  }
   const params: Record<string, string> = {};
-  for (const [index, segment] of route.segments.entries()) {
-    const part = parts[index] ?? '';
-    if ('literal' in segment) {
-      if (segment.literal !== part) return undefined;
-    } else {
-      if (part === '') return undefined;
-      let value = part;
+  for (let index = 0; index < segments.length; index += 1) {
+    const segment = segments[index]!;
+    if ('literal' in segment) continue;
+    const part = parts[index]!;
+    let value = part;
+    if (part.includes('%')) {
       try {
         value = decodeURIComponent(part);
       } catch {
         // A malformed escape stays as sent; the operation's parameter check decides.
       }
-      params[segment.param] = value;
     }
+    params[segment.param] = value;
   }
   return params;
 }
@@ -396,17 +401,31 @@ export function matchOperation(
 ): { operation: OperationInfo; pathParams: Record<string, string> } | undefined {
   const parts = splitPath(pathname);
   if (parts === undefined) return undefined;
-  const wanted = method.toLowerCase();
-  const candidates = routes
-    .map((route) => ({ route, params: matchRoute(route, parts) }))
-    .filter((c): c is { route: Route; params: Record<string, string> } => c.params !== undefined)
-    .filter((c) => operationsList.some((op) => op.path === c.route.template && op.method === wanted))
-    .sort((a, b) => bySpecificity(a.route, b.route));
-  const best = candidates[0];
-  if (best === undefined) return undefined;
-  const operation = operationsList.find((op) => op.path === best.route.template && op.method === wanted);
-  return operation === undefined ? undefined : { operation, pathParams: best.params };
+  const candidates = routesByMethod.get(method.toLowerCase())?.get(parts.length);
+  if (candidates === undefined) return undefined;
+  for (const { route, operation } of candidates) {
+    const pathParams = matchRoute(route, parts);
+    if (pathParams !== undefined) return { operation, pathParams };
+  }
+  return undefined;
 }
+
+/**
+ * The routes that have each method, by segment count, most specific first (a stable sort, so equally
+ * specific templates keep the document's order): the first that matches a path is its operation.
+ */
+const routesByMethod = new Map<string, Map<number, { route: Route; operation: OperationInfo }[]>>();
+for (const route of routes) {
+  for (const operation of operationsList) {
+    if (operation.path !== route.template) continue;
+    let byLength = routesByMethod.get(operation.method);
+    if (!byLength) routesByMethod.set(operation.method, (byLength = new Map()));
+    let list = byLength.get(route.segments.length);
+    if (!list) byLength.set(route.segments.length, (list = []));
+    if (!list.some((c) => c.route === route)) list.push({ route, operation });
+  }
+}
+for (const byLength of routesByMethod.values()) for (const list of byLength.values()) list.sort((a, b) => bySpecificity(a.route, b.route));
 
 /** Whether any operation's path template matches (404 when not, 405 when it does but the method does not). */
 export function pathExists(pathname: string): boolean {

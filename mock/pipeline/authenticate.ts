@@ -35,16 +35,24 @@ export function hashKey(key: string): string {
 }
 
 /** Every scope a key effectively holds, implications included (AUTH: runs:write implies runs:read...). */
-export function effectiveScopes(scopes: readonly Scope[]): Set<Scope> {
-  const out = new Set<Scope>();
-  const visit = (scope: Scope) => {
-    if (out.has(scope)) return;
-    out.add(scope);
-    for (const implied of SCOPE_IMPLIES[scope] ?? []) visit(implied);
-  };
-  scopes.forEach(visit);
-  return out;
+export function effectiveScopes(scopes: readonly Scope[]): ReadonlySet<Scope> {
+  let held = scopeMemo.get(scopes);
+  if (held === undefined) {
+    const out = new Set<Scope>();
+    const pending = [...scopes];
+    while (pending.length > 0) {
+      const scope = pending.pop()!;
+      if (out.has(scope)) continue;
+      out.add(scope);
+      pending.push(...(SCOPE_IMPLIES[scope] ?? []));
+    }
+    held = out;
+    scopeMemo.set(scopes, held);
+  }
+  return held;
 }
+// Per scopes array (a key's scopes never change in place: a new key record gets a new array).
+const scopeMemo = new WeakMap<readonly Scope[], ReadonlySet<Scope>>();
 
 /** Campaign, creative and asset writes carry ENTITLEMENT_LOST on every 401 (D2). */
 export function unauthorized(operation: OperationInfo | undefined): ApiError {
