@@ -31,22 +31,88 @@ export interface RateSubject {
   tokenHash?: string;
 }
 
-export function limitsFor(store: Store, subject: RateSubject): LimitCheck[] {
-  const { group, traffic } = groupOf(subject.operation);
-  const window = rateLimits.windowSeconds;
+/**
+ * Counter names (`<kind>:<id>:<group or traffic>`) by id, remembered so that the same key, account
+ * or address does not rebuild (and rehash) the same string on every request. Bounded: when full it
+ * is forgotten wholesale and refills with the ids in use.
+ */
+class CounterNames {
+  private static readonly MAX = 1024;
+  private readonly names = new Map<string, string>();
+  constructor(
+    private readonly kind: string,
+    private readonly scope: string,
+  ) {}
+
+  of(id: string): string {
+    let name = this.names.get(id);
+    if (name === undefined) {
+      if (this.names.size >= CounterNames.MAX) this.names.clear();
+      name = `${this.kind}:${id}:${this.scope}`;
+      this.names.set(id, name);
+    }
+    return name;
+  }
+}
+
+/** The limits of one group, resolved once from the document (quotas stay live: overrides change). */
+interface GroupLimits {
+  /** Override names and the document's defaults: the group limit, the account and IP caps. */
+  groupLimit: { name: string; quota: number };
+  accountCap: { name: string; quota: number };
+  ipCap: { name: string; quota: number };
+  keyCounters: CounterNames;
+  tokenCounters: CounterNames;
+  accountCounters: CounterNames;
+  ipCounters: CounterNames;
+}
+
+const groupLimitsCache = new Map<string, GroupLimits>();
+/** Account and IP counter names are per traffic, shared by its groups. */
+const trafficCounters = new Map<string, { accountCounters: CounterNames; ipCounters: CounterNames }>();
+
+function groupLimits(operation: OperationInfo | undefined): GroupLimits {
+  const cached = groupLimitsCache.get(operation?.rateLimitGroup ?? 'read');
+  if (cached) return cached;
+  const { group, traffic } = groupOf(operation);
   const caps = rateLimits.caps[traffic]!;
+  let counters = trafficCounters.get(traffic);
+  if (!counters) {
+    counters = { accountCounters: new CounterNames('account', traffic), ipCounters: new CounterNames('ip', traffic) };
+    trafficCounters.set(traffic, counters);
+  }
+  const limits: GroupLimits = {
+    groupLimit: { name: `group:${group}`, quota: rateLimits.groups[group]!.limit },
+    accountCap: { name: `account:${traffic}`, quota: caps.account },
+    ipCap: { name: `ip:${traffic}`, quota: caps.ip },
+    keyCounters: new CounterNames('key', group),
+    tokenCounters: new CounterNames('token', group),
+    ...counters,
+  };
+  groupLimitsCache.set(group, limits);
+  return limits;
+}
+
+/**
+ * The limits a request counts against, its group limit first: for an authenticated request the
+ * key's group limit, the account cap and the IP cap of its traffic (counters `key:<keyId>:<group>`,
+ * `account:<accountId>:<traffic>`, `ip:<addr>:<traffic>`).
+ */
+export function limitsFor(store: Store, subject: RateSubject): LimitCheck[] {
+  const limits = groupLimits(subject.operation);
+  const window = rateLimits.windowSeconds;
   const account = subject.account;
-  const groupQuota = quota(store, account, `group:${group}`, rateLimits.groups[group]!.limit);
-  const ipCheck: LimitCheck = { counter: `ip:${subject.ip}:${traffic}`, quota: quota(store, account, `ip:${traffic}`, caps.ip), windowSeconds: window };
+  const groupQuota = quota(store, account, limits.groupLimit.name, limits.groupLimit.quota);
+  const ipCheck: LimitCheck = { counter: limits.ipCounters.of(subject.ip), quota: quota(store, account, limits.ipCap.name, limits.ipCap.quota), windowSeconds: window };
   if (subject.keyId && account) {
     return [
-      { counter: `key:${subject.keyId}:${group}`, quota: groupQuota, windowSeconds: window },
-      { counter: `account:${account.accountId}:${traffic}`, quota: quota(store, account, `account:${traffic}`, caps.account), windowSeconds: window },
+      { counter: limits.keyCounters.of(subject.keyId), quota: groupQuota, windowSeconds: window },
+      { counter: limits.accountCounters.of(account.accountId), quota: quota(store, account, limits.accountCap.name, limits.accountCap.quota), windowSeconds: window },
       ipCheck,
     ];
   }
   // D36: a bad key counts against the presented token's group limit and the per-IP cap only.
-  return [{ counter: `token:${subject.tokenHash ?? 'none'}:${group}`, quota: groupQuota, windowSeconds: window }, ipCheck];
+  return [{ counter: limits.tokenCounters.of(subject.tokenHash ?? 'none'), quota: groupQuota, windowSeconds: window }, ipCheck];
 }
 
 export function rateLimit(limiter: Limiter, store: Store, subject: RateSubject, now: number, force = false): Decision {

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { Limiter, rateLimitHeader, type LimitCheck } from './limiter.ts';
+import { operationsList, rateLimits, type OperationInfo } from '../../spec/contract.ts';
+import { defaultLimits } from '../control/limits.ts';
+import { limitsFor, type RateSubject } from '../pipeline/rate-limit.ts';
+import { newAccountState, Store } from '../store.ts';
+import { Limiter, rateLimitHeader, type Decision, type LimitCheck } from './limiter.ts';
 
 const W = 60;
 const check = (counter: string, quota: number): LimitCheck => ({ counter, quota, windowSeconds: W });
@@ -58,5 +62,171 @@ describe('Limiter: which limit the RateLimit header reports', () => {
 
   it('formats draft-7 fields', () => {
     expect(rateLimitHeader({ limit: 200, remaining: 7, reset: 12 })).toBe('limit=200, remaining=7, reset=12');
+  });
+});
+
+/**
+ * The limiter is optimized (scratch slots, insertion sort, remembered policies): it must decide
+ * exactly as this plain statement of the rules does, for any sequence of requests.
+ */
+class ReferenceLimiter {
+  private readonly counters = new Map<string, { windowStart: number; count: number }>();
+
+  hit(checks: readonly LimitCheck[], now: number): Decision {
+    if (checks.length === 0) throw new Error('a request is always checked against at least one limit');
+    const states = checks.map((check) => {
+      const windowMs = check.windowSeconds * 1000;
+      const windowStart = Math.floor(now / windowMs) * windowMs;
+      const counter = this.counters.get(check.counter);
+      const used = counter && counter.windowStart === windowStart ? counter.count : 0;
+      const reset = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000));
+      return { check, windowStart, used, reset };
+    });
+    const rejecting = states.filter((s) => s.used >= s.check.quota).sort((a, b) => a.check.quota - b.check.quota)[0];
+    if (rejecting) {
+      const ordered = referenceOrder(states.map((s) => ({ check: s.check, remaining: Math.max(0, s.check.quota - s.used), reset: s.reset })));
+      return {
+        allowed: false,
+        reported: { limit: rejecting.check.quota, remaining: 0, reset: rejecting.reset },
+        policy: referencePolicy(ordered),
+        retryAfter: rejecting.reset,
+      };
+    }
+    for (const s of states) this.counters.set(s.check.counter, { windowStart: s.windowStart, count: s.used + 1 });
+    const ordered = referenceOrder(states.map((s) => ({ check: s.check, remaining: s.check.quota - (s.used + 1), reset: s.reset })));
+    const top = ordered[0]!;
+    return { allowed: true, reported: { limit: top.check.quota, remaining: top.remaining, reset: top.reset }, policy: referencePolicy(ordered) };
+  }
+
+  forceReject(checks: readonly LimitCheck[], now: number): Decision {
+    const first = checks[0];
+    if (!first) throw new Error('a request is always checked against at least one limit');
+    const windowMs = first.windowSeconds * 1000;
+    const reset = Math.max(1, Math.ceil((Math.floor(now / windowMs) * windowMs + windowMs - now) / 1000));
+    const ordered = checks.map((check, i) => ({ check, remaining: i === 0 ? 0 : Math.max(0, check.quota - this.used(check, now)), reset }));
+    return { allowed: false, reported: { limit: first.quota, remaining: 0, reset }, policy: referencePolicy(referenceOrder(ordered)), retryAfter: reset };
+  }
+
+  private used(check: LimitCheck, now: number): number {
+    const windowMs = check.windowSeconds * 1000;
+    const counter = this.counters.get(check.counter);
+    return counter && counter.windowStart === Math.floor(now / windowMs) * windowMs ? counter.count : 0;
+  }
+
+  clear(): void {
+    this.counters.clear();
+  }
+
+  sweep(now: number): void {
+    for (const [name, counter] of this.counters) if (counter.windowStart + 3_600_000 < now) this.counters.delete(name);
+  }
+}
+
+type Ranked = { check: LimitCheck; remaining: number; reset: number };
+const referenceOrder = (items: Ranked[]): Ranked[] => [...items].sort((a, b) => a.remaining - b.remaining || a.check.quota - b.check.quota);
+const referencePolicy = (ordered: Ranked[]): string => [...new Set(ordered.map((r) => `${r.check.quota};w=${r.check.windowSeconds}`))].join(', ');
+
+/** Deterministic pseudo-random numbers (a 32-bit LCG), so a failure replays. */
+function lcg(seed: number): (n: number) => number {
+  let state = seed >>> 0;
+  return (n) => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return Math.floor((state / 2 ** 32) * n);
+  };
+}
+
+describe('Limiter: same decisions as the plain statement of the rules', () => {
+  for (const seed of [1, 7, 42, 2024]) {
+    it(`seed ${seed}: thousands of hits, forced 429s, sweeps and clears`, () => {
+      const random = lcg(seed);
+      const limiter = new Limiter();
+      const reference = new ReferenceLimiter();
+      // Few names, small and equal quotas, mixed windows: exhaustion, rejections and ties are frequent,
+      // and more distinct (quota, window) sequences than the policy memo holds.
+      const names = ['key:a:read', 'key:b:read', 'account:1:read', 'ip:x:read', 'ip:y:read', 'token:t:read'];
+      const quotas = [1, 2, 2, 3, 5, 5, 8, 60];
+      const windows = [1, 2, 10, 60];
+      let now = 1_700_000_000_000 + random(60_000);
+      let allowed = 0;
+      let rejected = 0;
+      for (let step = 0; step < 6000; step++) {
+        now += random(10) === 0 ? random(120_000) : random(1500);
+        const action = random(100);
+        if (action === 0) {
+          limiter.clear();
+          reference.clear();
+          continue;
+        }
+        if (action === 1) {
+          const at = now + random(2) * 3_700_000;
+          limiter.sweep(at);
+          reference.sweep(at);
+          continue;
+        }
+        const count = 1 + random(4);
+        const checks: LimitCheck[] = [];
+        for (let i = 0; i < count; i++) checks.push({ counter: names[random(names.length)]!, quota: quotas[random(quotas.length)]!, windowSeconds: windows[random(windows.length)]! });
+        const force = action < 10;
+        const got = force ? limiter.forceReject(checks, now) : limiter.hit(checks, now);
+        const want = force ? reference.forceReject(checks, now) : reference.hit(checks, now);
+        expect(got, `step ${step}: ${force ? 'forceReject' : 'hit'} ${JSON.stringify(checks)} at ${now}`).toStrictEqual(want);
+        if (want.allowed) allowed++;
+        else rejected++;
+      }
+      // The sequence exercised both outcomes.
+      expect(allowed).toBeGreaterThan(500);
+      expect(rejected).toBeGreaterThan(500);
+    });
+  }
+
+  it('an empty list of limits is an error, as before', () => {
+    expect(() => new Limiter().hit([], 0)).toThrow('at least one limit');
+    expect(() => new Limiter().forceReject([], 0)).toThrow('at least one limit');
+  });
+});
+
+/** limitsFor remembers group lookups and counter names: it must still build exactly these checks. */
+function referenceLimitsFor(store: Store, subject: RateSubject): LimitCheck[] {
+  const group = subject.operation?.rateLimitGroup ?? 'read';
+  const traffic = rateLimits.groups[group]!.traffic;
+  const caps = rateLimits.caps[traffic]!;
+  const window = rateLimits.windowSeconds;
+  const quota = (name: string, fallback: number) => subject.account?.limitOverrides[name] ?? store.limitOverrides[name] ?? fallback;
+  const groupQuota = quota(`group:${group}`, rateLimits.groups[group]!.limit);
+  const ipCheck = { counter: `ip:${subject.ip}:${traffic}`, quota: quota(`ip:${traffic}`, caps.ip), windowSeconds: window };
+  if (subject.keyId && subject.account) {
+    return [
+      { counter: `key:${subject.keyId}:${group}`, quota: groupQuota, windowSeconds: window },
+      { counter: `account:${subject.account.accountId}:${traffic}`, quota: quota(`account:${traffic}`, caps.account), windowSeconds: window },
+      ipCheck,
+    ];
+  }
+  return [{ counter: `token:${subject.tokenHash ?? 'none'}:${group}`, quota: groupQuota, windowSeconds: window }, ipCheck];
+}
+
+describe('limitsFor: same checks as the plain construction', () => {
+  it('for every group, authenticated or not, with overrides changing between requests', () => {
+    const random = lcg(99);
+    const store = new Store();
+    const plan = { tier: 'core', campaigns: true, webhooks: true, runsWrite: true, imageSizes: ['1K'], upscales: true, campaignLimit: 10, productsPerCampaign: 10 } as const;
+    const accounts = [1, 2, 3].map((i) => newAccountState({ accountId: `acc_${i}`, name: `A${i}`, tag: `a${i}`, plan: { ...plan, imageSizes: ['1K'] }, createdAt: 0, seed: i }));
+    const ops: (OperationInfo | undefined)[] = [undefined, ...operationsList];
+    const overrideNames = Object.keys(defaultLimits());
+    // More distinct ids than the name memo holds, so it is forgotten and refilled along the way.
+    for (let step = 0; step < 8000; step++) {
+      if (random(20) === 0) {
+        const target = random(2) === 0 ? store.limitOverrides : accounts[random(accounts.length)]!.limitOverrides;
+        const name = overrideNames[random(overrideNames.length)]!;
+        if (random(3) === 0) delete target[name];
+        else target[name] = 1 + random(500);
+      }
+      const authenticated = random(4) !== 0;
+      const subject: RateSubject = {
+        operation: ops[random(ops.length)],
+        ip: `10.${random(50)}.${random(250)}.1`,
+        ...(authenticated ? { keyId: `key_${random(100_000)}`, account: accounts[random(accounts.length)]! } : random(2) === 0 ? { tokenHash: `h${random(100_000)}` } : {}),
+      };
+      expect(limitsFor(store, subject), `step ${step}`).toStrictEqual(referenceLimitsFor(store, subject));
+    }
   });
 });

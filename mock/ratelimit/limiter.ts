@@ -39,34 +39,68 @@ interface Counter {
   count: number;
 }
 
+/**
+ * One limit as evaluated for the request at hand. The limiter keeps a few of these and reuses them
+ * on every request (this stage runs on every HTTP request, so it allocates only the Decision).
+ */
+interface Slot {
+  check: LimitCheck;
+  /** The stored counter, when there is one (updated in place when the request is admitted). */
+  counter: Counter | undefined;
+  windowStart: number;
+  /** Requests already counted in the current window. */
+  used: number;
+  /** Remaining after this request: what the headers report. */
+  remaining: number;
+  /** Delay-seconds to the end of the current window. */
+  reset: number;
+}
+
 export class Limiter {
   private readonly counters = new Map<string, Counter>();
+  /** Scratch: slots[i] is checks[i] of the current request; `order` the same slots, closest first. */
+  private readonly slots: Slot[] = [];
+  private readonly order: Slot[] = [];
 
   /** Check and, when every limit admits the request, count it. */
   hit(checks: readonly LimitCheck[], now: number): Decision {
-    if (checks.length === 0) throw new Error('a request is always checked against at least one limit');
-    const states = checks.map((check) => {
-      const windowMs = check.windowSeconds * 1000;
-      const windowStart = Math.floor(now / windowMs) * windowMs;
-      const counter = this.counters.get(check.counter);
-      const used = counter && counter.windowStart === windowStart ? counter.count : 0;
-      const reset = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000));
-      return { check, windowStart, used, reset };
-    });
-    const rejecting = states.filter((s) => s.used >= s.check.quota).sort((a, b) => a.check.quota - b.check.quota)[0];
+    const n = checks.length;
+    if (n === 0) throw new Error('a request is always checked against at least one limit');
+    // The limit that rejects, if any: of the exhausted limits, the smallest (the first listed on a tie).
+    let rejecting: Slot | undefined;
+    for (let i = 0; i < n; i++) {
+      const slot = this.evaluate(i, checks[i]!, now);
+      if (slot.used >= slot.check.quota && (rejecting === undefined || slot.check.quota < rejecting.check.quota)) rejecting = slot;
+    }
     if (rejecting) {
-      const ordered = orderClosest(states.map((s) => ({ check: s.check, remaining: Math.max(0, s.check.quota - s.used), reset: s.reset })));
+      // A rejected request consumes nothing: every limit reports what is left without it.
+      for (let i = 0; i < n; i++) {
+        const slot = this.slots[i]!;
+        slot.remaining = Math.max(0, slot.check.quota - slot.used);
+      }
+      const policy = policyOf(this.orderClosest(n), n);
       return {
         allowed: false,
         reported: { limit: rejecting.check.quota, remaining: 0, reset: rejecting.reset },
-        policy: policyOf(ordered),
+        policy,
         retryAfter: rejecting.reset,
       };
     }
-    for (const s of states) this.counters.set(s.check.counter, { windowStart: s.windowStart, count: s.used + 1 });
-    const ordered = orderClosest(states.map((s) => ({ check: s.check, remaining: s.check.quota - (s.used + 1), reset: s.reset })));
-    const top = ordered[0]!;
-    return { allowed: true, reported: { limit: top.check.quota, remaining: top.remaining, reset: top.reset }, policy: policyOf(ordered) };
+    // Admitted: the request counts against every one of its limits.
+    for (let i = 0; i < n; i++) {
+      const slot = this.slots[i]!;
+      const count = slot.used + 1;
+      slot.remaining = slot.check.quota - count;
+      if (slot.counter) {
+        slot.counter.windowStart = slot.windowStart;
+        slot.counter.count = count;
+      } else {
+        this.counters.set(slot.check.counter, { windowStart: slot.windowStart, count });
+      }
+    }
+    const order = this.orderClosest(n);
+    const top = order[0]!;
+    return { allowed: true, reported: { limit: top.check.quota, remaining: top.remaining, reset: top.reset }, policy: policyOf(order, n) };
   }
 
   /**
@@ -76,16 +110,50 @@ export class Limiter {
   forceReject(checks: readonly LimitCheck[], now: number): Decision {
     const first = checks[0];
     if (!first) throw new Error('a request is always checked against at least one limit');
-    const windowMs = first.windowSeconds * 1000;
-    const reset = Math.max(1, Math.ceil((Math.floor(now / windowMs) * windowMs + windowMs - now) / 1000));
-    const ordered = checks.map((check, i) => ({ check, remaining: i === 0 ? 0 : Math.max(0, check.quota - this.used(check, now)), reset }));
-    return { allowed: false, reported: { limit: first.quota, remaining: 0, reset }, policy: policyOf(orderClosest(ordered)), retryAfter: reset };
+    const n = checks.length;
+    for (let i = 0; i < n; i++) {
+      const slot = this.evaluate(i, checks[i]!, now);
+      slot.remaining = i === 0 ? 0 : Math.max(0, slot.check.quota - slot.used);
+    }
+    const reset = this.slots[0]!.reset;
+    return { allowed: false, reported: { limit: first.quota, remaining: 0, reset }, policy: policyOf(this.orderClosest(n), n), retryAfter: reset };
   }
 
-  private used(check: LimitCheck, now: number): number {
+  /** Fill slot i with `check` in the window that holds `now` (windows are aligned on the clock). */
+  private evaluate(i: number, check: LimitCheck, now: number): Slot {
     const windowMs = check.windowSeconds * 1000;
+    const windowStart = Math.floor(now / windowMs) * windowMs;
     const counter = this.counters.get(check.counter);
-    return counter && counter.windowStart === Math.floor(now / windowMs) * windowMs ? counter.count : 0;
+    let slot = this.slots[i];
+    if (slot === undefined) {
+      slot = { check, counter: undefined, windowStart: 0, used: 0, remaining: 0, reset: 0 };
+      this.slots.push(slot);
+      this.order.push(slot);
+    }
+    slot.check = check;
+    slot.counter = counter;
+    slot.windowStart = windowStart;
+    slot.used = counter && counter.windowStart === windowStart ? counter.count : 0;
+    slot.reset = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000));
+    return slot;
+  }
+
+  /**
+   * The first n slots closest to exhaustion first: lowest remaining, a tie to the smaller limit,
+   * otherwise in the order checked (a stable insertion sort: a request has 2 or 3 limits).
+   */
+  private orderClosest(n: number): readonly Slot[] {
+    const order = this.order;
+    for (let i = 0; i < n; i++) {
+      const slot = this.slots[i]!;
+      let j = i;
+      while (j > 0 && closerFirst(order[j - 1]!, slot) > 0) {
+        order[j] = order[j - 1]!;
+        j--;
+      }
+      order[j] = slot;
+    }
+    return order;
   }
 
   /** Forget every counter (control-plane reset). */
@@ -101,27 +169,51 @@ export class Limiter {
   }
 }
 
-interface Ranked {
-  check: LimitCheck;
-  remaining: number;
-  reset: number;
+/** Sort comparator: lowest remaining first, a tie to the smaller limit. */
+function closerFirst(a: Slot, b: Slot): number {
+  return a.remaining - b.remaining || a.check.quota - b.check.quota;
 }
 
-/** Closest to exhaustion first: lowest remaining, a tie to the smaller limit. */
-function orderClosest(items: Ranked[]): Ranked[] {
-  return [...items].sort((a, b) => a.remaining - b.remaining || a.check.quota - b.check.quota);
+/**
+ * RateLimit-Policy: every limit checked, closest first, identical `quota;w=window` parts once.
+ * It depends only on the ordered (quota, window) sequence, which is nearly always one of a handful
+ * (the same group and caps request after request), so recent values are remembered and reused
+ * (by every limiter: the value is a function of that sequence alone).
+ */
+interface PolicyEntry {
+  /** quota, window, quota, window, ... in order. */
+  limits: number[];
+  policy: string;
 }
 
-function policyOf(ordered: Ranked[]): string {
-  const seen = new Set<string>();
+/** At most this many remembered policies (replaced round-robin). */
+const POLICY_MEMO_SIZE = 16;
+const policyMemo: PolicyEntry[] = [];
+let policyMemoNext = 0;
+
+function policyOf(ordered: readonly Slot[], n: number): string {
+  for (const entry of policyMemo) if (sameLimits(entry.limits, ordered, n)) return entry.policy;
+  const limits: number[] = [];
   const parts: string[] = [];
-  for (const item of ordered) {
-    const part = `${item.check.quota};w=${item.check.windowSeconds}`;
-    if (seen.has(part)) continue;
-    seen.add(part);
-    parts.push(part);
+  for (let i = 0; i < n; i++) {
+    const { quota, windowSeconds } = ordered[i]!.check;
+    limits.push(quota, windowSeconds);
+    const part = `${quota};w=${windowSeconds}`;
+    if (!parts.includes(part)) parts.push(part);
   }
-  return parts.join(', ');
+  const entry = { limits, policy: parts.join(', ') };
+  policyMemo[policyMemoNext] = entry;
+  policyMemoNext = (policyMemoNext + 1) % POLICY_MEMO_SIZE;
+  return entry.policy;
+}
+
+function sameLimits(limits: readonly number[], ordered: readonly Slot[], n: number): boolean {
+  if (limits.length !== 2 * n) return false;
+  for (let i = 0; i < n; i++) {
+    const check = ordered[i]!.check;
+    if (limits[2 * i] !== check.quota || limits[2 * i + 1] !== check.windowSeconds) return false;
+  }
+  return true;
 }
 
 export function rateLimitHeader(state: LimitState): string {
