@@ -97,7 +97,15 @@ export function buildMock(options: MockOptions = {}): Mock {
       body: Buffer.isBuffer(request.body) ? request.body : undefined,
       ip: request.ip,
     };
-    send(reply, await runPipeline(services, raw));
+    const response = await runPipeline(services, raw);
+    try {
+      writeRaw(reply, response);
+    } catch (error) {
+      // Only a header value the mock itself built wrongly can get here: a bug, reported as a 500.
+      services.logError(error, `${raw.method} ${raw.fullPath}`);
+      if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+      reply.raw.end('Internal Server Error: the mock failed to write its answer.\n');
+    }
   };
   app.route({ method: ['GET', 'POST', 'PATCH', 'DELETE', 'PUT', 'HEAD', 'OPTIONS'], url: `${basePath}/*`, handler: api });
   app.route({ method: ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'], url: basePath, handler: api });
@@ -124,6 +132,20 @@ export function buildMock(options: MockOptions = {}): Mock {
   app.addHook('onClose', async () => services.clock.dispose());
 
   return { app, services };
+}
+
+/**
+ * Write the pipeline's answer on the node:http response as it is: its status, its headers (the
+ * media types already name their charset), its Content-Length and its bytes, nothing added. The
+ * reply is hijacked, so fastify's send path (content-type parsing, header copies) is skipped on
+ * the API's hot path; a HEAD answer has no body (node drops it) and the length of the GET's.
+ */
+function writeRaw(reply: FastifyReply, response: RawResponse): void {
+  reply.hijack();
+  const body = typeof response.body === 'string' ? Buffer.from(response.body) : response.body;
+  response.headers['content-length'] = String(body.length);
+  reply.raw.writeHead(response.status, response.headers);
+  reply.raw.end(body);
 }
 
 function send(reply: FastifyReply, response: RawResponse): void {
@@ -157,7 +179,20 @@ function toQuery(params: URLSearchParams): Record<string, string | string[]> {
   return out;
 }
 
+/**
+ * The request headers as the pipeline reads them (lower-case names, one string each). node:http
+ * already lower-cases every name and joins repeated fields, so the object is used as it is unless
+ * a field arrived as a list (set-cookie), which is then joined into a copy.
+ */
 function lowerHeaders(headers: FastifyRequest['headers']): Record<string, string | undefined> {
+  let plain = true;
+  for (const name in headers) {
+    if (typeof headers[name] !== 'string') {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) return headers as Record<string, string | undefined>;
   const out: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   return out;
