@@ -85,7 +85,10 @@ export function buildMock(options: MockOptions = {}): Mock {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => done(null, body));
 
-  const api = async (request: FastifyRequest, reply: FastifyReply) => {
+  // The API's handler: the reply is hijacked at once (the pipeline's answer is written on the raw
+  // response, writeRaw), and no promise is handed back to fastify to track.
+  const api = (request: FastifyRequest, reply: FastifyReply): void => {
+    reply.hijack();
     const { pathname, searchParams } = splitUrl(request.url);
     const raw: RawRequest = {
       // HEAD is answered as GET without a body (RFC 9110 9.3.2).
@@ -97,15 +100,15 @@ export function buildMock(options: MockOptions = {}): Mock {
       body: Buffer.isBuffer(request.body) ? request.body : undefined,
       ip: request.ip,
     };
-    const response = await runPipeline(services, raw);
-    try {
-      writeRaw(reply, response);
-    } catch (error) {
-      // Only a header value the mock itself built wrongly can get here: a bug, reported as a 500.
-      services.logError(error, `${raw.method} ${raw.fullPath}`);
-      if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
-      reply.raw.end('Internal Server Error: the mock failed to write its answer.\n');
-    }
+    runPipeline(services, raw)
+      .then((response) => writeRaw(reply, response))
+      .catch((error: unknown) => {
+        // runPipeline answers every error itself: only a bug in the mock gets here (a rejection, or
+        // a header value it built wrongly), reported and answered 500.
+        services.logError(error, `${raw.method} ${raw.fullPath}`);
+        if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+        reply.raw.end('Internal Server Error: the mock failed to write its answer.\n');
+      });
   };
   app.route({ method: ['GET', 'POST', 'PATCH', 'DELETE', 'PUT', 'HEAD', 'OPTIONS'], url: `${basePath}/*`, handler: api });
   app.route({ method: ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'], url: basePath, handler: api });
@@ -141,7 +144,6 @@ export function buildMock(options: MockOptions = {}): Mock {
  * the API's hot path; a HEAD answer has no body (node drops it) and the length of the GET's.
  */
 function writeRaw(reply: FastifyReply, response: RawResponse): void {
-  reply.hijack();
   const body = typeof response.body === 'string' ? Buffer.from(response.body) : response.body;
   response.headers['content-length'] = String(body.length);
   reply.raw.writeHead(response.status, response.headers);
