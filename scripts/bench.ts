@@ -10,7 +10,8 @@
  *    Every server is first warmed up for 2 s (unrecorded). Targets: mock ≥ 10 × Prism,
  *    mock ≥ 0.5 × bare, mock p99 < 10 ms (in the worst round).
  * 2. O(page): the same request against an account with 100 creatives and one with 100,000, in one
- *    process (scripts/lib/large-mock.ts, seedLarge): the large account is walked to its end once,
+ *    process (scripts/lib/large-mock.ts, seedLarge; its response cache is off, so every page is
+ *    computed): the large account is walked to its end once,
  *    then both are loaded at 50 connections with cursors several pages deep (ABBA order), then the
  *    first, middle and last pages are timed one request at a time, interleaved (the verdict: under
  *    load, req/s moves with whatever else the machine runs). Resident memory of that process (VmRSS
