@@ -34,3 +34,27 @@ describe('splitUrl (the request target, without new URL on plain paths)', () => 
     expect([...split.searchParams]).toEqual([...url.searchParams]);
   });
 });
+
+describe('the API handler writes the pipeline answer on the raw response', () => {
+  it('a header value the mock built wrongly is a logged 500, never a hung connection', async () => {
+    const { buildMock } = await import('./app.ts');
+    const { handlers } = await import('./handlers.ts');
+    const logged: unknown[] = [];
+    const mock = buildMock({
+      logError: (error) => logged.push(error),
+      handlers: { ...handlers, listPresets: { run: () => ({ status: 200, body: {}, headers: { 'x-broken': 'a\nb' } }) } },
+    });
+    try {
+      await mock.app.ready();
+      const created = await mock.app.inject({ method: 'POST', url: '/__mock/accounts', payload: { empty: true } });
+      const key = (created.json() as { keys: { all: { key: string } } }).keys.all.key;
+      const res = await mock.app.inject({ method: 'GET', url: '/api/public/v1/presets', headers: { authorization: `Bearer ${key}` } });
+      expect(res.statusCode).toBe(500);
+      expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+      expect(logged).toHaveLength(1);
+      expect(String(logged[0])).toMatch(/x-broken|Invalid character/i);
+    } finally {
+      await mock.app.close();
+    }
+  });
+});

@@ -89,26 +89,32 @@ export function buildMock(options: MockOptions = {}): Mock {
   // response, writeRaw), and no promise is handed back to fastify to track.
   const api = (request: FastifyRequest, reply: FastifyReply): void => {
     reply.hijack();
-    const { pathname, searchParams } = splitUrl(request.url);
-    const raw: RawRequest = {
-      // HEAD is answered as GET without a body (RFC 9110 9.3.2).
-      method: request.method === 'HEAD' ? 'GET' : request.method,
-      path: pathname.slice(basePath.length) || '/',
-      fullPath: pathname,
-      query: toQuery(searchParams),
-      headers: lowerHeaders(request.headers),
-      body: Buffer.isBuffer(request.body) ? request.body : undefined,
-      ip: request.ip,
+    // runPipeline answers every error itself: only a bug in the mock gets to `failed` (a throw
+    // here, a rejection, or a header value it built wrongly), reported and answered 500.
+    const failed = (error: unknown) => {
+      services.logError(error, `${request.method} ${request.url}`);
+      if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+      reply.raw.end('Internal Server Error: the mock failed to write its answer.\n');
     };
+    let raw: RawRequest;
+    try {
+      const { pathname, searchParams } = splitUrl(request.url);
+      raw = {
+        // HEAD is answered as GET without a body (RFC 9110 9.3.2).
+        method: request.method === 'HEAD' ? 'GET' : request.method,
+        path: pathname.slice(basePath.length) || '/',
+        fullPath: pathname,
+        query: toQuery(searchParams),
+        headers: lowerHeaders(request.headers),
+        body: Buffer.isBuffer(request.body) ? request.body : undefined,
+        ip: request.ip,
+      };
+    } catch (error) {
+      return failed(error);
+    }
     runPipeline(services, raw)
       .then((response) => writeRaw(reply, response))
-      .catch((error: unknown) => {
-        // runPipeline answers every error itself: only a bug in the mock gets here (a rejection, or
-        // a header value it built wrongly), reported and answered 500.
-        services.logError(error, `${raw.method} ${raw.fullPath}`);
-        if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
-        reply.raw.end('Internal Server Error: the mock failed to write its answer.\n');
-      });
+      .catch(failed);
   };
   app.route({ method: ['GET', 'POST', 'PATCH', 'DELETE', 'PUT', 'HEAD', 'OPTIONS'], url: `${basePath}/*`, handler: api });
   app.route({ method: ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'], url: basePath, handler: api });
