@@ -15,7 +15,7 @@ import { EventLog } from './events/log.ts';
 import { WebhookService, type WebhookOptions } from './events/webhooks.ts';
 import { handlers } from './handlers.ts';
 import { runPipeline, type PipelineServices } from './pipeline/index.ts';
-import { errorResponse, withRateLimitHeaders } from './pipeline/respond.ts';
+import { bodyBytes, errorResponse, withRateLimitHeaders } from './pipeline/respond.ts';
 import { rateLimit } from './pipeline/rate-limit.ts';
 import { ResponseCache, type ResponseCacheOptions } from './pipeline/response-cache.ts';
 import type { HandlerTable, RawRequest, RawResponse } from './pipeline/types.ts';
@@ -105,7 +105,7 @@ export function buildMock(options: MockOptions = {}): Mock {
         path: pathname.slice(basePath.length) || '/',
         fullPath: pathname,
         query: toQuery(searchParams),
-        headers: lowerHeaders(request.headers),
+        headers: requestHeaders(request.headers),
         body: Buffer.isBuffer(request.body) ? request.body : undefined,
         ip: request.ip,
       };
@@ -150,7 +150,7 @@ export function buildMock(options: MockOptions = {}): Mock {
  * the API's hot path; a HEAD answer has no body (node drops it) and the length of the GET's.
  */
 function writeRaw(reply: FastifyReply, response: RawResponse): void {
-  const body = typeof response.body === 'string' ? Buffer.from(response.body) : response.body;
+  const body = bodyBytes(response.body);
   response.headers['content-length'] = String(body.length);
   reply.raw.writeHead(response.status, response.headers);
   reply.raw.end(body);
@@ -192,7 +192,7 @@ function toQuery(params: URLSearchParams): Record<string, string | string[]> {
  * already lower-cases every name and joins repeated fields, so the object is used as it is unless
  * a field arrived as a list (set-cookie), which is then joined into a copy.
  */
-function lowerHeaders(headers: FastifyRequest['headers']): Record<string, string | undefined> {
+function requestHeaders(headers: FastifyRequest['headers']): Record<string, string | undefined> {
   let plain = true;
   for (const name in headers) {
     if (typeof headers[name] !== 'string') {

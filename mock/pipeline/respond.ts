@@ -14,6 +14,11 @@ import type { OperationResult, RawResponse } from './types.ts';
 export const JSON_TYPE = 'application/json; charset=utf-8';
 export const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
 
+/** A response body as the bytes sent (text is UTF-8). */
+export function bodyBytes(body: string | Buffer): Buffer {
+  return typeof body === 'string' ? Buffer.from(body) : body;
+}
+
 export function jsonResponse(result: OperationResult): RawResponse & { body: string } {
   const headers: Record<string, string> = { 'content-type': JSON_TYPE, ...(result.headers ?? {}) };
   if (result.etagOf !== undefined) headers.etag = etagOf(result.etagOf);

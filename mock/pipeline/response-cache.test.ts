@@ -129,6 +129,20 @@ describe('cacheable reads over HTTP', () => {
     expect((itemAfter.body as { status: string }).status).toBe('APPROVED');
   });
 
+  it('a change by another actor (the control plane) shows on the next read of a cached list', async () => {
+    h = await createHarness();
+    const acct = await h.account();
+    const key = acct.key('read');
+    const list = await h.request('GET', '/creatives', { key, query: { limit: 100 } });
+    const target = (list.body as { data: { creativeId: string; status: string; metadata?: unknown }[] }).data.find((c) => c.status === 'PENDING')!;
+    expect((await h.request('GET', '/creatives', { key, query: { limit: 100 } })).text).toBe(list.text);
+    const acted = await h.control('POST', `/__mock/accounts/${acct.accountId}/actions`, { actor: { kind: 'user' }, operationId: 'updateCreative', pathParams: { id: target.creativeId }, body: { metadata: { team: 'a' } } });
+    expect(acted.status).toBe(200);
+    const after = await h.request('GET', '/creatives', { key, query: { limit: 100 } });
+    const shown = (after.body as { data: { creativeId: string; metadata?: unknown }[] }).data.find((c) => c.creativeId === target.creativeId)!;
+    expect(shown.metadata).toEqual({ team: 'a' });
+  });
+
   it('the same bytes and headers with the cache on and off (every cacheable operation)', async () => {
     // Two apps over one store and clock: the same account, answered with and without the cache.
     const store = new Store();

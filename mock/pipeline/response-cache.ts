@@ -16,6 +16,7 @@
  * account) cannot stay unnoticed.
  */
 import type { AccountState } from '../store.ts';
+import { bodyBytes } from './respond.ts';
 import type { RawResponse } from './types.ts';
 
 export interface ResponseCacheOptions {
@@ -85,7 +86,7 @@ export class ResponseCache {
    * same bytes. `stamp` is the account's stamp read before the handler ran.
    */
   put(key: string, account: AccountState, stamp: number, response: RawResponse): RawResponse {
-    const body = typeof response.body === 'string' ? Buffer.from(response.body) : response.body;
+    const body = bodyBytes(response.body);
     if (!this.enabled || accountStamp(account) !== stamp) return { ...response, body };
     if (this.entries.size >= this.maxEntries && !this.entries.has(key)) {
       const oldest = this.entries.keys().next().value;
@@ -98,10 +99,8 @@ export class ResponseCache {
 
   /** `verify`: the kept response must equal the one computed now, byte for byte. */
   check(key: string, kept: RawResponse, fresh: RawResponse): void {
-    const freshBody = typeof fresh.body === 'string' ? Buffer.from(fresh.body) : fresh.body;
-    const keptBody = typeof kept.body === 'string' ? Buffer.from(kept.body) : kept.body;
     const sameHeaders = JSON.stringify(kept.headers) === JSON.stringify(fresh.headers);
-    if (kept.status !== fresh.status || !sameHeaders || !keptBody.equals(freshBody)) {
+    if (kept.status !== fresh.status || !sameHeaders || !bodyBytes(kept.body).equals(bodyBytes(fresh.body))) {
       throw new Error(`stale cached response for ${JSON.stringify(key)}: a cacheable handler read something outside the request and the account's collections`);
     }
   }
