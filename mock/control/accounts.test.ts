@@ -1,22 +1,10 @@
 /** Control plane, accounts: createAccount, getAccount, updateAccount, updatePlan, updateSettings. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SCOPES } from '../domain/accounts/model.ts';
-import { createHarness, type Harness } from '../testing.ts';
-import { controlViolations } from './conformance.ts';
+import { controlSuite } from './conformance.ts';
 
-let h: Harness;
-beforeEach(async () => {
-  h = await createHarness();
-});
-afterEach(async () => {
-  await h.close();
-});
-
-async function control(operationId: string, method: string, path: string, body?: unknown) {
-  const res = await h.control(method, path, body);
-  expect(controlViolations(operationId, res)).toEqual([]);
-  return res;
-}
+const t = controlSuite();
+const { control } = t;
 
 describe('POST /__mock/accounts', () => {
   it('creates a seeded enterprise account with one key per scope plus `all`', async () => {
@@ -34,7 +22,7 @@ describe('POST /__mock/accounts', () => {
     expect(state.body.counts.products).toBe(60);
     expect(state.body.credits).toBeNull();
     // the keys work on the public API
-    const products = await h.request('GET', '/products', { key: res.body.keys.read.key });
+    const products = await t.h.request('GET', '/products', { key: res.body.keys.read.key });
     expect(products.status).toBe(200);
   });
 
@@ -63,20 +51,20 @@ describe('POST /__mock/accounts', () => {
     });
     expect(state.body.counts).toMatchObject({ products: 0, brands: 0, keys: 8, events: 0, idempotency: 0 });
     // the kept credits are on the account for the credits ledger
-    expect(h.mock.services.store.accounts.get(res.body.accountId)!.initialCredits).toEqual({ balance: 120, dailyBudget: 40 });
+    expect(t.h.mock.services.store.accounts.get(res.body.accountId)!.initialCredits).toEqual({ balance: 120, dailyBudget: 40 });
     // the limit override applies
-    const r = await h.request('GET', '/products', { key: res.body.keys.read.key });
+    const r = await t.h.request('GET', '/products', { key: res.body.keys.read.key });
     expect(r.headers['ratelimit-policy']).toContain('3;w=60');
   });
 
   it('defaults dailyBudget to null', async () => {
     const res = await control('createAccount', 'POST', '/__mock/accounts', { credits: { balance: 5 }, empty: true });
-    expect(h.mock.services.store.accounts.get(res.body.accountId)!.initialCredits).toEqual({ balance: 5, dailyBudget: null });
+    expect(t.h.mock.services.store.accounts.get(res.body.accountId)!.initialCredits).toEqual({ balance: 5, dailyBudget: null });
   });
 
   it('gives the same demo data for the same seed', async () => {
-    const a = await h.account({ seed: 3 });
-    const b = await h.account({ seed: 3 });
+    const a = await t.h.account({ seed: 3 });
+    const b = await t.h.account({ seed: 3 });
     const titles = (acc: typeof a) => [...acc.state.products.values()].map((p) => p.title);
     expect(titles(a)).toEqual(titles(b));
   });
@@ -98,13 +86,13 @@ describe('POST /__mock/accounts', () => {
     expect(res.headers['content-type']).toContain('application/problem+json');
     expect(res.body.code).toBe('VALIDATION_ERROR');
     expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
-    expect(h.mock.services.store.accounts.size).toBe(0);
+    expect(t.h.mock.services.store.accounts.size).toBe(0);
   });
 });
 
 describe('GET /__mock/accounts/{accountId}', () => {
   it('shows keys without the key or its hash, with their status', async () => {
-    const acc = await h.account({ empty: true });
+    const acc = await t.h.account({ empty: true });
     const res = await control('getAccount', 'GET', `/__mock/accounts/${acc.accountId}`);
     expect(res.body.keys).toHaveLength(8);
     for (const key of res.body.keys) {
@@ -118,7 +106,7 @@ describe('GET /__mock/accounts/{accountId}', () => {
   });
 
   it('counts every collection of the account, including ones other modules add', async () => {
-    const acc = await h.account({ empty: true });
+    const acc = await t.h.account({ empty: true });
     (acc.state as unknown as Record<string, unknown>).widgets = new Map([['a', 1]]);
     const res = await control('getAccount', 'GET', `/__mock/accounts/${acc.accountId}`);
     expect(res.body.counts.widgets).toBe(1);
@@ -127,24 +115,24 @@ describe('GET /__mock/accounts/{accountId}', () => {
 
 describe('PATCH /__mock/accounts/{accountId}', () => {
   it('suspends and restores API access', async () => {
-    const acc = await h.account({ empty: true });
+    const acc = await t.h.account({ empty: true });
     const suspended = await control('updateAccount', 'PATCH', `/__mock/accounts/${acc.accountId}`, { suspended: true });
     expect(suspended.body.suspended).toBe(true);
-    expect((await h.request('GET', '/products', { key: acc.key('read') })).status).toBe(401);
+    expect((await t.h.request('GET', '/products', { key: acc.key('read') })).status).toBe(401);
     await control('updateAccount', 'PATCH', `/__mock/accounts/${acc.accountId}`, { suspended: false, name: 'Back' });
-    expect((await h.request('GET', '/products', { key: acc.key('read') })).status).toBe(200);
+    expect((await t.h.request('GET', '/products', { key: acc.key('read') })).status).toBe(200);
     expect(acc.state.name).toBe('Back');
   });
 
   it('refuses a non-boolean suspension', async () => {
-    const acc = await h.account({ empty: true });
+    const acc = await t.h.account({ empty: true });
     const res = await control('updateAccount', 'PATCH', `/__mock/accounts/${acc.accountId}`, { suspended: 'yes' });
     expect(res.status).toBe(422);
     expect(res.body.errors).toEqual([{ field: 'suspended', message: 'must be boolean' }]);
   });
 
   it('requires a body', async () => {
-    const acc = await h.account({ empty: true });
+    const acc = await t.h.account({ empty: true });
     const res = await control('updateAccount', 'PATCH', `/__mock/accounts/${acc.accountId}`);
     expect(res.status).toBe(422);
     expect(res.body.errors).toEqual([{ field: 'body', message: 'is required' }]);
@@ -153,7 +141,7 @@ describe('PATCH /__mock/accounts/{accountId}', () => {
 
 describe('PATCH /__mock/accounts/{accountId}/plan', () => {
   it('a tier resets to its defaults with the features on top', async () => {
-    const acc = await h.account({ empty: true });
+    const acc = await t.h.account({ empty: true });
     const res = await control('updatePlan', 'PATCH', `/__mock/accounts/${acc.accountId}/plan`, { tier: 'growth', features: { upscales: false } });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ tier: 'growth', campaigns: true, webhooks: true, runsWrite: true, imageSizes: ['1K', '2K'], upscales: false, campaignLimit: 100, productsPerCampaign: 500 });
@@ -161,24 +149,24 @@ describe('PATCH /__mock/accounts/{accountId}/plan', () => {
   });
 
   it('features alone merge into the current plan', async () => {
-    const acc = await h.account({ empty: true, plan: 'core' });
+    const acc = await t.h.account({ empty: true, plan: 'core' });
     const res = await control('updatePlan', 'PATCH', `/__mock/accounts/${acc.accountId}/plan`, { features: { campaignLimit: 1 } });
     expect(res.body).toMatchObject({ tier: 'core', campaignLimit: 1, productsPerCampaign: 100 });
   });
 
   it('a lapsed plan makes the next request that needs it answer 401', async () => {
-    const acc = await h.account({ empty: true });
-    const createRun = () => h.request('POST', '/runs', { key: acc.key('runs:write'), body: {}, headers: { 'idempotency-key': 'k1' } });
+    const acc = await t.h.account({ empty: true });
+    const createRun = () => t.h.request('POST', '/runs', { key: acc.key('runs:write'), body: {}, headers: { 'idempotency-key': 'k1' } });
     expect((await createRun()).status).toBe(400); // authenticated; the empty body is refused
     await control('updatePlan', 'PATCH', `/__mock/accounts/${acc.accountId}/plan`, { features: { runsWrite: false } });
     expect((await createRun()).status).toBe(401);
     // a read key keeps working on any plan
     await control('updatePlan', 'PATCH', `/__mock/accounts/${acc.accountId}/plan`, { tier: 'starter' });
-    expect((await h.request('GET', '/products', { key: acc.key('read') })).status).toBe(200);
+    expect((await t.h.request('GET', '/products', { key: acc.key('read') })).status).toBe(200);
   });
 
   it('refuses an unknown tier or feature', async () => {
-    const acc = await h.account({ empty: true });
+    const acc = await t.h.account({ empty: true });
     for (const body of [{ tier: 'gold' }, { features: { campaigns: 'yes' } }, { plan: 'core' }]) {
       const res = await control('updatePlan', 'PATCH', `/__mock/accounts/${acc.accountId}/plan`, body);
       expect(res.status).toBe(422);
@@ -189,17 +177,17 @@ describe('PATCH /__mock/accounts/{accountId}/plan', () => {
 
 describe('PATCH /__mock/accounts/{accountId}/settings', () => {
   it('switches sparse pages on, which the lists then serve', async () => {
-    const acc = await h.account();
+    const acc = await t.h.account();
     const res = await control('updateSettings', 'PATCH', `/__mock/accounts/${acc.accountId}/settings`, { sparsePages: true });
     expect(res.body).toEqual({ sparsePages: true });
-    const first = await h.request('GET', '/products', { key: acc.key('read'), query: { limit: 10 } });
-    const second = await h.request('GET', '/products', { key: acc.key('read'), query: { limit: 10, cursor: first.body.pagination.nextCursor } });
+    const first = await t.h.request('GET', '/products', { key: acc.key('read'), query: { limit: 10 } });
+    const second = await t.h.request('GET', '/products', { key: acc.key('read'), query: { limit: 10, cursor: first.body.pagination.nextCursor } });
     expect(second.body.data).toEqual([]);
     expect(second.body.pagination.nextCursor).not.toBeNull();
   });
 
   it('refuses a bad value', async () => {
-    const acc = await h.account({ empty: true });
+    const acc = await t.h.account({ empty: true });
     const res = await control('updateSettings', 'PATCH', `/__mock/accounts/${acc.accountId}/settings`, { sparsePages: 1 });
     expect(res.status).toBe(422);
     expect(res.body.errors[0].field).toBe('sparsePages');

@@ -1,28 +1,15 @@
 /**
  * Control plane, actions (changes by other actors) and the event log they feed.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Creative } from '../domain/creatives/model.ts';
-import { createHarness, type Harness, type TestAccount } from '../testing.ts';
-import { controlViolations } from './conformance.ts';
+import type { TestAccount } from '../testing.ts';
+import { controlSuite } from './conformance.ts';
 
-let h: Harness;
-let acc: TestAccount;
-beforeEach(async () => {
-  h = await createHarness();
-  acc = await h.account();
-});
-afterEach(async () => {
-  await h.close();
-});
+const t = controlSuite({ account: {} });
+const { control } = t;
 
-async function control(operationId: string, method: string, path: string, body?: unknown) {
-  const res = await h.control(method, path, body);
-  expect(controlViolations(operationId, res)).toEqual([]);
-  return res;
-}
-
-function act(body: unknown, account: TestAccount = acc) {
+function act(body: unknown, account: TestAccount = t.acc) {
   return control('runAction', 'POST', `/__mock/accounts/${account.accountId}/actions`, body);
 }
 
@@ -46,7 +33,7 @@ function pendingCreative(account: TestAccount, id = 'crt_test0001', status: Crea
     deletedAt: null,
     deletedWithCampaign: false,
     metadata: {},
-    createdAt: h.clock.now(),
+    createdAt: t.h.clock.now(),
     cropJobs: 0,
   };
   account.state.creatives.set(id, creative);
@@ -55,80 +42,80 @@ function pendingCreative(account: TestAccount, id = 'crt_test0001', status: Crea
 
 describe('POST /__mock/accounts/{accountId}/actions with an operationId', () => {
   it('a user approves a creative: creative.approved is recorded with actor { kind: user } and no apiKeyId', async () => {
-    pendingCreative(acc);
+    pendingCreative(t.acc);
     const res = await act({ actor: { kind: 'user' }, operationId: 'approveCreative', pathParams: { creativeId: 'crt_test0001' } });
     expect(res.status).toBe(200);
     expect(res.body.status).toBe(200);
     expect(res.body.body).toMatchObject({ object: 'creative', creativeId: 'crt_test0001', approvedAt: '2026-01-01T00:00:00.000Z' });
     expect(res.body.headers.etag).toMatch(/^"/);
 
-    const events = acc.state.events.filter((e) => e.type === 'creative.approved');
+    const events = t.acc.state.events.filter((e) => e.type === 'creative.approved');
     expect(events).toHaveLength(1);
     expect(events[0]!.actor).toEqual({ kind: 'user' });
     expect(Object.keys(events[0]!.actor!)).toEqual(['kind']);
     expect(events[0]!.resource).toEqual({ kind: 'creative', id: 'crt_test0001' });
 
-    const log = await control('listEvents', 'GET', `/__mock/accounts/${acc.accountId}/events?type=creative.approved`);
+    const log = await control('listEvents', 'GET', `/__mock/accounts/${t.acc.accountId}/events?type=creative.approved`);
     expect(log.body.data).toEqual([
       { eventId: events[0]!.eventId, type: 'creative.approved', timestamp: '2026-01-01T00:00:00.000Z', resource: { kind: 'creative', id: 'crt_test0001' }, actor: { kind: 'user' }, previousAttributes: null },
     ]);
 
     // The API sees the change, with the same representation and ETag as the action answered.
-    const read = await h.request('GET', '/creatives/crt_test0001', { key: acc.key('read') });
+    const read = await t.h.request('GET', '/creatives/crt_test0001', { key: t.acc.key('read') });
     expect(read.body).toEqual(res.body.body);
     expect(read.headers.etag).toBe(res.body.headers.etag);
   });
 
   it.each(['share_link', 'staff', 'partner_operator'] as const)('records the %s actor', async (kind) => {
-    pendingCreative(acc);
+    pendingCreative(t.acc);
     await act({ actor: { kind }, operationId: 'rejectCreative', pathParams: { creativeId: 'crt_test0001' }, body: { rejectionReason: 'off brand' } });
-    expect(acc.state.events.at(-1)).toMatchObject({ type: 'creative.rejected', actor: { kind } });
+    expect(t.acc.state.events.at(-1)).toMatchObject({ type: 'creative.rejected', actor: { kind } });
   });
 
   it('an api_key actor carries the key id', async () => {
-    pendingCreative(acc);
-    const keyId = acc.keys['creatives:review']!.keyId;
+    pendingCreative(t.acc);
+    const keyId = t.acc.keys['creatives:review']!.keyId;
     const res = await act({ actor: { kind: 'api_key', apiKeyId: keyId }, operationId: 'approveCreative', pathParams: { creativeId: 'crt_test0001' } });
     expect(res.body.status).toBe(200);
-    expect(acc.state.events.at(-1)!.actor).toEqual({ kind: 'api_key', apiKeyId: keyId });
+    expect(t.acc.state.events.at(-1)!.actor).toEqual({ kind: 'api_key', apiKeyId: keyId });
   });
 
   it('bypasses faults, rate limits and idempotency', async () => {
-    pendingCreative(acc);
-    await control('updateAccountFaults', 'PATCH', `/__mock/accounts/${acc.accountId}/faults`, { writesPaused: true });
-    await control('updateAccountLimits', 'PATCH', `/__mock/accounts/${acc.accountId}/limits`, { 'group:creative_reviews': 0 });
+    pendingCreative(t.acc);
+    await control('updateAccountFaults', 'PATCH', `/__mock/accounts/${t.acc.accountId}/faults`, { writesPaused: true });
+    await control('updateAccountLimits', 'PATCH', `/__mock/accounts/${t.acc.accountId}/limits`, { 'group:creative_reviews': 0 });
     const res = await act({ actor: { kind: 'staff' }, operationId: 'approveCreative', pathParams: { creativeId: 'crt_test0001' } });
     expect(res.body.status).toBe(200);
-    expect(acc.state.idempotency.size).toBe(0);
+    expect(t.acc.state.idempotency.size).toBe(0);
   });
 
   it('a refusal of the handler is its problem body and status inside a 200', async () => {
-    pendingCreative(acc, 'crt_rejected', 'REJECTED');
+    pendingCreative(t.acc, 'crt_rejected', 'REJECTED');
     const conflict = await act({ actor: { kind: 'user' }, operationId: 'approveCreative', pathParams: { creativeId: 'crt_rejected' } });
     expect(conflict.status).toBe(200);
     expect(conflict.body.status).toBe(409);
     expect(conflict.body.body).toMatchObject({ status: 409, code: 'CREATIVE_NOT_PENDING', currentStatus: 'REJECTED', instance: '/api/public/v1/creatives/crt_rejected/approve' });
     const missing = await act({ actor: { kind: 'user' }, operationId: 'approveCreative', pathParams: { creativeId: 'crt_none' } });
     expect(missing.body).toMatchObject({ status: 404, body: { code: 'CREATIVE_NOT_FOUND' } });
-    expect(acc.state.events).toHaveLength(0);
+    expect(t.acc.state.events).toHaveLength(0);
   });
 
   it('validates the body against the public operation\'s schema', async () => {
-    pendingCreative(acc);
+    pendingCreative(t.acc);
     const empty = await act({ actor: { kind: 'user' }, operationId: 'rejectCreative', pathParams: { creativeId: 'crt_test0001' }, body: { rejectionReason: '' } });
     expect(empty.status).toBe(422);
     expect(empty.body).toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ field: 'body.rejectionReason' }] });
     const unknown = await act({ actor: { kind: 'user' }, operationId: 'updateCreative', pathParams: { id: 'crt_test0001' }, body: { colour: 'red' } });
     expect(unknown.status).toBe(422);
     expect(unknown.body.errors.map((e: { field: string }) => e.field)).toContain('body.colour');
-    expect(acc.state.creatives.get('crt_test0001')!.status).toBe('PENDING');
+    expect(t.acc.state.creatives.get('crt_test0001')!.status).toBe('PENDING');
   });
 
   it('an update by the dashboard records previousAttributes like the API', async () => {
-    pendingCreative(acc);
+    pendingCreative(t.acc);
     const res = await act({ actor: { kind: 'user' }, operationId: 'updateCreative', pathParams: { id: 'crt_test0001' }, body: { metadata: { team: 'a' } } });
     expect(res.body.status).toBe(200);
-    const log = await control('listEvents', 'GET', `/__mock/accounts/${acc.accountId}/events?resourceId=crt_test0001`);
+    const log = await control('listEvents', 'GET', `/__mock/accounts/${t.acc.accountId}/events?resourceId=crt_test0001`);
     expect(log.body.data).toHaveLength(1);
     expect(log.body.data[0]).toMatchObject({ type: 'creative.updated', actor: { kind: 'user' } });
   });
@@ -158,15 +145,15 @@ describe('POST /__mock/accounts/{accountId}/actions with an operationId', () => 
   });
 
   it('refuses another account\'s key as the actor', async () => {
-    const other = await h.account({ empty: true });
+    const other = await t.h.account({ empty: true });
     const res = await act({ actor: { kind: 'api_key', apiKeyId: other.keys.all!.keyId }, operationId: 'approveCreative', pathParams: { creativeId: 'c' } });
     expect(res.status).toBe(422);
     expect(res.body.errors).toEqual([{ field: 'actor.apiKeyId', message: 'is not a key of this account' }]);
   });
 
   it('answers 501 ACTION_UNKNOWN for a write this build has no handler for', async () => {
-    const { approveCreative: _dropped, ...rest } = h.mock.services.handlers;
-    h.mock.services.handlers = rest;
+    const { approveCreative: _dropped, ...rest } = t.h.mock.services.handlers;
+    t.h.mock.services.handlers = rest;
     const res = await act({ actor: { kind: 'user' }, operationId: 'approveCreative', pathParams: { creativeId: 'c' } });
     expect(res.status).toBe(501);
     expect(res.body).toMatchObject({ code: 'ACTION_UNKNOWN', title: 'Not Implemented' });
@@ -175,14 +162,14 @@ describe('POST /__mock/accounts/{accountId}/actions with an operationId', () => 
 
 describe('POST /__mock/accounts/{accountId}/actions with a dashboard action', () => {
   async function campaignWithCreatives(): Promise<string> {
-    const products = [...acc.state.products.values()].slice(0, 3);
+    const products = [...t.acc.state.products.values()].slice(0, 3);
     const created = await act({
       actor: { kind: 'user' },
       operationId: 'createCampaign',
       body: { name: 'Spring', brandId: products[0]!.brandId, productIds: products.filter((p) => p.brandId === products[0]!.brandId).map((p) => p.productId) },
     });
     expect(created.body.status, JSON.stringify(created.body)).toBe(201);
-    expect(acc.state.events.at(-1)).toMatchObject({ type: 'campaign.created', actor: { kind: 'user' } });
+    expect(t.acc.state.events.at(-1)).toMatchObject({ type: 'campaign.created', actor: { kind: 'user' } });
     return created.body.body.campaignId as string;
   }
 
@@ -194,11 +181,11 @@ describe('POST /__mock/accounts/{accountId}/actions with a dashboard action', ()
     expect(res.body.body.action).toBe('generateCreatives');
     expect(res.body.body.creativeIds.length).toBeGreaterThan(0);
     for (const id of res.body.body.creativeIds) {
-      const read = await h.request('GET', `/creatives/${id}`, { key: acc.key('read') });
+      const read = await t.h.request('GET', `/creatives/${id}`, { key: t.acc.key('read') });
       expect(read.status).toBe(200);
       expect(read.body.status).toBe('PENDING');
     }
-    for (const id of res.body.body.eventIds) expect(acc.state.events.find((e) => e.eventId === id)?.actor).toEqual({ kind: 'user' });
+    for (const id of res.body.body.eventIds) expect(t.acc.state.events.find((e) => e.eventId === id)?.actor).toEqual({ kind: 'user' });
   });
 
   it('an action\'s own refusal is its problem inside a 200', async () => {
@@ -218,27 +205,27 @@ describe('POST /__mock/accounts/{accountId}/actions with a dashboard action', ()
 
 describe('GET /__mock/accounts/{accountId}/events', () => {
   it('lists every event oldest first and filters by type and resource', async () => {
-    pendingCreative(acc, 'crt_a');
-    pendingCreative(acc, 'crt_b');
+    pendingCreative(t.acc, 'crt_a');
+    pendingCreative(t.acc, 'crt_b');
     await act({ actor: { kind: 'user' }, operationId: 'approveCreative', pathParams: { creativeId: 'crt_a' } });
-    h.advance(5);
+    t.h.advance(5);
     await act({ actor: { kind: 'user' }, operationId: 'rejectCreative', pathParams: { creativeId: 'crt_b' } });
-    const all = await control('listEvents', 'GET', `/__mock/accounts/${acc.accountId}/events`);
+    const all = await control('listEvents', 'GET', `/__mock/accounts/${t.acc.accountId}/events`);
     expect(all.body.data.map((e: { type: string; timestamp: string }) => [e.type, e.timestamp])).toEqual([
       ['creative.approved', '2026-01-01T00:00:00.000Z'],
       ['creative.rejected', '2026-01-01T00:00:05.000Z'],
     ]);
-    const rejected = await control('listEvents', 'GET', `/__mock/accounts/${acc.accountId}/events?type=creative.rejected`);
+    const rejected = await control('listEvents', 'GET', `/__mock/accounts/${t.acc.accountId}/events?type=creative.rejected`);
     expect(rejected.body.data).toHaveLength(1);
-    const byResource = await control('listEvents', 'GET', `/__mock/accounts/${acc.accountId}/events?resourceId=crt_a`);
+    const byResource = await control('listEvents', 'GET', `/__mock/accounts/${t.acc.accountId}/events?resourceId=crt_a`);
     expect(byResource.body.data.map((e: { type: string }) => e.type)).toEqual(['creative.approved']);
-    const none = await control('listEvents', 'GET', `/__mock/accounts/${acc.accountId}/events?type=campaign.created`);
+    const none = await control('listEvents', 'GET', `/__mock/accounts/${t.acc.accountId}/events?type=campaign.created`);
     expect(none.body.data).toEqual([]);
   });
 
   it('refuses an unknown type or a repeated filter with 400', async () => {
     for (const query of ['type=creative.exploded', 'type=creative.approved&type=creative.rejected', 'resourceId=']) {
-      const res = await control('listEvents', 'GET', `/__mock/accounts/${acc.accountId}/events?${query}`);
+      const res = await control('listEvents', 'GET', `/__mock/accounts/${t.acc.accountId}/events?${query}`);
       expect(res.status, query).toBe(400);
       expect(res.body.code).toBe('VALIDATION_ERROR');
       expect(res.body.errors[0].field).toMatch(/^(type|resourceId)/);

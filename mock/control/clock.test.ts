@@ -1,21 +1,9 @@
 /** Control plane, clock: getClock, setClock. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../testing.ts';
-import { controlViolations } from './conformance.ts';
+import { describe, expect, it } from 'vitest';
+import { controlSuite } from './conformance.ts';
 
-let h: Harness;
-beforeEach(async () => {
-  h = await createHarness();
-});
-afterEach(async () => {
-  await h.close();
-});
-
-async function control(operationId: string, method: string, path: string, body?: unknown) {
-  const res = await h.control(method, path, body);
-  expect(controlViolations(operationId, res)).toEqual([]);
-  return res;
-}
+const t = controlSuite();
+const { control } = t;
 
 describe('/__mock/clock', () => {
   it('reads the clock', async () => {
@@ -25,7 +13,7 @@ describe('/__mock/clock', () => {
 
   it('advances and runs what falls due', async () => {
     let ran = 0;
-    h.clock.after(30, () => ran++);
+    t.h.clock.after(30, () => ran++);
     const before = await control('getClock', 'GET', '/__mock/clock');
     expect(before.body.pendingTasks).toBe(1);
     const res = await control('setClock', 'POST', '/__mock/clock', { advanceSeconds: 90.5 });
@@ -45,7 +33,7 @@ describe('/__mock/clock', () => {
     const back = await control('setClock', 'POST', '/__mock/clock', { mode: 'manual' });
     expect(back.body.mode).toBe('manual');
     expect(Date.parse(back.body.now)).toBeGreaterThanOrEqual(Date.parse(res.body.now));
-    h.clock.dispose();
+    t.h.clock.dispose();
   });
 
   it.each([
@@ -58,7 +46,7 @@ describe('/__mock/clock', () => {
     const res = await control('setClock', 'POST', '/__mock/clock', body);
     expect(res.status).toBe(422);
     expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
-    expect(h.clock.nowIso()).toBe('2026-01-01T00:00:00.000Z');
-    expect(h.clock.mode).toBe('manual');
+    expect(t.h.clock.nowIso()).toBe('2026-01-01T00:00:00.000Z');
+    expect(t.h.clock.mode).toBe('manual');
   });
 });

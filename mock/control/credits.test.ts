@@ -1,21 +1,9 @@
 /** Control plane, credits: getCredits, updateCredits (the ledger's view and setter). */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../testing.ts';
-import { controlViolations } from './conformance.ts';
+import { describe, expect, it } from 'vitest';
+import { controlSuite } from './conformance.ts';
 
-let h: Harness;
-beforeEach(async () => {
-  h = await createHarness();
-});
-afterEach(async () => {
-  await h.close();
-});
-
-async function control(operationId: string, method: string, path: string, body?: unknown) {
-  const res = await h.control(method, path, body);
-  expect(controlViolations(operationId, res)).toEqual([]);
-  return res;
-}
+const t = controlSuite();
+const { control } = t;
 
 describe('/__mock/accounts/{accountId}/credits', () => {
   it('starts from the credits of createAccount', async () => {
@@ -25,7 +13,7 @@ describe('/__mock/accounts/{accountId}/credits', () => {
   });
 
   it('sets balance, budget and prices; no body changes nothing', async () => {
-    const acc = await h.account({ empty: true });
+    const acc = await t.h.account({ empty: true });
     const res = await control('updateCredits', 'POST', `/__mock/accounts/${acc.accountId}/credits`, { balance: 7, dailyBudget: null, rateCard: { version: 'v2', image: { '4K': null }, upscale: { '2K': 3 } } });
     expect(res.body).toMatchObject({ balance: 7, dailyBudget: null, rateCard: { version: 'v2', image: { '4K': null }, upscale: { '2K': 3 } } });
     const same = await control('updateCredits', 'POST', `/__mock/accounts/${acc.accountId}/credits`);
@@ -38,7 +26,7 @@ describe('/__mock/accounts/{accountId}/credits', () => {
     [{ rateCard: { video: null } }, 'rateCard.video'],
     [{ gift: 5 }, 'gift'],
   ])('refuses %j with 422 and changes nothing', async (body, field) => {
-    const acc = await h.account({ empty: true });
+    const acc = await t.h.account({ empty: true });
     const before = await control('getCredits', 'GET', `/__mock/accounts/${acc.accountId}/credits`);
     const res = await control('updateCredits', 'POST', `/__mock/accounts/${acc.accountId}/credits`, body);
     expect(res.status).toBe(422);

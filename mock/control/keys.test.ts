@@ -1,40 +1,26 @@
 /** Control plane, keys: createKey, revokeKey, expireKey. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHarness, type Harness, type TestAccount } from '../testing.ts';
-import { controlViolations } from './conformance.ts';
+import { describe, expect, it } from 'vitest';
+import { controlSuite } from './conformance.ts';
 
-let h: Harness;
-let acc: TestAccount;
-beforeEach(async () => {
-  h = await createHarness();
-  acc = await h.account({ empty: true });
-});
-afterEach(async () => {
-  await h.close();
-});
-
-async function control(operationId: string, method: string, path: string, body?: unknown) {
-  const res = await h.control(method, path, body);
-  expect(controlViolations(operationId, res)).toEqual([]);
-  return res;
-}
+const t = controlSuite({ account: { empty: true } });
+const { control } = t;
 
 describe('POST /__mock/accounts/{accountId}/keys', () => {
   it('creates a read-only key without expiry, usable at once', async () => {
-    const res = await control('createKey', 'POST', `/__mock/accounts/${acc.accountId}/keys`, { name: 'reader', scopes: ['read'] });
+    const res = await control('createKey', 'POST', `/__mock/accounts/${t.acc.accountId}/keys`, { name: 'reader', scopes: ['read'] });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ name: 'reader', scopes: ['read'], expiresAt: null });
     expect(res.body.key).toMatch(/^cgs_[0-9a-f]{64}$/);
-    expect((await h.request('GET', '/products', { key: res.body.key })).status).toBe(200);
+    expect((await t.h.request('GET', '/products', { key: res.body.key })).status).toBe(200);
   });
 
   it('creates a write key with a 30, 90 or 365-day expiry', async () => {
-    const res = await control('createKey', 'POST', `/__mock/accounts/${acc.accountId}/keys`, { scopes: ['creatives:write'], expiresInDays: 90 });
+    const res = await control('createKey', 'POST', `/__mock/accounts/${t.acc.accountId}/keys`, { scopes: ['creatives:write'], expiresInDays: 90 });
     expect(res.body).toMatchObject({ name: 'key', scopes: ['creatives:write'], expiresAt: '2026-04-01T00:00:00.000Z' });
   });
 
   it('creates a legacy runs:write key without expiry', async () => {
-    const res = await control('createKey', 'POST', `/__mock/accounts/${acc.accountId}/keys`, { scopes: ['runs:write'], legacy: true });
+    const res = await control('createKey', 'POST', `/__mock/accounts/${t.acc.accountId}/keys`, { scopes: ['runs:write'], legacy: true });
     expect(res.status).toBe(201);
     expect(res.body.expiresAt).toBeNull();
   });
@@ -44,10 +30,10 @@ describe('POST /__mock/accounts/{accountId}/keys', () => {
     ['a legacy key with another write scope', { scopes: ['runs:write', 'assets:write'], legacy: true }, 'expiresInDays'],
     ['runs:read without read', { scopes: ['runs:read'] }, 'scopes'],
   ])('refuses %s with 422 naming the field (a key rule)', async (_what, body, field) => {
-    const res = await control('createKey', 'POST', `/__mock/accounts/${acc.accountId}/keys`, body);
+    const res = await control('createKey', 'POST', `/__mock/accounts/${t.acc.accountId}/keys`, body);
     expect(res.status).toBe(422);
     expect(res.body).toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ field }] });
-    expect(acc.state.keys.size).toBe(8);
+    expect(t.acc.state.keys.size).toBe(8);
   });
 
   it.each([
@@ -58,7 +44,7 @@ describe('POST /__mock/accounts/{accountId}/keys', () => {
     ['a 60-day expiry', { scopes: ['read'], expiresInDays: 60 }, 'expiresInDays'],
     ['a non-boolean legacy flag', { scopes: ['read'], legacy: 'no' }, 'legacy'],
   ])('refuses %s with 422 (the schema)', async (_what, body, field) => {
-    const res = await control('createKey', 'POST', `/__mock/accounts/${acc.accountId}/keys`, body);
+    const res = await control('createKey', 'POST', `/__mock/accounts/${t.acc.accountId}/keys`, body);
     expect(res.status).toBe(422);
     expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
   });
@@ -66,32 +52,32 @@ describe('POST /__mock/accounts/{accountId}/keys', () => {
 
 describe('revoke and expire', () => {
   it('a revoked key answers 401 from its next request; revoking again changes nothing', async () => {
-    const keyId = acc.keys.read!.keyId;
-    const res = await control('revokeKey', 'POST', `/__mock/accounts/${acc.accountId}/keys/${keyId}/revoke`);
+    const keyId = t.acc.keys.read!.keyId;
+    const res = await control('revokeKey', 'POST', `/__mock/accounts/${t.acc.accountId}/keys/${keyId}/revoke`);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ keyId, status: 'revoked', revokedAt: '2026-01-01T00:00:00.000Z' });
-    expect((await h.request('GET', '/products', { key: acc.key('read') })).status).toBe(401);
-    h.advance(10);
-    const again = await control('revokeKey', 'POST', `/__mock/accounts/${acc.accountId}/keys/${keyId}/revoke`);
+    expect((await t.h.request('GET', '/products', { key: t.acc.key('read') })).status).toBe(401);
+    t.h.advance(10);
+    const again = await control('revokeKey', 'POST', `/__mock/accounts/${t.acc.accountId}/keys/${keyId}/revoke`);
     expect(again.body.revokedAt).toBe('2026-01-01T00:00:00.000Z');
   });
 
   it('an expired key answers 401', async () => {
-    const keyId = acc.keys.all!.keyId;
-    const res = await control('expireKey', 'POST', `/__mock/accounts/${acc.accountId}/keys/${keyId}/expire`);
+    const keyId = t.acc.keys.all!.keyId;
+    const res = await control('expireKey', 'POST', `/__mock/accounts/${t.acc.accountId}/keys/${keyId}/expire`);
     expect(res.body).toMatchObject({ keyId, status: 'expired', expiresAt: '2026-01-01T00:00:00.000Z' });
-    expect((await h.request('GET', '/products', { key: acc.key('all') })).status).toBe(401);
+    expect((await t.h.request('GET', '/products', { key: t.acc.key('all') })).status).toBe(401);
   });
 
   it('an unknown key is 404 KEY_NOT_FOUND; another account\'s key is unknown too', async () => {
-    const other = await h.account({ empty: true });
+    const other = await t.h.account({ empty: true });
     for (const op of ['revoke', 'expire'] as const) {
       for (const keyId of ['key_nope', other.keys.read!.keyId]) {
-        const res = await control(`${op}Key`, 'POST', `/__mock/accounts/${acc.accountId}/keys/${keyId}/${op}`);
+        const res = await control(`${op}Key`, 'POST', `/__mock/accounts/${t.acc.accountId}/keys/${keyId}/${op}`);
         expect(res.status).toBe(404);
         expect(res.body).toMatchObject({ code: 'KEY_NOT_FOUND', status: 404 });
       }
     }
-    expect((await h.request('GET', '/products', { key: other.key('read') })).status).toBe(200);
+    expect((await t.h.request('GET', '/products', { key: other.key('read') })).status).toBe(200);
   });
 });
