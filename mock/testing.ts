@@ -156,3 +156,15 @@ export function violations(operationId: string, res: TestResponse): string[] {
   }
   return out;
 }
+
+/**
+ * Freeze a value and everything it holds: the transition tables' fixtures, so that a transition that
+ * mutates its input throws instead of passing (transitions are pure).
+ */
+export function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

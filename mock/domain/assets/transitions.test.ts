@@ -4,6 +4,7 @@
  * would throw.
  */
 import { describe, expect, it } from 'vitest';
+import { deepFreeze } from '../../testing.ts';
 import { ApiError } from '../../errors.ts';
 import type { EventDraft } from '../../events/model.ts';
 import type { Transition } from '../shared.ts';
@@ -35,14 +36,6 @@ function asset(overrides: Partial<Asset> = {}): Asset {
     derivation: null,
     ...overrides,
   });
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object') {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 function fiftyKeys(): Record<string, string> {

@@ -4,6 +4,7 @@
  * mutated its input would throw.
  */
 import { describe, expect, it } from 'vitest';
+import { deepFreeze } from '../../testing.ts';
 import { ApiError, type FieldError, type ProblemExtensions } from '../../errors.ts';
 import type { EventDraft } from '../../events/model.ts';
 import type { Plan } from '../accounts/model.ts';
@@ -22,14 +23,6 @@ import {
 
 const NOW = Date.UTC(2026, 0, 2, 12, 0, 0);
 const EARLIER = NOW - 3600_000;
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object') {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
-}
 
 function campaign(overrides: Partial<Campaign> = {}): Campaign {
   return deepFreeze({

@@ -4,6 +4,7 @@
  * input would throw.
  */
 import { describe, expect, it } from 'vitest';
+import { deepFreeze } from '../../testing.ts';
 import { ApiError, type ProblemExtensions } from '../../errors.ts';
 import type { EventDraft } from '../../events/model.ts';
 import type { Transition } from '../shared.ts';
@@ -27,14 +28,6 @@ import {
 const NOW = Date.UTC(2026, 0, 2, 12, 0, 0);
 const EARLIER = NOW - 3600_000;
 const CAMPAIGN_RATIO = '4:5';
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object') {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
-}
 
 function creative(overrides: Partial<Creative> = {}): Creative {
   return deepFreeze({
