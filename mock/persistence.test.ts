@@ -187,7 +187,7 @@ describe('a round trip of state built through the API', () => {
     await copy.app.ready();
     try {
       const get = async (mock: typeof copy, url: string, key?: string) => {
-        const res = await mock.app.inject({ method: 'GET', url, ...(key ? { headers: { authorization: `Bearer ${key}` } } : {}) });
+        const res = await mock.inject({ method: 'GET', url, ...(key ? { headers: { authorization: `Bearer ${key}` } } : {}) });
         return { status: res.statusCode, etag: res.headers.etag, body: res.payload };
       };
       for (const [url, key] of [
@@ -209,7 +209,7 @@ describe('a round trip of state built through the API', () => {
         if (x.status < 400) expect(y.body, url).toBe(x.body);
       }
       // the idempotency record replays in the restored mock
-      const replay = await copy.app.inject({ method: 'POST', url: '/api/public/v1/creatives/crt_round1/approve', headers: { authorization: `Bearer ${a.key('creatives:review')}`, 'idempotency-key': 'approve-1' } });
+      const replay = await copy.inject({ method: 'POST', url: '/api/public/v1/creatives/crt_round1/approve', headers: { authorization: `Bearer ${a.key('creatives:review')}`, 'idempotency-key': 'approve-1' } });
       expect(replay.statusCode).toBe(200);
       expect(replay.headers['idempotent-replayed']).toBe('true');
       expect(replay.payload).toBe(approve.text);

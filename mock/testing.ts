@@ -1,6 +1,6 @@
 /**
  * In-process test harness: a mock with a manual clock, fresh accounts through the real control
- * plane, and requests through fastify's inject (no socket). Used by every `*.test.ts` in mock/.
+ * plane, and requests through mock.inject (no socket, the server's own listener). Used by every `*.test.ts` in mock/.
  */
 import { basePath, operations, validatorFor } from '../spec/contract.ts';
 import { buildMock, type Mock } from './app.ts';
@@ -83,7 +83,7 @@ export async function createHarness(options: { start?: number; handlers?: Handle
         headers['content-type'] = opts.contentType ?? 'application/json';
       }
       const query = opts.query ? `?${new URLSearchParams(Object.entries(opts.query).map(([k, v]): [string, string] => [k, String(v)])).toString()}` : '';
-      const res = await mock.app.inject({
+      const res = await mock.inject({
         method: method as 'GET',
         url: `${basePath}${path}${query}`,
         headers,
@@ -94,7 +94,7 @@ export async function createHarness(options: { start?: number; handlers?: Handle
       return toResponse(res);
     },
     async control(method, path, body) {
-      const res = await mock.app.inject({
+      const res = await mock.inject({
         method: method as 'GET',
         url: path,
         ...(body !== undefined ? { payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),

@@ -1,6 +1,6 @@
 /**
  * Benchmark: the wall time of a 1,000-item run in manual time — POST /runs, one clock advance that
- * settles every item, and the final GET /runs/{runId} — in process (fastify inject, no socket).
+ * settles every item, and the final GET /runs/{runId} — in process (mock.inject, no socket).
  * Not a timed test: it prints the figures. Usage: `npx tsx scripts/bench-runs.ts [repeats]`.
  */
 import { performance } from 'node:perf_hooks';

@@ -32,7 +32,7 @@ async function start(options: MockOptions = {}): Promise<Mock> {
 }
 
 async function call(mock: Mock, operationId: string, method: string, url: string, body?: unknown) {
-  const res = await mock.app.inject({ method: method as 'GET', url, ...(body !== undefined ? { payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}) });
+  const res = await mock.inject({ method: method as 'GET', url, ...(body !== undefined ? { payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}) });
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(res.headers)) headers[k.toLowerCase()] = String(v);
   const out = { status: res.statusCode, headers, text: res.payload, body: res.payload ? (JSON.parse(res.payload) as any) : undefined };
@@ -65,7 +65,7 @@ describe('POST /__mock/reset', () => {
     await call(mock, 'createAccount', 'POST', '/__mock/accounts', { empty: true });
     await call(mock, 'reset', 'POST', '/__mock/reset');
     expect([...mock.services.store.accounts.keys()]).toEqual(['acc_demo']);
-    const products = await mock.app.inject({ method: 'GET', url: '/api/public/v1/products', headers: { authorization: `Bearer ${keys.read!.key}` } });
+    const products = await mock.inject({ method: 'GET', url: '/api/public/v1/products', headers: { authorization: `Bearer ${keys.read!.key}` } });
     expect(products.statusCode).toBe(200);
   });
 });

@@ -34,7 +34,7 @@ function pathOf(path: string, ids: { accountId?: string; keyId?: string } = {}):
 }
 
 async function raw(method: string, url: string, payload?: string, contentType = 'application/json') {
-  const res = await h.mock.app.inject({ method: method as 'GET', url, ...(payload !== undefined ? { payload, headers: { 'content-type': contentType } } : {}) });
+  const res = await h.mock.inject({ method: method as 'GET', url, ...(payload !== undefined ? { payload, headers: { 'content-type': contentType } } : {}) });
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(res.headers)) headers[k.toLowerCase()] = String(v);
   let body: unknown;

@@ -152,18 +152,18 @@ describe('cacheable reads over HTTP', () => {
     try {
       await on.app.ready();
       await off.app.ready();
-      const created = await on.app.inject({ method: 'POST', url: '/__mock/accounts', payload: { seed: 5 } });
+      const created = await on.inject({ method: 'POST', url: '/__mock/accounts', payload: { seed: 5 } });
       const key = (created.json() as { keys: { all: { key: string } } }).keys.all.key;
       const keys = [key, key];
       const urls = ['/products', '/products?limit=3', '/creatives?expand=product&showDeleted=true', '/creatives?limit=2', '/assets?showDeleted=true', '/deliveries'];
-      const first = await on.app.inject({ method: 'GET', url: '/api/public/v1/creatives?limit=1', headers: { authorization: `Bearer ${keys[0]}` } });
-      await off.app.inject({ method: 'GET', url: '/api/public/v1/creatives?limit=1', headers: { authorization: `Bearer ${keys[1]}` } }); // the same count on both limiters
+      const first = await on.inject({ method: 'GET', url: '/api/public/v1/creatives?limit=1', headers: { authorization: `Bearer ${keys[0]}` } });
+      await off.inject({ method: 'GET', url: '/api/public/v1/creatives?limit=1', headers: { authorization: `Bearer ${keys[1]}` } }); // the same count on both limiters
       const id = (first.json() as { data: { creativeId: string }[] }).data[0]!.creativeId;
       urls.push(`/creatives/${id}`, `/creatives/${id}?expand=product`);
       for (const url of urls) {
         for (let i = 0; i < 2; i++) {
-          const a = await on.app.inject({ method: 'GET', url: `/api/public/v1${url}`, headers: { authorization: `Bearer ${keys[0]}` } });
-          const b = await off.app.inject({ method: 'GET', url: `/api/public/v1${url}`, headers: { authorization: `Bearer ${keys[1]}` } });
+          const a = await on.inject({ method: 'GET', url: `/api/public/v1${url}`, headers: { authorization: `Bearer ${keys[0]}` } });
+          const b = await off.inject({ method: 'GET', url: `/api/public/v1${url}`, headers: { authorization: `Bearer ${keys[1]}` } });
           expect(a.statusCode, url).toBe(200);
           expect(a.rawPayload.equals(b.rawPayload), url).toBe(true);
           const { date: _a, ...ha } = a.headers;

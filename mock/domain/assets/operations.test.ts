@@ -1,5 +1,5 @@
 /**
- * Asset operations over HTTP, in-process (harness: fastify inject, manual clock). Every response
+ * Asset operations over HTTP, in-process (harness: mock.inject, manual clock). Every response
  * is checked against the document with `violations(operationId, res)`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Delivery operations over HTTP, in-process (harness: fastify inject, manual clock). Every
+ * Delivery operations over HTTP, in-process (harness: mock.inject, manual clock). Every
  * response is checked against the document with `violations(operationId, res)` (in `s.call`).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
