@@ -143,7 +143,8 @@ const { app, services } = buildMock({
     ...(statePath !== undefined ? { stateFile: statePath } : {}),
   },
 });
-// The clock's tasks are not saved: runs and upscales in flight pick up where they stopped.
+// The clock's tasks are not saved: runs and upscales in flight pick up where they stopped (webhook
+// deliveries too: buildMock's WebhookService re-arms them, mock/events/webhooks.ts).
 if (snapshot) resumeGeneration(services.store, services.clock, services.events);
 
 // Open the port first (serve within 2 s of launch), then create the demo account and print its

@@ -12,6 +12,7 @@ import { Clock } from './clock.ts';
 import { Collection } from './collection.ts';
 import type { Creative } from './domain/creatives/model.ts';
 import { decode, encode, loadStateFile, parseSnapshot, PersistenceError, restoreState, saveStateFile, serializeState, STATE_VERSION } from './persistence.ts';
+import { newAccountWebhooks } from './events/state.ts';
 import { Store, type AccountState } from './store.ts';
 import { createHarness, type Harness } from './testing.ts';
 
@@ -133,6 +134,11 @@ describe('a round trip of state built through the API', () => {
     await h.control('PATCH', '/__mock/limits', { 'ip:writes': 500 });
     await h.control('PATCH', `/__mock/accounts/${b.accountId}/plan`, { features: { campaignLimit: 3 } });
     await h.control('PATCH', `/__mock/accounts/${b.accountId}`, { suspended: true });
+    // An endpoint for a type nothing here emits: no delivery goes out while the test compares state.
+    const hook = await h.control('POST', `/__mock/accounts/${a.accountId}/webhook-endpoints`, { url: 'http://127.0.0.1:9/hooks', eventTypes: ['run.completed'], chaos: { failFirst: 1 } });
+    expect(hook.status).toBe(201);
+    await h.control('PATCH', `/__mock/accounts/${a.accountId}/webhook-settings`, { processingDelaySeconds: 15 });
+    await h.control('PATCH', '/__mock/webhook-settings', { processingDelaySeconds: 45 });
     pendingCreative(a.state, 'crt_round1');
     pendingCreative(a.state, 'crt_round2');
     const approve = await h.request('POST', '/creatives/crt_round1/approve', { key: a.key('creatives:review'), headers: { 'idempotency-key': 'approve-1' } });
@@ -177,6 +183,8 @@ describe('a round trip of state built through the API', () => {
     for (const [hash, record] of store.keysByHash) expect(store.accounts.get(record.accountId)!.keys.get(record.keyId)).toBe(record);
     expect(store.global).toEqual(original.global);
     expect(store.limitOverrides).toEqual({ 'ip:writes': 500 });
+    expect(store.webhooks).toEqual({ processingDelaySeconds: 45 });
+    expect([...store.accounts.get(a.accountId)!.webhooks.endpoints.keys()]).toEqual([hook.body.endpointId]);
     expect(serializeState(store, new Clock({ mode: 'manual', start: resumed.epochMs }))).toBe(readFileSync(file, 'utf8'));
     expect(store.nextAccountNumber()).toBe(original.nextAccountNumber());
     expect(readFileSync(file, 'utf8')).not.toContain(a.key('read'));
@@ -200,6 +208,10 @@ describe('a round trip of state built through the API', () => {
         [`/__mock/accounts/${a.accountId}`, undefined],
         [`/__mock/accounts/${b.accountId}`, undefined],
         [`/__mock/accounts/${a.accountId}/events`, undefined],
+        [`/__mock/accounts/${a.accountId}/webhook-endpoints`, undefined],
+        [`/__mock/accounts/${a.accountId}/webhook-deliveries`, undefined],
+        [`/__mock/accounts/${a.accountId}/webhook-settings`, undefined],
+        ['/__mock/webhook-settings', undefined],
         ['/__mock/limits', undefined],
         ['/__mock/clock', undefined],
       ] as const) {
@@ -228,8 +240,12 @@ describe('a round trip of state built through the API', () => {
     const accounts = (snapshot.store as { accounts: { v: [string, Record<string, any>][] } }).accounts.v;
     delete accounts[0]![1].settings;
     delete accounts[0]![1].faults.slowWritesMs;
+    delete accounts[0]![1].webhooks;
+    delete (snapshot.store as Record<string, unknown>).webhooks;
     const store = new Store();
     restoreState(store, snapshot);
+    expect(store.accounts.get(a.accountId)!.webhooks).toEqual(newAccountWebhooks());
+    expect(store.webhooks).toEqual({ processingDelaySeconds: null });
     expect(store.accounts.get(a.accountId)!.settings).toEqual({ sparsePages: false });
     expect(store.accounts.get(a.accountId)!.faults.slowWritesMs).toBe(0);
   });

@@ -4,7 +4,9 @@
  * What is saved: every field of the Store except the key index `keysByHash` (rebuilt from the
  * accounts' keys on load): the accounts with every collection in order, keys as hashes (the full
  * keys are never stored anywhere), idempotency records, events, faults, settings, limit overrides,
- * the account sequence; and the clock's reading and mode. Not saved: rate-limit counters (a
+ * webhook endpoints (with their signing secrets, which the mock must go on signing with), the
+ * delivery log, open deliveries and the processing delays, the account sequence; and the clock's
+ * reading and mode. Not saved: rate-limit counters (a
  * 60-second window), tasks scheduled on the clock (closures; a module that schedules work must
  * re-arm it from the saved state after a load) and the injected defects (a command-line choice).
  *

@@ -9,6 +9,7 @@ import type { Brand, Product } from './domain/catalog/model.ts';
 import type { Creative } from './domain/creatives/model.ts';
 import type { Delivery } from './domain/deliveries/model.ts';
 import type { DomainEvent } from './events/model.ts';
+import { newAccountWebhooks, type AccountWebhooks } from './events/state.ts';
 import { newCreditLedger, type CreditLedger } from './domain/credits/ledger.ts';
 import type { Run, RunItem } from './domain/runs/model.ts';
 import { defaultGenerationSettings, type GenerationSettings } from './domain/runs/settings.ts';
@@ -87,6 +88,8 @@ export interface AccountState {
   credits: CreditLedger;
   /** Outcome mix, speed and seed of run items and upscales. */
   generation: GenerationSettings;
+  /** Webhook endpoints, the delivery log, the processing delay and open deliveries (mock/events/state.ts). */
+  webhooks: AccountWebhooks;
 }
 
 export function defaultFaults(): AccountFaults {
@@ -116,6 +119,7 @@ export function newAccountState(init: { accountId: string; name: string; tag: st
     productImageAssets: new Map(),
     credits: newCreditLedger(),
     generation: defaultGenerationSettings(init.seed),
+    webhooks: newAccountWebhooks(),
   };
 }
 
@@ -129,6 +133,11 @@ export interface GlobalFaults {
   writesPaused: boolean;
 }
 
+export interface GlobalWebhookSettings {
+  /** The processing delay of accounts without their own, or null for the service's default. */
+  processingDelaySeconds: number | null;
+}
+
 export class Store {
   readonly accounts = new Map<string, AccountState>();
   /** sha256(key) → key record, across all accounts. */
@@ -136,6 +145,7 @@ export class Store {
   readonly global: GlobalFaults = { writesPaused: false };
   /** Rate-limit overrides for every account (same names as AccountState.limitOverrides). */
   limitOverrides: Record<string, number> = {};
+  readonly webhooks: GlobalWebhookSettings = { processingDelaySeconds: null };
   private accountSequence = 1;
 
   nextAccountNumber(): number {
@@ -158,6 +168,7 @@ export class Store {
     this.keysByHash.clear();
     this.global.writesPaused = false;
     this.limitOverrides = {};
+    this.webhooks.processingDelaySeconds = null;
     this.accountSequence = 1;
   }
 }

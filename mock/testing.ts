@@ -6,6 +6,7 @@ import { basePath, operations, validatorFor } from '../spec/contract.ts';
 import { buildMock, type Mock } from './app.ts';
 import { Clock } from './clock.ts';
 import type { PlanTier } from './domain/accounts/model.ts';
+import type { WebhookOptions } from './events/webhooks.ts';
 import type { HandlerTable } from './pipeline/types.ts';
 import type { AccountState } from './store.ts';
 
@@ -46,12 +47,12 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function createHarness(options: { start?: number; handlers?: HandlerTable } = {}): Promise<Harness> {
+export async function createHarness(options: { start?: number; handlers?: HandlerTable; webhooks?: WebhookOptions } = {}): Promise<Harness> {
   const errors: unknown[] = [];
   // A scheduled task that throws fails the next request of the test, like a request error would.
   const clock = new Clock({ mode: 'manual', onTaskError: (error) => errors.push(error), ...(options.start !== undefined ? { start: options.start } : {}) });
   // Every hit of the response cache is recomputed and compared: a stale answer fails the test.
-  const mock = buildMock({ clock, logError: (error) => errors.push(error), responseCache: { verify: true }, ...(options.handlers ? { handlers: options.handlers } : {}) });
+  const mock = buildMock({ clock, logError: (error) => errors.push(error), responseCache: { verify: true }, ...(options.handlers ? { handlers: options.handlers } : {}), ...(options.webhooks ? { webhooks: options.webhooks } : {}) });
   await mock.app.ready();
 
   const toResponse = (res: { statusCode: number; headers: Record<string, unknown>; payload: string }): TestResponse => {

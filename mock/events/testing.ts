@@ -28,8 +28,8 @@ export interface Received {
 export interface FakeTransport {
   transport: Transport;
   received: Received[];
-  /** How the fake answers each request (default 204). */
-  answer: (request: OutgoingDelivery, index: number) => DeliveryResult;
+  /** How the fake answers each request (default 204); a promise holds the request on the wire. */
+  answer: (request: OutgoingDelivery, index: number) => DeliveryResult | Promise<DeliveryResult>;
 }
 
 export function fakeTransport(answer: FakeTransport['answer'] = () => ({ status: 204 })): FakeTransport {

@@ -6,12 +6,17 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Actor } from '../domain/accounts/model.ts';
 import type { Asset } from '../domain/assets/model.ts';
+import { buildMock } from '../app.ts';
+import { Clock } from '../clock.ts';
+import { parseSnapshot, restoreState, serializeState } from '../persistence.ts';
+import { Store } from '../store.ts';
 import { createHarness, type Harness, type TestAccount } from '../testing.ts';
 import { attemptTimes, DEFAULT_RETRY_POLICY } from './backoff.ts';
 import { WebhookInputError, type EndpointInput } from './endpoints.ts';
 import type { EventDraft } from './model.ts';
 import { fakeTransport, runDeliveries, verifyAt, type FakeTransport } from './testing.ts';
-import { WebhookService } from './webhooks.ts';
+import type { DeliveryResult } from './transport.ts';
+import type { WebhookService } from './webhooks.ts';
 
 const URL_ = 'http://127.0.0.1:4020/hooks';
 const MIN = 60_000;
@@ -23,10 +28,10 @@ let service: WebhookService;
 let asset: Asset;
 
 beforeEach(async () => {
-  h = await createHarness();
-  acc = await h.account();
   fake = fakeTransport();
-  service = new WebhookService(h.mock.services, { transport: fake.transport });
+  h = await createHarness({ webhooks: { transport: fake.transport } });
+  acc = await h.account();
+  service = h.mock.services.webhooks;
   asset = [...acc.state.assets.values()][0]!;
 });
 afterEach(async () => {
@@ -201,24 +206,97 @@ describe('processing (EVT-006)', () => {
   });
 });
 
-describe('after a state load (the clock\'s tasks are not saved)', () => {
-  it('a new service re-arms the events whose processing time has not come, once; earlier ones are never replayed', async () => {
-    const processed = emit('asset.archived');
-    h.clock.advance(60);
+describe('after a restart with --state (the clock\'s tasks are not saved)', () => {
+  /** The mock as `npm start -- --state FILE` brings it back: the saved state in a new store, clock and service. */
+  function restart(transport: FakeTransport) {
+    const store = new Store();
+    const loaded = restoreState(store, parseSnapshot(serializeState(h.mock.services.store, h.clock)));
+    const clock = new Clock({ mode: 'manual', start: loaded.epochMs });
+    const mock = buildMock({ store, clock, webhooks: { transport: transport.transport } });
+    const account = store.accounts.get(acc.accountId)!;
+    return { mock, clock, account, service: mock.services.webhooks };
+  }
+
+  it('keeps the endpoints (secret included), the delivery log and the delays', async () => {
+    const { endpoint: created, secret } = endpoint({ description: 'orders' });
+    service.setAccountProcessingDelay(acc.state, 30);
+    service.setGlobalProcessingDelay(90);
+    emit();
+    await advance(30);
+    expect(service.deliveries(acc.state)).toHaveLength(1);
+
+    const after = restart(fakeTransport());
+    try {
+      expect(after.service.listEndpoints(after.account)).toEqual([created]);
+      expect(after.service.getEndpoint(after.account, created.endpointId)?.secret).toBe(secret);
+      expect(after.service.deliveries(after.account)).toEqual(service.deliveries(acc.state));
+      expect(after.service.settings(after.account)).toEqual({ processingDelaySeconds: 30, accountProcessingDelaySeconds: 30 });
+      expect(after.service.processingDelaySeconds).toBe(90);
+    } finally {
+      await after.mock.app.close();
+    }
+  });
+
+  it('sends what was waiting, once each: events not yet processed and retries at their time, never what was delivered', async () => {
+    const { secret } = endpoint();
+    fake.answer = (request) => ((JSON.parse(request.body) as { type: string }).type === 'asset.updated' ? { status: 500 } : { status: 204 });
+    const delivered = emit('asset.archived');
+    const failing = emit('asset.updated');
+    await advance(60); // both sent: the first succeeds, the second is retried in 1 minute
     const waiting = emit('asset.deleted');
-    h.clock.advance(30);
-    const pendingBefore = h.clock.pending;
+    await advance(30); // its processing is 30 s away
+    expect(fake.received.map((r) => r.headers['webhook-id'])).toEqual([delivered.eventId, failing.eventId]);
 
     const restored = fakeTransport();
-    const again = new WebhookService(h.mock.services, { transport: restored.transport });
-    expect(h.clock.pending).toBe(pendingBefore + 1);
-    again.resume();
-    expect(h.clock.pending).toBe(pendingBefore + 1);
-    again.createEndpoint(acc.state, { url: URL_, eventTypes: ['asset.archived', 'asset.deleted'] });
-    h.clock.advance(30);
-    await again.idle();
-    expect(restored.received.map((r) => r.headers['webhook-id'])).toEqual([waiting.eventId]);
-    expect(restored.received.map((r) => r.headers['webhook-id'])).not.toContain(processed.eventId);
+    const after = restart(restored);
+    try {
+      const ids = () => restored.received.map((r) => r.headers['webhook-id']);
+      after.clock.advance(29);
+      await after.service.idle();
+      expect(ids()).toEqual([]);
+      after.clock.advance(1); // the retry (due 1 minute after its first attempt) and the waiting event
+      await after.service.idle();
+      expect(ids().sort()).toEqual([failing.eventId, waiting.eventId].sort());
+      const retry = restored.received.find((r) => r.headers['webhook-id'] === failing.eventId)!;
+      expect(verifyAt(after.clock.now(), secret, retry.body, retry.headers)).toMatchObject({ type: 'asset.updated' });
+      expect(after.service.deliveries(after.account, { eventId: failing.eventId }).map((r) => [r.attempt, r.status])).toEqual([
+        [1, 'failed'],
+        [2, 'succeeded'],
+      ]);
+      after.clock.advance(24 * 3600);
+      await after.service.idle();
+      expect(ids()).not.toContain(delivered.eventId);
+      expect(restored.received).toHaveLength(2);
+      expect(after.account.webhooks.open.size).toBe(0);
+    } finally {
+      await after.mock.app.close();
+    }
+  });
+
+  it('an attempt still on the wire when the state was saved is sent again at once, same webhook-id, its row marked failed', async () => {
+    endpoint();
+    let answer: (result: DeliveryResult) => void = () => {};
+    fake.answer = () => new Promise((resolve) => (answer = resolve)); // no answer before the save
+    const event = emit();
+    h.clock.advance(60);
+    expect(service.deliveries(acc.state).map((r) => r.status)).toEqual(['pending']);
+
+    const restored = fakeTransport();
+    const after = restart(restored);
+    try {
+      after.service.resume(); // again: nothing is armed twice
+      after.clock.advance(0);
+      await after.service.idle();
+      expect(restored.received.map((r) => [r.headers['webhook-id'], r.headers['webhook-timestamp']])).toEqual([[event.eventId, String(after.clock.now() / 1000)]]);
+      const rows = after.service.deliveries(after.account).map((r) => [r.attempt, r.status, r.error]);
+      expect(rows).toEqual([
+        [1, 'failed', 'the mock stopped before the answer came (state saved mid-attempt)'],
+        [2, 'succeeded', null],
+      ]);
+    } finally {
+      answer({ status: 204 }); // the first process's request ends (its state is not the restored one)
+      await after.mock.app.close();
+    }
   });
 });
 

@@ -23,19 +23,23 @@
  *   webhooks feature, is not sent and the delivery is given up (logged `not_sent`).
  * - `failFirst` counts the attempts of each delivery: its first N attempts are sent but count as
  *   failed whatever the answer. `duplicate` copies are sent right after a successful attempt.
- * - Webhook state (endpoints, the delivery log) lives beside the account (a WeakMap keyed by the
- *   account's state object): a control-plane reset drops it with the account, and tasks scheduled
- *   for an account that was reset do nothing. It is not part of the `--state` file.
- * - The clock's tasks are not saved either. Like runs (mock/domain/runs/resume.ts), processing picks
- *   up after a state load: the constructor (and `resume()`) re-arms every event of the store whose
- *   processing time has not come, from `account.events`. Retries of deliveries already made are lost
- *   with the delivery log.
+ * - Webhook state (endpoints, the delivery log, the account's delay, open deliveries) lives on the
+ *   account (`AccountState.webhooks`, state.ts), the global delay on the Store: the `--state` file
+ *   carries them, and a control-plane reset drops them with the accounts (tasks scheduled for an
+ *   account that was reset do nothing).
+ * - The clock's tasks are not saved. Like runs (mock/domain/runs/resume.ts), delivery picks up after
+ *   a state load: the constructor (and `resume()`) re-arms every event of the store whose processing
+ *   time has not come (from `account.events`) and every open delivery: a retry at its due time, and
+ *   an attempt that was on the wire when the state was saved (its answer never came) once more, at
+ *   once, with the same `webhook-id` (receivers de-duplicate on it, EVT-039); its log row is marked
+ *   failed.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { webhookDelivery } from '../../spec/contract.ts';
 import type { Clock } from '../clock.ts';
 import { signedWithDefects, withPayloadDefects } from '../defects.ts';
 import type { AccountState, Store } from '../store.ts';
+import type { AccountWebhooks, AttemptRecord, OpenDelivery } from './state.ts';
 import { DEFAULT_RETRY_POLICY, nextAttemptAt, type RetryPolicy } from './backoff.ts';
 import {
   checkEndpointInput,
@@ -75,29 +79,7 @@ export interface WebhookOptions {
   maxLogRows?: number;
 }
 
-export type AttemptStatus = 'pending' | 'succeeded' | 'failed' | 'not_sent';
-
-/** One row of the delivery log: one attempt (or one duplicate copy) of one event to one endpoint. */
-export interface AttemptRecord {
-  deliveryId: string;
-  eventId: string;
-  endpointId: string;
-  type: EventType;
-  /** 1-based attempt number of the delivery; a duplicate copy carries the number of the attempt it copies. */
-  attempt: number;
-  duplicate: boolean;
-  /** When the attempt fell due (clock ms). */
-  scheduledAt: number;
-  /** When it was made (clock ms; also its `webhook-timestamp`); null when not sent. */
-  attemptedAt: number | null;
-  status: AttemptStatus;
-  responseStatus: number | null;
-  error: string | null;
-  /** When the next attempt is due after this failed one (clock ms), or null. */
-  nextAttemptAt: number | null;
-  /** This was the last attempt: the delivery was given up. */
-  givenUp: boolean;
-}
+export type { AttemptRecord, AttemptStatus } from './state.ts';
 
 export interface DeliveryFilter {
   endpointId?: string;
@@ -115,22 +97,6 @@ export interface WebhookSettings {
 export const MAX_PROCESSING_DELAY_SECONDS = 86_400;
 const DEFAULT_TIMEOUT_MS = 5_000;
 const DEFAULT_MAX_LOG_ROWS = 10_000;
-
-interface Delivery {
-  deliveryId: string;
-  event: DomainEvent;
-  endpointId: string;
-  /** Attempts made so far. */
-  attempts: number;
-}
-
-interface AccountWebhooks {
-  endpoints: Map<string, WebhookEndpoint>;
-  log: AttemptRecord[];
-  processingDelaySeconds: number | null;
-  /** Events waiting to be processed, by due time (one clock task per instant). */
-  batches: Map<number, DomainEvent[]>;
-}
 
 /** A prepared request: rendered and signed at the attempt's clock time, sent later. */
 interface Prepared {
@@ -163,13 +129,15 @@ export class WebhookService {
   private readonly retry: RetryPolicy;
   private readonly maxLogRows: number;
   private readonly defaultDelaySeconds: number;
-  private globalDelaySeconds: number;
-  private readonly accounts = new WeakMap<AccountState, AccountWebhooks>();
+  /** Events waiting to be processed, per account by due time (one clock task per instant). */
+  private readonly batches = new WeakMap<AccountState, Map<number, DomainEvent[]>>();
   /** The tail of each endpoint's send queue. */
   private readonly queues = new Map<string, Promise<void>>();
   private readonly inFlight = new Set<Promise<void>>();
   /** Events already waiting for (or past) processing, so that resume() never schedules one twice. */
   private readonly scheduled = new WeakSet<DomainEvent>();
+  /** Open deliveries whose next attempt is on the clock or on the wire (resume() leaves them be). */
+  private readonly armed = new WeakSet<OpenDelivery>();
 
   constructor(deps: WebhookDeps, options: WebhookOptions = {}) {
     this.store = deps.store;
@@ -183,14 +151,15 @@ export class WebhookService {
     this.defaultDelaySeconds = options.processingDelaySeconds ?? webhookDelivery.processingDelaySeconds;
     const problem = processingDelayProblem(this.defaultDelaySeconds);
     if (problem) throw problem;
-    this.globalDelaySeconds = this.defaultDelaySeconds;
     deps.events.onEvent((account, event) => this.onEvent(account, event));
     this.resume();
   }
 
   /**
-   * Re-arms the processing of every event of the store whose processing time is still to come (a
-   * restored state: the clock's tasks are not saved). Idempotent; buildMock's construction calls it.
+   * Re-arms what a restored state left waiting (the clock's tasks are not saved): the processing of
+   * every event whose processing time is still to come, and every open delivery (a retry at its due
+   * time; an attempt whose answer never came, once more at once). Idempotent; buildMock's
+   * construction calls it.
    */
   resume(): void {
     const now = this.clock.now();
@@ -199,6 +168,20 @@ export class WebhookService {
         if (this.scheduled.has(event)) continue;
         if (this.dueOf(account, event) > now) this.onEvent(account, event);
         else this.scheduled.add(event);
+      }
+      const state = account.webhooks;
+      for (const delivery of state.open.values()) {
+        if (this.armed.has(delivery)) continue;
+        if (delivery.nextAttemptAt === null) {
+          for (const row of state.log) {
+            if (row.deliveryId === delivery.deliveryId && row.status === 'pending') {
+              row.status = 'failed';
+              row.error = 'the mock stopped before the answer came (state saved mid-attempt)';
+            }
+          }
+        }
+        this.armed.add(delivery);
+        this.clock.schedule(delivery.nextAttemptAt ?? now, () => this.attempt(account, state, delivery));
       }
     }
   }
@@ -221,22 +204,22 @@ export class WebhookService {
       createdAt: now,
       updatedAt: now,
     };
-    this.stateOf(account).endpoints.set(endpoint.endpointId, endpoint);
+    account.webhooks.endpoints.set(endpoint.endpointId, endpoint);
     return { endpoint, secret: endpoint.secret };
   }
 
   /** The account's endpoints, in creation order. */
   listEndpoints(account: AccountState): WebhookEndpoint[] {
-    return [...this.stateOf(account).endpoints.values()];
+    return [...account.webhooks.endpoints.values()];
   }
 
   getEndpoint(account: AccountState, endpointId: string): WebhookEndpoint | undefined {
-    return this.stateOf(account).endpoints.get(endpointId);
+    return account.webhooks.endpoints.get(endpointId);
   }
 
   /** Applies a change (absent fields stay; `chaos` fields merge); undefined when there is no such endpoint. */
   updateEndpoint(account: AccountState, endpointId: string, patch: EndpointPatch): WebhookEndpoint | undefined {
-    const endpoint = this.stateOf(account).endpoints.get(endpointId);
+    const endpoint = account.webhooks.endpoints.get(endpointId);
     if (!endpoint) return undefined;
     const checked = checkEndpointPatch(patch);
     if (checked.url !== undefined) endpoint.url = checked.url;
@@ -250,7 +233,7 @@ export class WebhookService {
 
   /** Removes an endpoint (its pending retries are not sent); false when there is no such endpoint. */
   deleteEndpoint(account: AccountState, endpointId: string): boolean {
-    return this.stateOf(account).endpoints.delete(endpointId);
+    return account.webhooks.endpoints.delete(endpointId);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -258,7 +241,7 @@ export class WebhookService {
 
   /** The account's delivery log, oldest first. */
   deliveries(account: AccountState, filter: DeliveryFilter = {}): AttemptRecord[] {
-    return this.stateOf(account).log.filter(
+    return account.webhooks.log.filter(
       (row) =>
         (filter.endpointId === undefined || row.endpointId === filter.endpointId) &&
         (filter.eventId === undefined || row.eventId === filter.eventId) &&
@@ -267,8 +250,8 @@ export class WebhookService {
   }
 
   settings(account: AccountState): WebhookSettings {
-    const own = this.stateOf(account).processingDelaySeconds;
-    return { processingDelaySeconds: own ?? this.globalDelaySeconds, accountProcessingDelaySeconds: own };
+    const own = account.webhooks.processingDelaySeconds;
+    return { processingDelaySeconds: own ?? this.processingDelaySeconds, accountProcessingDelaySeconds: own };
   }
 
   /** The account's own processing delay, or null to follow the global one. Applies to later changes. */
@@ -277,12 +260,13 @@ export class WebhookService {
       const problem = processingDelayProblem(seconds);
       if (problem) throw problem;
     }
-    this.stateOf(account).processingDelaySeconds = seconds;
+    account.webhooks.processingDelaySeconds = seconds;
     return this.settings(account);
   }
 
+  /** The global processing delay (saved with the Store), or the service's default. */
   get processingDelaySeconds(): number {
-    return this.globalDelaySeconds;
+    return this.store.webhooks.processingDelaySeconds ?? this.defaultDelaySeconds;
   }
 
   get retryPolicy(): Readonly<RetryPolicy> {
@@ -297,12 +281,12 @@ export class WebhookService {
   setGlobalProcessingDelay(seconds: number): void {
     const problem = processingDelayProblem(seconds);
     if (problem) throw problem;
-    this.globalDelaySeconds = seconds;
+    this.store.webhooks.processingDelaySeconds = seconds === this.defaultDelaySeconds ? null : seconds;
   }
 
-  /** Back to the defaults (the control plane's reset; per-account state goes with the accounts). */
+  /** Back to the defaults (the control plane's reset, after the Store's: the state went with it). */
   reset(): void {
-    this.globalDelaySeconds = this.defaultDelaySeconds;
+    this.store.webhooks.processingDelaySeconds = null;
   }
 
   /** Resolves once no request is on the wire (retries still scheduled on the clock do not count). */
@@ -312,15 +296,6 @@ export class WebhookService {
 
   // -------------------------------------------------------------------------------------------
   // Scheduling
-
-  private stateOf(account: AccountState): AccountWebhooks {
-    let state = this.accounts.get(account);
-    if (!state) {
-      state = { endpoints: new Map(), log: [], processingDelaySeconds: null, batches: new Map() };
-      this.accounts.set(account, state);
-    }
-    return state;
-  }
 
   /** The account is still the store's (not dropped by a reset). */
   private isLive(account: AccountState): boolean {
@@ -334,14 +309,16 @@ export class WebhookService {
   private onEvent(account: AccountState, event: DomainEvent): void {
     if (this.scheduled.has(event)) return;
     this.scheduled.add(event);
-    const state = this.stateOf(account);
+    const state = account.webhooks;
+    let batches = this.batches.get(account);
+    if (!batches) this.batches.set(account, (batches = new Map()));
     const due = this.dueOf(account, event);
-    const waiting = state.batches.get(due);
+    const waiting = batches.get(due);
     if (waiting) return void waiting.push(event);
     const batch = [event];
-    state.batches.set(due, batch);
+    batches.set(due, batch);
     this.clock.schedule(due, () => {
-      state.batches.delete(due);
+      batches.delete(due);
       this.process(account, state, batch);
     });
   }
@@ -354,7 +331,9 @@ export class WebhookService {
       const selected = batch.filter((event) => endpoint.eventTypes.includes(event.type));
       if (endpoint.chaos.outOfOrder) selected.reverse();
       for (const event of selected) {
-        const delivery: Delivery = { deliveryId: `whd_${randomBytes(8).toString('hex')}`, event, endpointId: endpoint.endpointId, attempts: 0 };
+        const delivery: OpenDelivery = { deliveryId: `whd_${randomBytes(8).toString('hex')}`, event, endpointId: endpoint.endpointId, attempts: 0, nextAttemptAt: null };
+        state.open.set(delivery.deliveryId, delivery);
+        this.armed.add(delivery);
         this.attempt(account, state, delivery);
       }
     }
@@ -375,12 +354,16 @@ export class WebhookService {
   }
 
   /** One attempt, due now (inside a clock task): prepared synchronously, sent on the endpoint's queue. */
-  private attempt(account: AccountState, state: AccountWebhooks, delivery: Delivery): void {
+  private attempt(account: AccountState, state: AccountWebhooks, delivery: OpenDelivery): void {
     if (!this.isLive(account)) return;
     const now = this.clock.now();
+    delivery.nextAttemptAt = null; // on the wire from here until settled
+    const close = () => void state.open.delete(delivery.deliveryId);
     const base = { deliveryId: delivery.deliveryId, eventId: delivery.event.eventId, endpointId: delivery.endpointId, type: delivery.event.type, duplicate: false, scheduledAt: now };
-    const notSent = (error: string) =>
+    const notSent = (error: string) => {
+      close();
       this.record(state, { ...base, attempt: delivery.attempts + 1, attemptedAt: null, status: 'not_sent', responseStatus: null, error, nextAttemptAt: null, givenUp: true });
+    };
 
     const endpoint = state.endpoints.get(delivery.endpointId);
     const reason = this.blocked(account, endpoint);
@@ -404,6 +387,7 @@ export class WebhookService {
       const result = await this.send(prepared.request);
       this.settle(row, result, forcedFailure);
       if (row.status === 'succeeded') {
+        close();
         for (let copy = 0; copy < copies; copy++) {
           const duplicate = this.record(state, { ...row, duplicate: true, status: 'pending', responseStatus: null, error: null });
           this.settle(duplicate, await this.send(prepared.request), undefined);
@@ -412,10 +396,12 @@ export class WebhookService {
       }
       const next = nextAttemptAt(this.retry, delivery.event.timestamp, prepared.attemptedAt, attempt);
       if (next === null) {
+        close();
         row.givenUp = true;
         return;
       }
       row.nextAttemptAt = next;
+      delivery.nextAttemptAt = next;
       this.clock.schedule(next, () => this.attempt(account, state, delivery));
     });
   }

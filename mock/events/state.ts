@@ -1,0 +1,60 @@
+/**
+ * An account's webhook state, kept on the account (`AccountState.webhooks`) so that the `--state`
+ * file carries it like every other collection: a team's shared mock keeps its endpoints (with their
+ * signing secrets: the mock must go on signing with them), its delivery log, its processing delay
+ * and the deliveries still open across a restart. The scheduler (webhooks.ts) works on it; the
+ * clock's tasks are not saved, so after a load `WebhookService.resume` re-arms every open delivery.
+ */
+import type { WebhookEndpoint } from './endpoints.ts';
+import type { DomainEvent, EventType } from './model.ts';
+
+export type AttemptStatus = 'pending' | 'succeeded' | 'failed' | 'not_sent';
+
+/** One row of the delivery log: one attempt (or one duplicate copy) of one event to one endpoint. */
+export interface AttemptRecord {
+  deliveryId: string;
+  eventId: string;
+  endpointId: string;
+  type: EventType;
+  /** 1-based attempt number of the delivery; a duplicate copy carries the number of the attempt it copies. */
+  attempt: number;
+  duplicate: boolean;
+  /** When the attempt fell due (clock ms). */
+  scheduledAt: number;
+  /** When it was made (clock ms; also its `webhook-timestamp`); null when not sent. */
+  attemptedAt: number | null;
+  status: AttemptStatus;
+  responseStatus: number | null;
+  error: string | null;
+  /** When the next attempt is due after this failed one (clock ms), or null. */
+  nextAttemptAt: number | null;
+  /** This was the last attempt: the delivery was given up. */
+  givenUp: boolean;
+}
+
+/** One event to one endpoint, from its processing until it succeeds or is given up. */
+export interface OpenDelivery {
+  deliveryId: string;
+  /** The account's event itself (the state file keeps the shared identity). */
+  event: DomainEvent;
+  endpointId: string;
+  /** Attempts made so far. */
+  attempts: number;
+  /** When the next attempt is due (clock ms), or null while an attempt is on the wire. */
+  nextAttemptAt: number | null;
+}
+
+export interface AccountWebhooks {
+  /** Endpoints by id, in creation order. */
+  endpoints: Map<string, WebhookEndpoint>;
+  /** The delivery log, oldest first (bounded by the service's `maxLogRows`). */
+  log: AttemptRecord[];
+  /** The account's own processing delay, or null to follow the global one. */
+  processingDelaySeconds: number | null;
+  /** Deliveries neither succeeded nor given up, by id. */
+  open: Map<string, OpenDelivery>;
+}
+
+export function newAccountWebhooks(): AccountWebhooks {
+  return { endpoints: new Map(), log: [], processingDelaySeconds: null, open: new Map() };
+}
