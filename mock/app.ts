@@ -16,7 +16,7 @@ import type { Defects } from './defects.ts';
 import { ApiError } from './errors.ts';
 import { EventLog } from './events/log.ts';
 import { WebhookService, type WebhookOptions } from './events/webhooks.ts';
-import { apiFront, BODY_LIMIT_BYTES, edgeResponse, isApiTarget } from './front.ts';
+import { apiFront, BODY_LIMIT_BYTES, edgeResponse, isApiTarget, malformedUrl } from './front.ts';
 import { handlers } from './handlers.ts';
 import type { PipelineServices } from './pipeline/index.ts';
 import { ResponseCache, type ResponseCacheOptions } from './pipeline/response-cache.ts';
@@ -94,7 +94,7 @@ export function buildMock(options: MockOptions = {}): Mock {
     },
     // A URL fastify cannot decode (a broken percent-escape) still answers in the contract's shape.
     frameworkErrors: (error, request, reply) => {
-      send(reply, edge(new ApiError('VALIDATION_ERROR', `The request URL is malformed: ${error.message}`, { extensions: { errors: [{ field: 'path', message: 'is not a valid URL component' }] } }), request));
+      send(reply, edge(malformedUrl(error.message), request));
     },
   });
   app.removeAllContentTypeParsers();

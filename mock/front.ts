@@ -41,6 +41,11 @@ export function edgeResponse(services: PipelineServices, error: ApiError, url: s
   return withRateLimitHeaders(errorResponse(error, undefined, instance, 'req_edge'), decision);
 }
 
+/** A request target whose path cannot be decoded: 400 naming the path (the front's and fastify's). */
+export function malformedUrl(reason: string): ApiError {
+  return new ApiError('VALIDATION_ERROR', `The request URL is malformed: ${reason}`, { extensions: { errors: [{ field: 'path', message: 'is not a valid URL component' }] } });
+}
+
 /** Whether a request target belongs to the public API (`/api/public/v1`, `/api/public/v1/…`, `/api/public/v1?…`). */
 export function isApiTarget(url: string): boolean {
   if (!url.startsWith(basePath)) return false;
@@ -60,7 +65,7 @@ export function apiFront(services: PipelineServices): (req: IncomingMessage, res
     if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
     res.end('Internal Server Error: the mock failed to write its answer.\n');
   };
-  const batch = new WriteBatch((req, res, error) => failed(req, res, error));
+  const batch = new WriteBatch(failed);
   const answer = (req: IncomingMessage, res: ServerResponse, raw: RawRequest): void => {
     runPipeline(services, raw)
       .then((response) => batch.push(req, res, response))
@@ -80,7 +85,7 @@ export function apiFront(services: PipelineServices): (req: IncomingMessage, res
     try {
       const { pathname, searchParams } = splitUrl(url);
       if (pathname.includes('%') && !decodable(pathname)) {
-        refuse(req, res, new ApiError('VALIDATION_ERROR', `The request URL is malformed: '${pathname}' is not a valid url component`, { extensions: { errors: [{ field: 'path', message: 'is not a valid URL component' }] } }), false);
+        refuse(req, res, malformedUrl(`'${pathname}' is not a valid url component`), false);
         return true;
       }
       raw = {

@@ -2,42 +2,26 @@
  * The webhook control plane (mock/control/webhooks.ts, contract spec/mock-control.yaml, tag
  * `webhooks`): every answer is checked against its declared schema.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHarness, type Harness, type TestAccount, type TestResponse } from '../testing.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestResponse } from '../testing.ts';
 import { controlViolations } from '../control/conformance.ts';
 import { controlOperations } from '../control/document.ts';
 import { controlRoutes } from '../control/routes.ts';
 import { webhookHandlers } from '../control/webhooks.ts';
-import { startReceiver, webhooksFor, type Receiver, type WebhookHarness } from './testing.ts';
+import { webhookSuite } from './testing.ts';
 
-let h: Harness;
-let w: WebhookHarness;
-let acc: TestAccount;
-let receiver: Receiver;
-
-beforeEach(async () => {
-  h = await createHarness();
-  w = await webhooksFor(h);
-  acc = await h.account();
-  receiver = await startReceiver();
-});
-afterEach(async () => {
-  await w.service.idle();
-  await w.close();
-  await h.close();
-  await receiver.close();
-});
+const t = webhookSuite();
 
 async function control(operationId: string, method: string, path: string, body?: unknown): Promise<TestResponse> {
-  const res = await w.control(method, path, body);
+  const res = await t.h.control(method, path, body);
   expect(controlViolations(operationId, res), `${method} ${path} → ${res.status} ${res.text}`).toEqual([]);
   return res;
 }
 
-const endpoints = () => `/__mock/accounts/${acc.accountId}/webhook-endpoints`;
+const endpoints = () => `/__mock/accounts/${t.acc.accountId}/webhook-endpoints`;
 
 async function create(body: Record<string, unknown> = {}) {
-  const res = await control('createWebhookEndpoint', 'POST', endpoints(), { url: receiver.url, eventTypes: ['asset.archived'], ...body });
+  const res = await control('createWebhookEndpoint', 'POST', endpoints(), { url: t.receiver.url, eventTypes: ['asset.archived'], ...body });
   expect(res.status, res.text).toBe(201);
   return res.body;
 }
@@ -58,7 +42,7 @@ describe('webhook endpoints', () => {
     const created = await create({ eventTypes: ['asset.archived', 'creative.approved'], description: 'local listener' });
     expect(created).toEqual({
       endpointId: expect.stringMatching(/^whe_/),
-      url: receiver.url,
+      url: t.receiver.url,
       description: 'local listener',
       eventTypes: ['asset.archived', 'creative.approved'],
       enabled: true,
@@ -87,10 +71,10 @@ describe('webhook endpoints', () => {
     ['a duplicate probability above 1 that is not a count', { chaos: { duplicate: 2.5 } }, 'chaos.duplicate'],
     ['a negative failFirst', { chaos: { failFirst: -1 } }, 'chaos.failFirst'],
   ])('refuses %s with 422 VALIDATION_ERROR', async (_name, body, field) => {
-    const res = await control('createWebhookEndpoint', 'POST', endpoints(), { url: receiver.url, eventTypes: ['asset.archived'], ...body });
+    const res = await control('createWebhookEndpoint', 'POST', endpoints(), { url: t.receiver.url, eventTypes: ['asset.archived'], ...body });
     expect(res.status).toBe(422);
     expect(res.body).toMatchObject({ code: 'VALIDATION_ERROR', errors: expect.arrayContaining([expect.objectContaining({ field })]) });
-    expect(w.service.listEndpoints(acc.state)).toEqual([]);
+    expect(t.service.listEndpoints(t.acc.state)).toEqual([]);
   });
 
   it('refuses a missing body with 422', async () => {
@@ -112,7 +96,7 @@ describe('webhook endpoints', () => {
 
   it('PATCH disables and enables, changes event types, merges chaos; a refused PATCH changes nothing', async () => {
     const { endpointId } = await create({ chaos: { duplicate: 2 } });
-    h.advance(5);
+    t.h.advance(5);
     const disabled = await control('updateWebhookEndpoint', 'PATCH', `${endpoints()}/${endpointId}`, { enabled: false, eventTypes: ['asset.deleted', 'asset.restored'], chaos: { outOfOrder: true } });
     expect(disabled.status).toBe(200);
     expect(disabled.body).toMatchObject({ enabled: false, eventTypes: ['asset.deleted', 'asset.restored'], chaos: { duplicate: 2, outOfOrder: true, failFirst: 0 }, updatedAt: '2026-01-01T00:00:05.000Z' });
@@ -135,19 +119,15 @@ describe('webhook endpoints', () => {
 describe('the delivery log', () => {
   it('lists every attempt with its times, status and next attempt, filtered by endpoint, event or type', async () => {
     const { endpointId } = await create({ chaos: { failFirst: 1 } });
-    const asset = [...acc.state.assets.values()][0]!;
-    const archive = await h.request('POST', `/assets/${asset.assetId}/archive`, { key: acc.key('assets:write'), headers: { 'idempotency-key': 'webhook-log-1' } });
+    const asset = [...t.acc.state.assets.values()][0]!;
+    const archive = await t.h.request('POST', `/assets/${asset.assetId}/archive`, { key: t.acc.key('assets:write'), headers: { 'idempotency-key': 'webhook-log-1' } });
     expect(archive.status, archive.text).toBe(200);
-    const eventId = acc.state.events.at(-1)!.eventId;
+    const eventId = t.acc.state.events.at(-1)!.eventId;
 
-    h.advance(60);
-    await receiver.waitFor(1);
-    await w.service.idle();
-    h.advance(60);
-    await receiver.waitFor(2);
-    await w.service.idle();
+    await t.deliver(60, 1);
+    await t.deliver(60, 2);
 
-    const log = await control('listWebhookDeliveries', 'GET', `/__mock/accounts/${acc.accountId}/webhook-deliveries`);
+    const log = await control('listWebhookDeliveries', 'GET', `/__mock/accounts/${t.acc.accountId}/webhook-deliveries`);
     expect(log.body.data).toEqual([
       {
         deliveryId: expect.stringMatching(/^whd_/),
@@ -166,7 +146,7 @@ describe('the delivery log', () => {
       },
       expect.objectContaining({ attempt: 2, scheduledAt: '2026-01-01T00:02:00.000Z', status: 'succeeded', responseStatus: 204, error: null, nextAttemptAt: null }),
     ]);
-    const base = `/__mock/accounts/${acc.accountId}/webhook-deliveries`;
+    const base = `/__mock/accounts/${t.acc.accountId}/webhook-deliveries`;
     expect((await control('listWebhookDeliveries', 'GET', `${base}?eventId=${eventId}`)).body.data).toHaveLength(2);
     expect((await control('listWebhookDeliveries', 'GET', `${base}?endpointId=whe_other`)).body.data).toHaveLength(0);
     expect((await control('listWebhookDeliveries', 'GET', `${base}?type=asset.deleted`)).body.data).toHaveLength(0);
@@ -176,7 +156,7 @@ describe('the delivery log', () => {
 
 describe('settings', () => {
   it('the processing delay per account and globally', async () => {
-    const account = `/__mock/accounts/${acc.accountId}/webhook-settings`;
+    const account = `/__mock/accounts/${t.acc.accountId}/webhook-settings`;
     expect((await control('getAccountWebhookSettings', 'GET', account)).body).toEqual({ processingDelaySeconds: 60, accountProcessingDelaySeconds: null, planIncludesWebhooks: true });
     const global = await control('updateWebhookSettings', 'PATCH', '/__mock/webhook-settings', { processingDelaySeconds: 5 });
     expect(global.body).toEqual({ processingDelaySeconds: 5, retry: { firstDelaySeconds: 60, factor: 2, maxDelaySeconds: 3600, horizonSeconds: 86400 }, requestTimeoutMs: 5000 });

@@ -7,12 +7,12 @@
  * headers and the envelope against the document (the `<X>Event` schema and the webhook's own request
  * body), the actor rules, and exactly one delivery per recorded event.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventTypes, validatorFor } from '../../spec/contract.ts';
 import { controlViolations } from '../control/conformance.ts';
-import { createHarness, type Harness, type RequestOptions, type TestAccount, type TestResponse } from '../testing.ts';
+import type { RequestOptions, TestResponse } from '../testing.ts';
 import type { DomainEvent } from './model.ts';
-import { signatureHeadersOf, startReceiver, verifyAt, webhooksFor, type Receiver, type ReceivedOverHttp, type WebhookHarness } from './testing.ts';
+import { signatureHeadersOf, verifyAt, webhookSuite, type ReceivedOverHttp } from './testing.ts';
 
 const EVENT_SCHEMA: Record<string, string> = {
   'run.completed': 'RunCompletedEvent',
@@ -24,33 +24,17 @@ function eventSchema(type: string): string {
   return EVENT_SCHEMA[type] ?? `${type.split('.')[0]!.replace(/^./, (c) => c.toUpperCase())}Event`;
 }
 
-let h: Harness;
-let w: WebhookHarness;
-let acc: TestAccount;
-let receiver: Receiver;
+const t = webhookSuite();
 let idem = 0;
 
-beforeEach(async () => {
-  h = await createHarness();
-  w = await webhooksFor(h);
-  acc = await h.account();
-  receiver = await startReceiver();
-});
-afterEach(async () => {
-  await w.service.idle();
-  await w.close();
-  await h.close();
-  await receiver.close();
-});
-
 async function api(method: string, path: string, key: string, options: RequestOptions = {}): Promise<TestResponse> {
-  const res = await h.request(method, path, { key: acc.key(key), ...options, headers: { 'idempotency-key': `e2e-${++idem}`, ...(options.headers ?? {}) } });
+  const res = await t.h.request(method, path, { key: t.acc.key(key), ...options, headers: { 'idempotency-key': `e2e-${++idem}`, ...(options.headers ?? {}) } });
   expect(res.status, `${method} ${path} → ${res.status} ${res.text}`).toBeLessThan(300);
   return res;
 }
 
 async function register(types: readonly string[] = eventTypes): Promise<{ endpointId: string; secret: string }> {
-  const res = await w.control('POST', `/__mock/accounts/${acc.accountId}/webhook-endpoints`, { url: receiver.url, eventTypes: types, description: 'e2e receiver' });
+  const res = await t.h.control('POST', `/__mock/accounts/${t.acc.accountId}/webhook-endpoints`, { url: t.receiver.url, eventTypes: types, description: 'e2e receiver' });
   expect(controlViolations('createWebhookEndpoint', res)).toEqual([]);
   expect(res.status, res.text).toBe(201);
   return res.body;
@@ -75,7 +59,7 @@ function check(request: ReceivedOverHttp, secret: string, latest: (eventId: stri
   for (const [name, schema] of [['webhook-id', 'WebhookId'], ['webhook-timestamp', 'WebhookTimestamp'], ['webhook-signature', 'WebhookSignature']] as const) {
     expect(validatorFor(`#/components/parameters/${schema}/schema`)(headers[name]), `${name}: ${headers[name]}`).toBe(true);
   }
-  const payload = verifyAt(h.clock.now(), secret, request.body, headers) as any; // throws on a bad signature or an old timestamp
+  const payload = verifyAt(t.h.clock.now(), secret, request.body, headers) as any; // throws on a bad signature or an old timestamp
   expect(payload).toEqual(JSON.parse(request.body));
   const component = validatorFor(`#/components/schemas/${eventSchema(payload.type)}`);
   expect(component(payload), `${payload.type} vs ${eventSchema(payload.type)}: ${JSON.stringify(component.errors?.slice(0, 3))}`).toBe(true);
@@ -89,30 +73,30 @@ function check(request: ReceivedOverHttp, secret: string, latest: (eventId: stri
 describe('webhooks end to end, over real HTTP', () => {
   it('one delivery per event of each of the 15 types, signed, in the documented envelope, with the actor rules', async () => {
     const { secret } = await register();
-    const start = h.clock.now();
+    const start = t.h.clock.now();
 
     // Campaign: created, updated; two of its three creatives generated in the dashboard (the third
     // stays NOT_GENERATED and must never be the subject of an event, EVT-017).
-    const brandId = [...acc.state.brands.values()][0]!.brandId;
-    const productIds = [...acc.state.products.values()].filter((p) => p.brandId === brandId).slice(0, 3).map((p) => p.productId);
+    const brandId = [...t.acc.state.brands.values()][0]!.brandId;
+    const productIds = [...t.acc.state.products.values()].filter((p) => p.brandId === brandId).slice(0, 3).map((p) => p.productId);
     const campaign = (await api('POST', '/campaigns', 'campaigns:write', { body: { name: 'Webhook launch', brandId, productIds } })).body;
     const campaignId = campaign.campaignId as string;
-    const generated = await h.control('POST', `/__mock/accounts/${acc.accountId}/actions`, { actor: { kind: 'user' }, action: 'generateCreatives', input: { campaignId, productIds: productIds.slice(0, 2) } });
+    const generated = await t.h.control('POST', `/__mock/accounts/${t.acc.accountId}/actions`, { actor: { kind: 'user' }, action: 'generateCreatives', input: { campaignId, productIds: productIds.slice(0, 2) } });
     expect(generated.status, generated.text).toBe(200);
     const [c1, c2] = generated.body.body.creativeIds as string[];
-    const c3 = acc.state.campaigns.get(campaignId)!.creativeIds.find((id) => id !== c1 && id !== c2)!;
+    const c3 = t.acc.state.campaigns.get(campaignId)!.creativeIds.find((id) => id !== c1 && id !== c2)!;
     await api('PATCH', `/campaigns/${campaignId}`, 'campaigns:write', { body: { name: 'Webhook launch, renamed' } });
 
     // Creatives: approved (API key), rejected (a review link), updated, deleted, restored.
     await api('POST', `/creatives/${c1}/approve`, 'creatives:review');
-    const rejected = await h.control('POST', `/__mock/accounts/${acc.accountId}/actions`, { actor: { kind: 'share_link' }, operationId: 'rejectCreative', pathParams: { creativeId: c2 }, body: { rejectionReason: 'Off brand' } });
+    const rejected = await t.h.control('POST', `/__mock/accounts/${t.acc.accountId}/actions`, { actor: { kind: 'share_link' }, operationId: 'rejectCreative', pathParams: { creativeId: c2 }, body: { rejectionReason: 'Off brand' } });
     expect(rejected.body.status, rejected.text).toBe(200);
     await api('PATCH', `/creatives/${c1}`, 'creatives:write', { body: { metadata: { channel: 'web' } } });
     await api('DELETE', `/creatives/${c1}`, 'creatives:write');
     await api('POST', `/creatives/${c1}/undelete`, 'creatives:write');
 
     // Asset: updated, archived, unarchived, deleted, restored.
-    const asset = [...acc.state.assets.values()][0]!;
+    const asset = [...t.acc.state.assets.values()][0]!;
     await api('PATCH', `/assets/${asset.assetId}`, 'assets:write', { body: { favorited: !asset.favorited } });
     await api('POST', `/assets/${asset.assetId}/archive`, 'assets:write');
     await api('POST', `/assets/${asset.assetId}/unarchive`, 'assets:write');
@@ -127,7 +111,7 @@ describe('webhooks end to end, over real HTTP', () => {
     // A run: run.completed once it is final (EVT-008), without an actor (EVT-027).
     const run = (await api('POST', '/runs', 'runs:write', { body: { productIds: productIds.slice(0, 1), creativesPerProduct: 1, presetId: 'pst_studio_white' } })).body;
 
-    const recorded = (): DomainEvent[] => acc.state.events;
+    const recorded = (): DomainEvent[] => t.acc.state.events;
     const latest = (eventId: string) => {
       const event = recorded().find((e) => e.eventId === eventId)!;
       return recorded().findLast((e) => e.resource.id === event.resource.id) === event;
@@ -137,20 +121,18 @@ describe('webhooks end to end, over real HTTP', () => {
     expect(atStart.some((e) => e.resource.id === c3)).toBe(false);
 
     // Processing, a minute after the changes: every change of the start instant goes out.
-    h.advance(60);
+    t.h.advance(60);
     const runEvent = recorded().find((e) => e.type === 'run.completed');
     expect(runEvent, 'the run is final within a minute').toBeDefined();
     expect(runEvent!.timestamp).toBeGreaterThan(start);
-    await receiver.waitFor(atStart.length);
-    await w.service.idle();
-    expect(receiver.requests).toHaveLength(atStart.length);
-    const first = receiver.requests.map((r) => check(r, secret, latest));
+    await t.receiver.waitFor(atStart.length);
+    await t.service.idle();
+    expect(t.receiver.requests).toHaveLength(atStart.length);
+    const first = t.receiver.requests.map((r) => check(r, secret, latest));
 
     // A minute after the run became final: run.completed.
-    h.advance(60);
-    await receiver.waitFor(atStart.length + 1);
-    await w.service.idle();
-    const second = receiver.requests.slice(atStart.length).map((r) => check(r, secret, latest));
+    await t.deliver(60, atStart.length + 1);
+    const second = t.receiver.requests.slice(atStart.length).map((r) => check(r, secret, latest));
     const deliveries = [...first, ...second];
 
     // Exactly one delivery per recorded event, each type at least once, webhook-id = event id.
@@ -175,7 +157,7 @@ describe('webhooks end to end, over real HTTP', () => {
         expect(d.payload).not.toHaveProperty('actor');
       } else if (d.payload.actor.kind === 'api_key') {
         expect(Object.keys(d.payload.actor).sort()).toEqual(['apiKeyId', 'kind']);
-        expect(Object.values(acc.keys).map((k) => k.keyId)).toContain(d.payload.actor.apiKeyId);
+        expect(Object.values(t.acc.keys).map((k) => k.keyId)).toContain(d.payload.actor.apiKeyId);
       } else {
         expect(Object.keys(d.payload.actor)).toEqual(['kind']);
       }
@@ -183,9 +165,9 @@ describe('webhooks end to end, over real HTTP', () => {
 
     const of = (type: string) => deliveries.filter((d) => d.payload.type === type);
     // The writing key of each API change (EVT-035).
-    expect(of('campaign.created')[0]!.payload.actor).toEqual({ kind: 'api_key', apiKeyId: acc.keys['campaigns:write']!.keyId });
-    expect(of('creative.approved')[0]!.payload.actor).toEqual({ kind: 'api_key', apiKeyId: acc.keys['creatives:review']!.keyId });
-    expect(of('asset.archived')[0]!.payload.actor).toEqual({ kind: 'api_key', apiKeyId: acc.keys['assets:write']!.keyId });
+    expect(of('campaign.created')[0]!.payload.actor).toEqual({ kind: 'api_key', apiKeyId: t.acc.keys['campaigns:write']!.keyId });
+    expect(of('creative.approved')[0]!.payload.actor).toEqual({ kind: 'api_key', apiKeyId: t.acc.keys['creatives:review']!.keyId });
+    expect(of('asset.archived')[0]!.payload.actor).toEqual({ kind: 'api_key', apiKeyId: t.acc.keys['assets:write']!.keyId });
     // The review link (EVT-019, EVT-036).
     expect(of('creative.rejected')).toHaveLength(1);
     expect(of('creative.rejected')[0]!.payload.actor).toEqual({ kind: 'share_link' });
@@ -211,12 +193,12 @@ describe('webhooks end to end, over real HTTP', () => {
     await api('POST', `/assets/${asset.assetId}/undelete`, 'assets:write');
     await api('POST', `/campaigns/${campaignId}/undelete`, 'campaigns:write');
     expect(recorded()).toHaveLength(before);
-    h.advance(3600);
-    await w.service.idle();
-    expect(receiver.requests).toHaveLength(deliveries.length);
+    t.h.advance(3600);
+    await t.service.idle();
+    expect(t.receiver.requests).toHaveLength(deliveries.length);
 
     // The delivery log agrees: one succeeded first attempt per event.
-    const log = await w.control('GET', `/__mock/accounts/${acc.accountId}/webhook-deliveries`);
+    const log = await t.h.control('GET', `/__mock/accounts/${t.acc.accountId}/webhook-deliveries`);
     expect(controlViolations('listWebhookDeliveries', log)).toEqual([]);
     expect(log.body.data).toHaveLength(deliveries.length);
     expect(log.body.data.every((row: any) => row.attempt === 1 && row.status === 'succeeded' && row.responseStatus === 204)).toBe(true);
@@ -224,16 +206,12 @@ describe('webhooks end to end, over real HTTP', () => {
 
   it('a receiver that answers 500 gets the same webhook-id again a minute later, re-signed at the new time', async () => {
     const { secret } = await register(['asset.archived']);
-    receiver.status = (_r, i) => (i === 0 ? 500 : 204);
-    const asset = [...acc.state.assets.values()][0]!;
+    t.receiver.status = (_r, i) => (i === 0 ? 500 : 204);
+    const asset = [...t.acc.state.assets.values()][0]!;
     await api('POST', `/assets/${asset.assetId}/archive`, 'assets:write');
-    h.advance(60);
-    await receiver.waitFor(1);
-    await w.service.idle();
-    h.advance(60);
-    await receiver.waitFor(2);
-    await w.service.idle();
-    const [a, b] = receiver.requests.map((r) => check(r, secret));
+    await t.deliver(60, 1);
+    await t.deliver(60, 2);
+    const [a, b] = t.receiver.requests.map((r) => check(r, secret));
     expect(a!.id).toBe(b!.id);
     expect(Number(b!.request.headers['webhook-timestamp']) - Number(a!.request.headers['webhook-timestamp'])).toBe(60);
     expect(b!.request.headers['webhook-signature']).not.toBe(a!.request.headers['webhook-signature']);
@@ -241,11 +219,9 @@ describe('webhooks end to end, over real HTTP', () => {
 
   it('the replay window: a delivery checked more than five minutes after it was signed fails verification', async () => {
     const { secret } = await register(['asset.archived']);
-    const asset = [...acc.state.assets.values()][0]!;
+    const asset = [...t.acc.state.assets.values()][0]!;
     await api('POST', `/assets/${asset.assetId}/archive`, 'assets:write');
-    h.advance(60);
-    const [request] = await receiver.waitFor(1);
-    await w.service.idle();
+    const [request] = await t.deliver(60, 1);
     const signedAt = Number(request!.headers['webhook-timestamp']) * 1000;
     expect(() => verifyAt(signedAt + 300_000, secret, request!.body, signatureHeadersOf(request!))).not.toThrow();
     expect(() => verifyAt(signedAt + 301_000, secret, request!.body, signatureHeadersOf(request!))).toThrow('Message timestamp too old');
@@ -253,29 +229,27 @@ describe('webhooks end to end, over real HTTP', () => {
 
   it('EVT-011, EVT-014, EVT-016: a *.deleted delivery of a resource still deleted when sent carries deletedAt', async () => {
     const { secret } = await register(['asset.deleted', 'creative.deleted', 'campaign.deleted']);
-    const brandId = [...acc.state.brands.values()][0]!.brandId;
-    const productIds = [...acc.state.products.values()].filter((p) => p.brandId === brandId).slice(0, 1).map((p) => p.productId);
+    const brandId = [...t.acc.state.brands.values()][0]!.brandId;
+    const productIds = [...t.acc.state.products.values()].filter((p) => p.brandId === brandId).slice(0, 1).map((p) => p.productId);
     const { campaignId } = (await api('POST', '/campaigns', 'campaigns:write', { body: { name: 'To delete', brandId, productIds } })).body;
-    await h.control('POST', `/__mock/accounts/${acc.accountId}/actions`, { actor: { kind: 'user' }, action: 'generateCreatives', input: { campaignId } });
-    const asset = [...acc.state.assets.values()][0]!;
+    await t.h.control('POST', `/__mock/accounts/${t.acc.accountId}/actions`, { actor: { kind: 'user' }, action: 'generateCreatives', input: { campaignId } });
+    const asset = [...t.acc.state.assets.values()][0]!;
     await api('DELETE', `/assets/${asset.assetId}`, 'assets:write');
     await api('DELETE', `/campaigns/${campaignId}`, 'campaigns:write');
-    h.advance(60);
-    await receiver.waitFor(3);
-    await w.service.idle();
-    const checked = receiver.requests.map((r) => check(r, secret));
+    await t.deliver(60, 3);
+    const checked = t.receiver.requests.map((r) => check(r, secret));
     expect(checked.map((c) => c.payload.type).sort()).toEqual(['asset.deleted', 'campaign.deleted', 'creative.deleted']);
-    for (const c of checked) expect(c.payload.data.deletedAt).toBe(new Date(h.clock.now() - 60_000).toISOString());
+    for (const c of checked) expect(c.payload.data.deletedAt).toBe(new Date(t.h.clock.now() - 60_000).toISOString());
   });
 
   it('EVT-003: without the webhooks feature nothing reaches the receiver', async () => {
     await register(['asset.archived']);
-    const plan = await h.control('PATCH', `/__mock/accounts/${acc.accountId}/plan`, { tier: 'core' });
+    const plan = await t.h.control('PATCH', `/__mock/accounts/${t.acc.accountId}/plan`, { tier: 'core' });
     expect(plan.body.webhooks).toBe(false);
-    const asset = [...acc.state.assets.values()][0]!;
+    const asset = [...t.acc.state.assets.values()][0]!;
     await api('POST', `/assets/${asset.assetId}/archive`, 'assets:write');
-    h.advance(3600);
-    await w.service.idle();
-    expect(receiver.requests).toHaveLength(0);
+    t.h.advance(3600);
+    await t.service.idle();
+    expect(t.receiver.requests).toHaveLength(0);
   });
 });

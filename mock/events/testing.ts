@@ -4,16 +4,16 @@
  * the `standardwebhooks` package as a receiver would (at the mock clock's time, since the library
  * reads the wall clock for its five-minute window).
  *
- * `webhooksFor(harness)` gives the webhook service and control plane of a harness: the mock's own
- * (`services.webhooks`, created by buildMock; its control operations are served by the control
- * plane, spec/mock-control.yaml).
+ * `webhookSuite()` sets up each test of a file: a harness, a seeded account and a receiver on
+ * loopback; its `service` is the mock's own (`services.webhooks`, created by buildMock; its control
+ * operations are served by the control plane, spec/mock-control.yaml).
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { vi } from 'vitest';
+import { afterEach, beforeEach, vi } from 'vitest';
 import type { Clock } from '../clock.ts';
-import type { Harness, TestResponse } from '../testing.ts';
+import { createHarness, type Harness, type TestAccount } from '../testing.ts';
 import type { AccountState } from '../store.ts';
 import type { DeliveryResult, OutgoingDelivery, Transport } from './transport.ts';
 import type { WebhookService } from './webhooks.ts';
@@ -143,13 +143,47 @@ export function signatureHeadersOf(request: ReceivedOverHttp): Record<string, st
   return out;
 }
 
-export interface WebhookHarness {
-  service: WebhookService;
-  /** A control-plane request (the webhook operations). */
-  control(method: string, path: string, body?: unknown): Promise<TestResponse>;
-  close(): Promise<void>;
-}
-
-export async function webhooksFor(h: Harness): Promise<WebhookHarness> {
-  return { service: h.mock.services.webhooks, control: (method, path, body) => h.control(method, path, body), close: async () => undefined };
+/**
+ * Per test of the calling file: a harness, a seeded account and a receiver on 127.0.0.1; after it,
+ * the requests on the wire are awaited and all three closed. Read them through the getters.
+ */
+export function webhookSuite() {
+  let current: { h: Harness; acc: TestAccount; receiver: Receiver } | undefined;
+  beforeEach(async () => {
+    const h = await createHarness();
+    current = { h, acc: await h.account(), receiver: await startReceiver() };
+  });
+  afterEach(async () => {
+    if (!current) return;
+    await current.h.mock.services.webhooks.idle();
+    await current.h.close();
+    await current.receiver.close();
+    current = undefined;
+  });
+  const now = () => {
+    if (!current) throw new Error('webhookSuite: the harness exists only inside a test');
+    return current;
+  };
+  return {
+    get h(): Harness {
+      return now().h;
+    },
+    get acc(): TestAccount {
+      return now().acc;
+    },
+    get receiver(): Receiver {
+      return now().receiver;
+    },
+    get service(): WebhookService {
+      return now().h.mock.services.webhooks;
+    },
+    /** Move the clock by `seconds`, then wait until the receiver holds `received` requests and none is on the wire. */
+    async deliver(seconds: number, received: number): Promise<ReceivedOverHttp[]> {
+      const { h, receiver } = now();
+      h.advance(seconds);
+      const requests = await receiver.waitFor(received);
+      await h.mock.services.webhooks.idle();
+      return requests;
+    },
+  };
 }
