@@ -1,7 +1,8 @@
 /**
- * Builds the HTTP app: one node:http server whose requests under the API prefix go to the API's
- * front (mock/front.ts: straight to `runPipeline`, mock/pipeline/index.ts) and every other request
- * to fastify, which serves the control plane (mock/control/) and answers unknown paths. Bodies are
+ * Builds the HTTP app: one node:http server whose requests under /media/ get the bytes behind the
+ * URLs the mock hands out (mock/media/serve.ts: no key, no pipeline), those under the API prefix go
+ * to the API's front (mock/front.ts: straight to `runPipeline`, mock/pipeline/index.ts) and every
+ * other request to fastify, which serves the control plane (mock/control/) and answers unknown paths. Bodies are
  * read raw (any content type, up to 1 MiB) so that the pipeline, not the HTTP layer, decides what
  * is malformed and answers in the contract's problem+json shape.
  */
@@ -18,6 +19,8 @@ import { EventLog } from './events/log.ts';
 import { WebhookService, type WebhookOptions } from './events/webhooks.ts';
 import { apiFront, BODY_LIMIT_BYTES, edgeResponse, isApiTarget, malformedUrl } from './front.ts';
 import { handlers } from './handlers.ts';
+import { originOf } from './media/links.ts';
+import { MediaService, mediaListener, type MediaOptions } from './media/serve.ts';
 import type { PipelineServices } from './pipeline/index.ts';
 import { ResponseCache, type ResponseCacheOptions } from './pipeline/response-cache.ts';
 import type { HandlerTable, RawResponse } from './pipeline/types.ts';
@@ -39,10 +42,18 @@ export interface MockOptions {
   control?: ControlOptions;
   /** The kept bytes of cacheable reads (default on, not verified). */
   responseCache?: ResponseCacheOptions;
+  /**
+   * The origin (and optional path prefix) media URLs are handed out on (`--public-url`), for a
+   * mock reached through another host or port. Default: the origin the server listens on
+   * (`http://localhost` until it listens, for in-process requests).
+   */
+  publicUrl?: string;
+  /** The rendered-media cache and render concurrency (mock/media/serve.ts). */
+  media?: MediaOptions;
 }
 
 /** The pipeline's services plus what the control plane reads. */
-export type MockServices = PipelineServices & { defects: Defects; webhooks: WebhookService };
+export type MockServices = PipelineServices & { defects: Defects; webhooks: WebhookService; media: MediaService };
 
 export interface Mock {
   /** The server's fastify instance: `listen` and `close` serve and stop the whole mock (API included). */
@@ -57,6 +68,7 @@ export interface Mock {
 
 export function buildMock(options: MockOptions = {}): Mock {
   const store = options.store ?? new Store();
+  if (options.publicUrl !== undefined) store.publicOrigin = options.publicUrl;
   const clock = options.clock ?? new Clock({ mode: 'manual' });
   const events = new EventLog();
   const logError = options.logError ?? ((error: unknown, context: string) => console.error(`[mock] unexpected error in ${context}:`, error));
@@ -71,15 +83,17 @@ export function buildMock(options: MockOptions = {}): Mock {
     defects: options.defects ?? new Set(),
     // Signed webhooks: listens to the event log, delivers over real HTTP on the clock's schedule.
     webhooks: new WebhookService({ store, clock, events, logError, defects: options.defects }, options.webhooks),
+    media: new MediaService(options.media),
   };
 
   const front = apiFront(services);
+  const media = mediaListener(services.media, logError);
   const edge = (error: ApiError, request: { url?: string; ip?: string }): RawResponse => edgeResponse(services, error, request.url, request.ip);
 
   // One listener for the socket and for inject: the API's front, or else fastify's routing.
   let routing: http.RequestListener | undefined;
   const listener: http.RequestListener = (req, res) => {
-    if (!front(req, res)) routing!(req, res);
+    if (!media(req, res) && !front(req, res)) routing!(req, res);
   };
   const app = Fastify({
     bodyLimit: BODY_LIMIT_BYTES,
@@ -88,6 +102,14 @@ export function buildMock(options: MockOptions = {}): Mock {
     serverFactory: (handler) => {
       routing = handler;
       const server = http.createServer(listener);
+      // Media URLs name the origin the server listens on unless --public-url said otherwise; the
+      // kept answers named the previous one.
+      server.on('listening', () => {
+        const address = server.address();
+        if (options.publicUrl !== undefined || typeof address !== 'object' || address === null) return;
+        store.publicOrigin = originOf(address);
+        services.responses.clear();
+      });
       server.keepAliveTimeout = 72_000;
       server.requestTimeout = 0;
       return server;

@@ -13,6 +13,9 @@
  *   --response-cache on|off
  *                     keep the bytes of cacheable reads until the account changes (default on;
  *                     mock/pipeline/response-cache.ts); off computes every answer
+ *   --public-url URL  the origin (and path prefix) media URLs are handed out on, when the mock is
+ *                     reached through another host or port (default: the origin it listens on;
+ *                     env PUBLIC_URL)
  */
 import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -22,6 +25,7 @@ import { SCOPES } from './domain/accounts/model.ts';
 import { createAccount, provisionKeys } from './domain/accounts/service.ts';
 import { controlRoutes } from './control/routes.ts';
 import { resumeGeneration } from './domain/runs/resume.ts';
+import { parsePublicUrl } from './media/links.ts';
 import { DefectNameError, parseDefects } from './defects.ts';
 import { hashKey } from './pipeline/authenticate.ts';
 import { loadStateFile, PersistenceError, restoreState, saveStateFile, type StateSnapshot } from './persistence.ts';
@@ -40,7 +44,7 @@ function integerFlag(name: string, raw: string, min: number, max: number): numbe
   return value;
 }
 
-let values: { port?: string; host?: string; seed?: string; clock?: string; state?: string; defect?: string[]; 'response-cache'?: string };
+let values: { port?: string; host?: string; seed?: string; clock?: string; state?: string; defect?: string[]; 'response-cache'?: string; 'public-url'?: string };
 try {
   ({ values } = parseArgs({
     options: {
@@ -51,12 +55,13 @@ try {
       state: { type: 'string' },
       defect: { type: 'string', multiple: true },
       'response-cache': { type: 'string' },
+      'public-url': { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
   }));
 } catch (error) {
-  fail(`${(error as Error).message}\nusage: npm start -- [--port N] [--host H] [--seed N] [--clock real|manual] [--state FILE] [--defect NAME]... [--response-cache on|off]`);
+  fail(`${(error as Error).message}\nusage: npm start -- [--port N] [--host H] [--seed N] [--clock real|manual] [--state FILE] [--defect NAME]... [--response-cache on|off] [--public-url URL]`);
 }
 
 // An empty PORT or HOST counts as unset.
@@ -66,6 +71,9 @@ const seedFlag = values.seed === undefined ? undefined : integerFlag('seed', val
 if (values.clock !== undefined && values.clock !== 'real' && values.clock !== 'manual') fail(`--clock is real or manual, not ${JSON.stringify(values.clock)}`);
 const responseCache = values['response-cache'] ?? 'on';
 if (responseCache !== 'on' && responseCache !== 'off') fail(`--response-cache is on or off, not ${JSON.stringify(responseCache)}`);
+const publicUrlFlag = values['public-url'] ?? (process.env.PUBLIC_URL || undefined);
+const publicUrl = publicUrlFlag === undefined ? undefined : parsePublicUrl(publicUrlFlag);
+if (publicUrl instanceof Error) fail(publicUrl.message);
 let defects: Set<string>;
 try {
   defects = parseDefects(values.defect ?? []);
@@ -138,6 +146,7 @@ const { app, services } = buildMock({
   store,
   defects,
   responseCache: { enabled: responseCache === 'on' },
+  ...(publicUrl !== undefined ? { publicUrl } : {}),
   control: {
     onReset: (s) => seedDemo(s, resetSeed),
     ...(statePath !== undefined ? { stateFile: statePath } : {}),
@@ -166,6 +175,7 @@ if (defects.size > 0) console.log(`Injected defects: ${[...defects].join(', ')}`
 console.log(`Demo account ${DEMO_ACCOUNT_ID} keys (stable for seed ${seed}):`);
 for (const [name, key] of demoKeys(services, seed)) console.log(`  ${name.padEnd(17)} ${key}`);
 console.log(`Control plane: ${origin}/__mock (contract: spec/mock-control.yaml)`);
+console.log(`Media (images, videos, player pages; no key needed): ${services.store.publicOrigin}/media/`);
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

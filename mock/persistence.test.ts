@@ -108,7 +108,6 @@ describe('a round trip of state built through the API', () => {
       url: `https://media.creative-generation.invalid/${id}.png`,
       thumbnailUrl: null,
       playerUrl: null,
-      embedCode: null,
       ownAspectRatio: '4:5',
       approvedAt: null,
       rejectionReason: null,

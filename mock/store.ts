@@ -146,6 +146,11 @@ export class Store {
   /** Rate-limit overrides for every account (same names as AccountState.limitOverrides). */
   limitOverrides: Record<string, number> = {};
   readonly webhooks: GlobalWebhookSettings = { processingDelaySeconds: null };
+  /**
+   * The origin media URLs are handed out on (D49, mock/media/links.ts): set by buildMock from
+   * `--public-url` or the address it listens on. Not part of the saved state.
+   */
+  publicOrigin = 'http://localhost';
   private accountSequence = 1;
 
   nextAccountNumber(): number {

@@ -4,6 +4,7 @@
  * Not a timed test: it prints the figures. Usage: `npx tsx scripts/bench-runs.ts [repeats]`.
  */
 import { performance } from 'node:perf_hooks';
+import { mediaBase } from '../mock/media/links.ts';
 import { nextId } from '../mock/store.ts';
 import { createHarness } from '../mock/testing.ts';
 
@@ -32,7 +33,7 @@ async function once(): Promise<Sample> {
         brandId: state.brands.ids()[0] ?? 'brd_bench',
         sku: null,
         title: `Bench product ${ids.length}`,
-        primaryImageUrl: `https://media.creative-generation.invalid/${productId}/primary.jpg`,
+        primaryImageUrl: mediaBase(`${productId}.primary`, `Bench product ${ids.length}`),
         primaryImageWidth: 1024,
         primaryImageHeight: 1024,
         galleryImageUrls: [],

@@ -26,7 +26,6 @@ function pendingCreative(account: TestAccount, id = 'crt_test0001', status: Crea
     url: `https://media.creative-generation.invalid/${id}.png`,
     thumbnailUrl: null,
     playerUrl: null,
-    embedCode: null,
     ownAspectRatio: '1:1',
     approvedAt: null,
     rejectionReason: null,

@@ -39,15 +39,15 @@ export function publicActor(actor: Actor): Actor {
 }
 
 /** The resource's canonical representation now, or undefined when it has none (gone, unreadable). */
-export function renderData(account: AccountState, resource: DomainEvent['resource'], now: number): unknown {
+export function renderData(account: AccountState, resource: DomainEvent['resource'], now: number, origin: string): unknown {
   switch (resource.kind) {
     case 'creative': {
       const creative = account.creatives.get(resource.id);
-      return creative && isReadable(creative) ? canonicalCreative(account, creative) : undefined;
+      return creative && isReadable(creative) ? canonicalCreative(account, creative, origin) : undefined;
     }
     case 'asset': {
       const asset = account.assets.get(resource.id);
-      return asset ? canonicalAsset(asset) : undefined;
+      return asset ? canonicalAsset(asset, origin) : undefined;
     }
     case 'campaign': {
       const campaign = account.campaigns.get(resource.id);
@@ -61,8 +61,8 @@ export function renderData(account: AccountState, resource: DomainEvent['resourc
 }
 
 /** The payload of `event` rendered at `now`, or undefined when its resource cannot be rendered. */
-export function renderPayload(account: AccountState, event: DomainEvent, now: number): WebhookPayload | undefined {
-  const data = renderData(account, event.resource, now);
+export function renderPayload(account: AccountState, event: DomainEvent, now: number, origin: string): WebhookPayload | undefined {
+  const data = renderData(account, event.resource, now, origin);
   if (data === undefined) return undefined;
   return {
     type: event.type,

@@ -368,7 +368,7 @@ export class WebhookService {
     const endpoint = state.endpoints.get(delivery.endpointId);
     const reason = this.blocked(account, endpoint);
     if (reason !== undefined || !endpoint) return void notSent(reason ?? 'the endpoint was deleted');
-    const payload = withPayloadDefects(this.defects, renderPayload(account, delivery.event, now));
+    const payload = withPayloadDefects(this.defects, renderPayload(account, delivery.event, now, this.store.publicOrigin));
     if (!payload) return void notSent(`the ${delivery.event.resource.kind} ${delivery.event.resource.id} has no public representation any more`);
 
     const body = JSON.stringify(payload);

@@ -117,14 +117,13 @@ describe('seedAccount: coverage', () => {
     expect(creatives.some((c) => campaignOf(c).deletedAt !== null && (c.status === 'QUEUED' || c.status === 'GENERATING'))).toBe(false);
   });
 
-  it('creatives: image and video (video with thumbnailUrl, playerUrl and embedCode), own ratio or none, metadata', () => {
+  it('creatives: image and video (video with thumbnailUrl and playerUrl; the presenter adds embedCode), own ratio or none, metadata', () => {
     expect(readable.some((c) => c.mediaType === 'image')).toBe(true);
     const videos = readable.filter((c) => c.mediaType === 'video');
     expect(videos.length).toBeGreaterThan(0);
     for (const v of videos) {
       expect(v.thumbnailUrl).not.toBeNull();
       expect(v.playerUrl).not.toBeNull();
-      expect(v.embedCode).not.toBeNull();
     }
     expect(readable.some((c) => c.ownAspectRatio !== null)).toBe(true);
     expect(readable.some((c) => c.ownAspectRatio === null)).toBe(true);
@@ -156,7 +155,7 @@ describe('seedAccount: coverage', () => {
     }
     const videos = assets.filter((a) => a.type === 'VIDEO');
     expect(videos.length).toBeGreaterThan(0);
-    expect(videos.every((a) => typeof a.durationSec === 'number' && a.playerUrl !== null && a.embedCode !== null)).toBe(true);
+    expect(videos.every((a) => typeof a.durationSec === 'number' && a.playerUrl !== null)).toBe(true);
     expect(assets.some((a) => a.archived && a.deletedAt === null)).toBe(true);
     expect(assets.some((a) => a.deletedAt !== null)).toBe(true);
     expect(assets.some((a) => a.favorited)).toBe(true);

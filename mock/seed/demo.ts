@@ -28,6 +28,7 @@ import type { Asset } from '../domain/assets/model.ts';
 import type { Campaign } from '../domain/campaigns/model.ts';
 import type { Product } from '../domain/catalog/model.ts';
 import { isReadable, type Creative, type CreativeMediaType, type CreativeStatus } from '../domain/creatives/model.ts';
+import { mediaBase, productLabel } from '../media/links.ts';
 import type { AccountState } from '../store.ts';
 import { nextId } from '../store.ts';
 
@@ -43,8 +44,6 @@ export interface LargeSeedOptions extends SeedOptions {
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-const MEDIA = 'https://media.creative-generation.invalid';
-const PLAYER = 'https://player.creative-generation.invalid';
 
 /** D4: the delivery ratios, read from the document (`DeliveryRatio`) so they never drift. */
 export const DELIVERY_RATIOS: readonly string[] = (resolvePointer('#/components/schemas/DeliveryRatio') as { enum: string[] }).enum;
@@ -69,10 +68,10 @@ export function seedAccount(account: AccountState, options: SeedOptions): void {
       brandId: brandIds[i % brandIds.length]!,
       sku,
       title: faker.commerce.productName(),
-      primaryImageUrl: `${MEDIA}/${productId}/primary.jpg`,
+      primaryImageUrl: mediaBase(`${productId}.primary`, sku),
       primaryImageWidth: 1024,
       primaryImageHeight: 1024,
-      galleryImageUrls: Array.from({ length: i % 5 }, (_, g) => `${MEDIA}/${productId}/gallery-${g}.jpg`),
+      galleryImageUrls: Array.from({ length: i % 5 }, (_, g) => mediaBase(`${productId}.gallery-${g + 1}`, sku)),
       createdAt: now - (60 - i) * HOUR,
     };
     account.products.set(productId, product);
@@ -102,7 +101,7 @@ export function seedAccount(account: AccountState, options: SeedOptions): void {
         productId: creative.productId,
         aspectRatio: ratio,
         mediaType: creative.mediaType as 'image' | 'video', // readable ⇒ image or video
-        url: `${MEDIA}/${creative.creativeId}/${ratio.replace(':', 'x')}.${creative.mediaType === 'video' ? 'mp4' : 'jpg'}`,
+        url: mediaBase(deliveryId, productLabel(account.products.get(creative.productId))),
         createdAt: creative.createdAt + HOUR,
       });
     }
@@ -236,7 +235,7 @@ function seedCampaign(account: AccountState, faker: Faker, plan: CampaignPlan): 
     const media = cp.media ?? 'image';
     const createdAt = plan.createdAt + i * 60_000;
     const generated = cp.status !== 'NOT_GENERATED';
-    const base = `${MEDIA}/${creativeId}`;
+    const base = mediaBase(creativeId, productLabel(product));
     const isVideo = media === 'video' && generated;
     // A creative deleted on its own goes first; the campaign's cascade deletes the rest later.
     const ownDeletedAt = cp.deletedOwn ? (plan.deletedAt !== null ? plan.deletedAt - DAY : plan.createdAt + 5 * DAY) : null;
@@ -248,10 +247,9 @@ function seedCampaign(account: AccountState, faker: Faker, plan: CampaignPlan): 
       brandId,
       mediaType: media,
       status: cp.status,
-      url: generated ? `${base}/${media === 'video' ? 'video.mp4' : media === '3d' ? 'model.glb' : media === 'playable' ? 'playable.html' : 'image.jpg'}` : null,
-      thumbnailUrl: isVideo ? `${base}/thumbnail.jpg` : null,
-      playerUrl: isVideo ? `${PLAYER}/${creativeId}` : null,
-      embedCode: isVideo ? `<iframe src="${PLAYER}/${creativeId}" width="360" height="640" frameborder="0" allow="autoplay; fullscreen"></iframe>` : null,
+      url: generated ? base : null, // a 3d or playable creative has a url too, but no public representation
+      thumbnailUrl: isVideo ? base : null,
+      playerUrl: isVideo ? base : null,
       ownAspectRatio: cp.own ? faker.helpers.arrayElement(DELIVERY_RATIOS.filter((r) => r !== plan.aspectRatio)) : null,
       approvedAt: cp.status === 'APPROVED' ? createdAt + faker.number.int({ min: 1, max: 4 }) * DAY : null,
       rejectionReason: cp.status === 'REJECTED' ? faker.lorem.sentence().slice(0, 500) : null,
@@ -312,16 +310,15 @@ function seedAssets(account: AccountState, faker: Faker, products: Product[], no
       assetId,
       productId: product.productId,
       type: plan.type,
-      url: `${MEDIA}/assets/${assetId}.${video ? 'mp4' : 'jpg'}`,
-      thumbnailUrl: video || j % 3 !== 2 ? `${MEDIA}/assets/${assetId}-thumb.jpg` : null,
+      url: mediaBase(assetId, productLabel(product)),
+      thumbnailUrl: video || j % 3 !== 2 ? mediaBase(assetId, productLabel(product)) : null,
       favorited: plan.favorited ?? false,
       archived: plan.archived ?? false,
       name: `${product.title} — ${parent ? `${parent.name.split(' — ')[1]} (upscaled)` : faker.helpers.arrayElement(VARIANTS)}`,
       width: plan.width,
       height: plan.height,
       durationSec: video ? plan.durationSec! : null,
-      playerUrl: video ? `${PLAYER}/assets/${assetId}` : null,
-      embedCode: video ? `<iframe src="${PLAYER}/assets/${assetId}" width="${plan.width / 3}" height="${plan.height / 3}" frameborder="0" allow="autoplay; fullscreen"></iframe>` : null,
+      playerUrl: video ? mediaBase(assetId, productLabel(product)) : null,
       createdAt,
       deletedAt: plan.deleted ? now - 3 * DAY : null,
       notes: plan.notes ? faker.lorem.sentence() : null,
@@ -358,7 +355,7 @@ export function seedLarge(account: AccountState, options: LargeSeedOptions): voi
         brandId,
         sku: `MPN-B${seed}-${i}`,
         title: `Benchmark product ${i}`,
-        primaryImageUrl: `${MEDIA}/${productId}/primary.jpg`,
+        primaryImageUrl: mediaBase(`${productId}.primary`, `MPN-B${seed}-${i}`),
         primaryImageWidth: 1024,
         primaryImageHeight: 1024,
         galleryImageUrls: [],
@@ -393,18 +390,18 @@ export function seedLarge(account: AccountState, options: LargeSeedOptions): voi
     const creativeId = nextId(account, 'crv');
     const status = statuses[(i + salt) % 3]!;
     const video = i % 10 === 9;
-    const base = `${MEDIA}/${creativeId}`;
+    const product = pool[i % pool.length]!;
+    const base = mediaBase(creativeId, productLabel(product));
     account.creatives.set(creativeId, {
       creativeId,
-      productId: pool[i % pool.length]!.productId,
+      productId: product.productId,
       campaignId: campaign!.campaignId,
       brandId,
       mediaType: video ? 'video' : 'image',
       status,
-      url: video ? `${base}/video.mp4` : `${base}/image.jpg`,
-      thumbnailUrl: video ? `${base}/thumbnail.jpg` : null,
-      playerUrl: video ? `${PLAYER}/${creativeId}` : null,
-      embedCode: video ? `<iframe src="${PLAYER}/${creativeId}"></iframe>` : null,
+      url: base,
+      thumbnailUrl: video ? base : null,
+      playerUrl: video ? base : null,
       ownAspectRatio: i % 4 === 0 ? ratios[i % ratios.length]! : null,
       approvedAt: status === 'APPROVED' ? start + HOUR : null,
       rejectionReason: null,

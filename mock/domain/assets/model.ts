@@ -20,7 +20,6 @@ export interface Asset {
   height: number;
   durationSec: number | null;
   playerUrl: string | null;
-  embedCode: string | null;
   createdAt: number;
   deletedAt: number | null;
   notes: string | null;

@@ -30,7 +30,6 @@ function put(state: AccountState, overrides: Partial<Asset> = {}): Asset {
     height: 1024,
     durationSec: null,
     playerUrl: null,
-    embedCode: null,
     createdAt: h.clock.now() - 86_400_000,
     deletedAt: null,
     notes: null,
@@ -135,7 +134,7 @@ describe('getAsset', () => {
   it('ASST-001..003 ASST-014 D7 presents the asset per the schema, with a strong ETag', async () => {
     const c = await fresh();
     const a = put(c.acct.state, { notes: 'hello', metadata: { team: 'brand' } });
-    const v = put(c.acct.state, { type: 'VIDEO', width: 1080, height: 1920, durationSec: 15, playerUrl: 'https://player.example.invalid/v', embedCode: '<iframe></iframe>', thumbnailUrl: 'https://media.example.invalid/v.jpg' });
+    const v = put(c.acct.state, { type: 'VIDEO', width: 1080, height: 1920, durationSec: 15, playerUrl: 'https://player.example.invalid/v', thumbnailUrl: 'https://media.example.invalid/v.jpg' });
     const res = await get(c, a.assetId);
     expect(res.status).toBe(200);
     strong(res);

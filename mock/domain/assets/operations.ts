@@ -31,11 +31,11 @@ function findAsset(ctx: RequestContext, includeDeleted: boolean): Asset {
   return asset;
 }
 
-function respond(asset: Asset): OperationResult {
+function respond(asset: Asset, origin: string): OperationResult {
   return {
     status: 200,
-    body: presentAsset(asset),
-    etagOf: canonicalAsset(asset), // ETAG-002, ETAG-003: strong ETag of the canonical form
+    body: presentAsset(asset, origin),
+    etagOf: canonicalAsset(asset, origin), // ETAG-002, ETAG-003: strong ETag of the canonical form
     resource: { kind: 'asset', id: asset.assetId },
   };
 }
@@ -46,7 +46,7 @@ function commit(ctx: RequestContext, transition: Transition<Asset>): OperationRe
     ctx.account.assets.set(transition.next.assetId, transition.next);
     ctx.emit({ kind: 'asset', id: transition.next.assetId }, transition.events);
   }
-  return respond(transition.next);
+  return respond(transition.next, ctx.store.publicOrigin);
 }
 
 /**
@@ -55,7 +55,7 @@ function commit(ctx: RequestContext, transition: Transition<Asset>): OperationRe
  */
 function write(includeDeleted: boolean, apply: (asset: Asset, ctx: RequestContext) => Transition<Asset>): OperationHandler {
   return {
-    target: (ctx) => canonicalAsset(findAsset(ctx, includeDeleted)),
+    target: (ctx) => canonicalAsset(findAsset(ctx, includeDeleted), ctx.store.publicOrigin),
     run: (ctx) => commit(ctx, apply(findAsset(ctx, includeDeleted), ctx)),
   };
 }
@@ -70,7 +70,7 @@ export const assetHandlers: HandlerTable = {
         listKey: `assets:${withDeleted ? 'all' : 'live'}`,
         direction: 'asc',
         filter: (a) => withDeleted || a.deletedAt === null,
-        present: presentAsset,
+        present: (a) => presentAsset(a, ctx.store.publicOrigin),
       });
       return { status: 200, body };
     },
@@ -78,7 +78,7 @@ export const assetHandlers: HandlerTable = {
   getAsset: {
     cacheable: true,
     // ASST-015, ETAG-002, PAGE-010: a deleted asset is read with showDeleted only.
-    run: (ctx) => respond(findAsset(ctx, showDeleted(ctx.query))),
+    run: (ctx) => respond(findAsset(ctx, showDeleted(ctx.query)), ctx.store.publicOrigin),
   },
   // ASST-013, ASST-016, META-001..007
   updateAsset: write(false, (asset, ctx) => update(asset, ctx.body as AssetPatch)),

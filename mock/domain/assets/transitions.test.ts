@@ -28,7 +28,6 @@ function asset(overrides: Partial<Asset> = {}): Asset {
     height: 1024,
     durationSec: null,
     playerUrl: null,
-    embedCode: null,
     createdAt: EARLIER - 86_400_000,
     deletedAt: null,
     notes: null,

@@ -48,7 +48,7 @@ describe('generateCreatives', () => {
     generateCreatives(s.a.state, campaignId, now(), { mediaType: 'video' });
     const c = creative(creativeIds[0]!);
     expect(c.mediaType).toBe('video');
-    expect([c.thumbnailUrl, c.playerUrl, c.embedCode].every((v) => typeof v === 'string')).toBe(true);
+    expect([c.thumbnailUrl, c.playerUrl].every((v) => typeof v === 'string')).toBe(true); // embedCode: made by the presenter from playerUrl
   });
 
   it('D6 until QUEUED or GENERATING: first generations stay unreadable (no url yet); productIds limit the creatives', async () => {

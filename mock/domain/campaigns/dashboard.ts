@@ -51,6 +51,7 @@ import {
   startGeneration as startCreativeGeneration,
   type Rendition,
 } from '../creatives/transitions.ts';
+import { mediaBase, productLabel } from '../../media/links.ts';
 import { renderDelivery } from '../deliveries/transitions.ts';
 import type { Transition } from '../shared.ts';
 import type { Campaign } from './model.ts';
@@ -99,23 +100,23 @@ function store(account: AccountState, t: Transition<Creative>, events: ResourceE
   return t.next;
 }
 
-/** A new rendition of the creative: its media location changes with every generation. */
-function rendition(c: Creative, mediaType: MediaType, now: number): Rendition {
-  const base = `https://media.creative-generation.invalid/${c.creativeId}/${now.toString(36)}`;
-  if (mediaType === 'image') return { mediaType, url: `${base}.png`, thumbnailUrl: null, playerUrl: null, embedCode: null };
-  const playerUrl = `https://play.creative-generation.invalid/${c.creativeId}`;
-  // CRTV-006: all three set for a video
-  return { mediaType, url: `${base}.mp4`, thumbnailUrl: `${base}.jpg`, playerUrl, embedCode: `<iframe src="${playerUrl}" allowfullscreen></iframe>` };
+/** A new rendition of the creative: its media location changes with every generation (D49). */
+function rendition(c: Creative, mediaType: MediaType, now: number, label: string | null): Rendition {
+  const base = mediaBase(`${c.creativeId}.${now.toString(36)}`, label);
+  if (mediaType === 'image') return { mediaType, url: base, thumbnailUrl: null, playerUrl: null };
+  // CRTV-006: all three set for a video (the presenter adds the embedCode of the player)
+  return { mediaType, url: base, thumbnailUrl: base, playerUrl: base };
 }
 
 /** QUEUED or GENERATING → PENDING with a new rendition, plus its delivery (D15). */
 function finish(account: AccountState, c: Creative, now: number, events: ResourceEvents[]): Creative {
   const mediaType: MediaType = c.mediaType === 'video' ? 'video' : 'image';
-  const t = finishCreativeGeneration(c, rendition(c, mediaType, now));
+  const label = productLabel(account.products.get(c.productId));
+  const t = finishCreativeGeneration(c, rendition(c, mediaType, now, label));
   const next = store(account, t, events);
   if (t.changed) {
     const ratio = shownAspectRatio(account, next) ?? '1:1';
-    const delivery = renderDelivery(next, ratio, nextId(account, 'dlv'), now);
+    const delivery = renderDelivery(next, ratio, nextId(account, 'dlv'), now, label);
     account.deliveries.set(delivery.deliveryId, delivery);
   }
   return next;

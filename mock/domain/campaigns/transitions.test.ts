@@ -51,7 +51,6 @@ function creative(id: string, overrides: Partial<Creative> = {}): Creative {
     url: `https://media.example.invalid/${id}.png`,
     thumbnailUrl: null,
     playerUrl: null,
-    embedCode: null,
     ownAspectRatio: null,
     approvedAt: null,
     rejectionReason: null,

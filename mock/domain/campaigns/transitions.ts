@@ -131,7 +131,6 @@ export function createCampaign(input: CampaignCreateInput, context: CreateContex
     url: null,
     thumbnailUrl: null,
     playerUrl: null,
-    embedCode: null,
     ownAspectRatio: null,
     approvedAt: null,
     rejectionReason: null,

@@ -15,7 +15,7 @@ export const catalogHandlers: HandlerTable = {
         direction: 'asc',
         // PROD: `sku` returns a LIST (a sku may be shared), `brandId` filters by brand.
         filter: (p) => (brandId === undefined || p.brandId === brandId) && (sku === undefined || p.sku === sku),
-        present: presentProduct,
+        present: (p) => presentProduct(p, ctx.store.publicOrigin),
       });
       return { status: 200, body };
     },
@@ -25,7 +25,7 @@ export const catalogHandlers: HandlerTable = {
     run(ctx) {
       const product = ctx.account.products.get(ctx.pathParams.id!);
       if (!product) throw new ApiError('PRODUCT_NOT_FOUND', 'No such product.');
-      return { status: 200, body: presentProduct(product) };
+      return { status: 200, body: presentProduct(product, ctx.store.publicOrigin) };
     },
   },
 };

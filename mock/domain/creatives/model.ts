@@ -14,7 +14,6 @@ export interface Creative {
   url: string | null;
   thumbnailUrl: string | null;
   playerUrl: string | null;
-  embedCode: string | null;
   /** The ratio set on the creative itself (null: the campaign's ratio shows). */
   ownAspectRatio: string | null;
   approvedAt: number | null;

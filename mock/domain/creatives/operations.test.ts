@@ -59,7 +59,7 @@ describe('getCreative', () => {
       brandId: c.brandId,
       sku: product.sku,
       mediaType: 'image',
-      url: c.url,
+      url: `http://localhost${c.url}/816x1020.png`, // D49: on the mock's origin, in the shown ratio
       thumbnailUrl: null,
       aspectRatio: '4:5',
       approvedAt: null,

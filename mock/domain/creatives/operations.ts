@@ -37,7 +37,7 @@ function liveCreative(ctx: RequestContext, id: string | undefined): Creative {
 }
 
 function view(ctx: RequestContext): CreativeView {
-  return { showDeleted: showDeleted(ctx.query), expandProduct: ctx.query.expand === 'product' };
+  return { showDeleted: showDeleted(ctx.query), expandProduct: ctx.query.expand === 'product', origin: ctx.store.publicOrigin };
 }
 
 /** Store the next state and record its events (nothing for a change that alters nothing). */
@@ -50,8 +50,8 @@ function commit(ctx: RequestContext, t: Transition<Creative>): Creative {
 function respond(ctx: RequestContext, c: Creative, options: { showDeleted: boolean }): OperationResult {
   return {
     status: 200,
-    body: presentCreative(ctx.account, c, { showDeleted: options.showDeleted, expandProduct: false }), // GEN-008
-    etagOf: canonicalCreative(ctx.account, c), // ETAG-003
+    body: presentCreative(ctx.account, c, { showDeleted: options.showDeleted, expandProduct: false, origin: ctx.store.publicOrigin }), // GEN-008
+    etagOf: canonicalCreative(ctx.account, c, ctx.store.publicOrigin), // ETAG-003
     resource: { kind: 'creative', id: c.creativeId },
   };
 }
@@ -78,12 +78,12 @@ export const creativeHandlers: HandlerTable = {
       const v = view(ctx);
       const c = readableCreative(ctx, ctx.pathParams.id);
       if (c.deletedAt !== null && !v.showDeleted) throw creativeNotFound(); // PAGE-010: deleted ones only with showDeleted
-      return { status: 200, body: presentCreative(ctx.account, c, v), etagOf: canonicalCreative(ctx.account, c) }; // ETAG-002
+      return { status: 200, body: presentCreative(ctx.account, c, v), etagOf: canonicalCreative(ctx.account, c, ctx.store.publicOrigin) }; // ETAG-002
     },
   },
 
   updateCreative: {
-    target: (ctx) => canonicalCreative(ctx.account, liveCreative(ctx, ctx.pathParams.id)), // ETAG-004
+    target: (ctx) => canonicalCreative(ctx.account, liveCreative(ctx, ctx.pathParams.id), ctx.store.publicOrigin), // ETAG-004
     run(ctx) {
       const c = liveCreative(ctx, ctx.pathParams.id);
       const campaignAspectRatio = ctx.account.campaigns.get(c.campaignId)?.aspectRatio ?? null;
@@ -94,7 +94,7 @@ export const creativeHandlers: HandlerTable = {
   },
 
   deleteCreative: {
-    target: (ctx) => canonicalCreative(ctx.account, liveCreative(ctx, ctx.pathParams.id)), // ETAG-004
+    target: (ctx) => canonicalCreative(ctx.account, liveCreative(ctx, ctx.pathParams.id), ctx.store.publicOrigin), // ETAG-004
     run(ctx) {
       const c = liveCreative(ctx, ctx.pathParams.id); // D32: deleting a deleted creative is a 404
       const next = commit(ctx, deleteCreative(c, ctx.now)); // CRTV-018..020, EVT-011
@@ -103,7 +103,7 @@ export const creativeHandlers: HandlerTable = {
   },
 
   undeleteCreative: {
-    target: (ctx) => canonicalCreative(ctx.account, readableCreative(ctx, ctx.pathParams.creativeId)), // ETAG-004
+    target: (ctx) => canonicalCreative(ctx.account, readableCreative(ctx, ctx.pathParams.creativeId), ctx.store.publicOrigin), // ETAG-004
     run(ctx) {
       const c = readableCreative(ctx, ctx.pathParams.creativeId);
       const campaign = ctx.account.campaigns.get(c.campaignId);

@@ -40,7 +40,6 @@ function creative(overrides: Partial<Creative> = {}): Creative {
     url: 'https://media.example.invalid/crv_test.png',
     thumbnailUrl: null,
     playerUrl: null,
-    embedCode: null,
     ownAspectRatio: null,
     approvedAt: null,
     rejectionReason: null,
@@ -74,7 +73,7 @@ const reject = (rejectionReason?: string) => (c: Creative) => rejectCreative(c, 
 const update = (patch: CreativeUpdate, campaignAspectRatio: string | null = CAMPAIGN_RATIO) => (c: Creative) => updateCreative(c, patch, { campaignAspectRatio });
 const remove = (c: Creative) => deleteCreative(c, NOW);
 const undelete = (campaignDeleted: boolean) => (c: Creative) => undeleteCreative(c, { campaignDeleted });
-const image: Rendition = { mediaType: 'image', url: 'https://media.example.invalid/new.png', thumbnailUrl: null, playerUrl: null, embedCode: null };
+const image: Rendition = { mediaType: 'image', url: 'https://media.example.invalid/new.png', thumbnailUrl: null, playerUrl: null };
 
 const rows: Row[] = [
   // --- approve

@@ -156,7 +156,6 @@ export interface Rendition {
   url: string;
   thumbnailUrl: string | null;
   playerUrl: string | null;
-  embedCode: string | null;
 }
 
 /** NOT_GENERATED → QUEUED, choosing the media type. Other states: unchanged. */

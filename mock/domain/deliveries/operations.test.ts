@@ -39,7 +39,7 @@ describe('listDeliveries and getDelivery', () => {
       productId: s.a.state.creatives.get(creativeIds[0]!)!.productId,
       aspectRatio: '9:16',
       mediaType: 'video',
-      url: expect.stringMatching(/\.mp4$/),
+      url: expect.stringMatching(/\.webm$/),
       createdAt: s.h.clock.nowIso(),
     });
     const one = await get(first.deliveryId);

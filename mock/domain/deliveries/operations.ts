@@ -32,7 +32,7 @@ export const deliveryHandlers: HandlerTable = {
         direction: 'asc',
         filter: (d) =>
           (campaignId === undefined || d.campaignId === campaignId) && (creativeId === undefined || d.creativeId === creativeId) && visible(ctx.account, d),
-        present: presentDelivery,
+        present: (d) => presentDelivery(d, ctx.store.publicOrigin),
       });
       return { status: 200, body };
     },
@@ -43,7 +43,7 @@ export const deliveryHandlers: HandlerTable = {
     run(ctx) {
       const d = ctx.account.deliveries.get(ctx.pathParams.id!);
       if (!d || !visible(ctx.account, d)) throw new ApiError('DELIVERY_NOT_FOUND', 'No such delivery.'); // GEN-004 (D15)
-      return { status: 200, body: presentDelivery(d) };
+      return { status: 200, body: presentDelivery(d, ctx.store.publicOrigin) };
     },
   },
 };

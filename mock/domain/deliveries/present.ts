@@ -1,9 +1,10 @@
 /** The public representation of a delivery (CRTV-013, D15), exactly as `#/components/schemas/Delivery`. */
 import type { Schemas } from '../../../spec/types.ts';
+import { mediaUrl, RENDITION_EDGE, sizeForRatio } from '../../media/links.ts';
 import { iso } from '../shared.ts';
 import type { Delivery } from './model.ts';
 
-export function presentDelivery(d: Delivery): Schemas['Delivery'] {
+export function presentDelivery(d: Delivery, origin: string): Schemas['Delivery'] {
   return {
     object: 'delivery',
     deliveryId: d.deliveryId,
@@ -12,7 +13,7 @@ export function presentDelivery(d: Delivery): Schemas['Delivery'] {
     productId: d.productId,
     aspectRatio: d.aspectRatio,
     mediaType: d.mediaType,
-    url: d.url,
+    url: mediaUrl(origin, d.url, sizeForRatio(d.aspectRatio, RENDITION_EDGE), d.mediaType === 'video' ? 'webm' : 'png'), // D49
     createdAt: iso(d.createdAt),
   };
 }

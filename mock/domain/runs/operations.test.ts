@@ -274,7 +274,7 @@ describe('run progression on the clock', () => {
     expect(completed[0]!.resource).toEqual({ kind: 'run', id: runId });
     expect(completed[0]!.actor).toBeUndefined();
     // EVT-008: the payload's data is the Run as GET /runs/{runId} returns it.
-    const payload = renderPayload(w.state, completed[0]!, w.h.clock.now());
+    const payload = renderPayload(w.state, completed[0]!, w.h.clock.now(), 'http://localhost');
     const validate = validatorFor('#/components/schemas/RunCompletedEvent');
     expect(validate(payload), JSON.stringify(validate.errors)).toBe(true);
     expect(payload!.data).toEqual(run);

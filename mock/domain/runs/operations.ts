@@ -128,7 +128,7 @@ export const runHandlers: HandlerTable = {
         listKey: `runItems:${run.runId}`,
         direction: 'asc',
         filter: () => true,
-        present: (item) => presentItem(ctx.account, item),
+        present: (item) => presentItem(ctx.account, item, ctx.store.publicOrigin),
       });
       return { status: 200, body: { object: 'list', ...page } };
     },

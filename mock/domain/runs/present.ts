@@ -29,7 +29,7 @@ export function presentRun(run: Run, options: { listRow?: boolean } = {}): Schem
   };
 }
 
-export function presentItem(account: AccountState, item: RunItem): Schemas['RunItem'] {
+export function presentItem(account: AccountState, item: RunItem, origin: string): Schemas['RunItem'] {
   const asset = item.assetId === null ? undefined : account.assets.get(item.assetId);
   return {
     object: 'run_item',
@@ -40,7 +40,7 @@ export function presentItem(account: AccountState, item: RunItem): Schemas['RunI
     status: item.status,
     outcome: item.outcome,
     // The asset in the one Asset shape of GET /assets/{id}; a deleted one shows deletedAt.
-    asset: asset ? (presentAsset(asset) as Schemas['Asset']) : null,
+    asset: asset ? (presentAsset(asset, origin) as Schemas['Asset']) : null,
     startedAt: isoOrNull(item.startedAt),
     settledAt: isoOrNull(item.settledAt),
   };

@@ -25,6 +25,7 @@ import { nextId, type AccountState, type Store } from '../../store.ts';
 import type { Asset } from '../assets/model.ts';
 import { chargeHold, creditsOf, placeHold, releaseHold } from '../credits/ledger.ts';
 import { LONG_EDGE_PX } from '../credits/ratecard.ts';
+import { mediaBase, productLabel } from '../../media/links.ts';
 import { findPreset } from '../presets/catalog.ts';
 import { drawItemOutcome, durationFactor, runDrawKey } from './draw.ts';
 import { isFinal, type ItemOutcome, type Run, type RunItem } from './model.ts';
@@ -166,21 +167,20 @@ function produceAsset(account: AccountState, run: Run, item: RunItem, now: numbe
   const preset = findPreset(run.presetId);
   const video = run.modality === 'video';
   const edge = LONG_EDGE_PX[run.imageSize ?? '1K'];
-  const base = `https://media.creative-generation.invalid/runs/${run.runId}/${item.jobId}`;
+  const base = mediaBase(assetId, productLabel(product)); // D49
   const asset: Asset = {
     assetId,
     productId: item.productId,
     type: video ? 'VIDEO' : 'STATIC',
-    url: video ? `${base}.mp4` : `${base}.png`,
-    thumbnailUrl: video ? `${base}-thumb.jpg` : null,
+    url: base,
+    thumbnailUrl: video ? base : null,
     favorited: false,
     archived: false,
     name: `${product?.title ?? item.productId} · ${preset?.name ?? run.presetId} #${(item.position % run.creativesPerProduct) + 1}`,
     width: video ? 1080 : edge,
     height: video ? 1920 : edge,
     durationSec: video ? 15 : null,
-    playerUrl: video ? `https://player.creative-generation.invalid/${assetId}` : null,
-    embedCode: video ? `<iframe src="https://player.creative-generation.invalid/${assetId}" width="1080" height="1920" allowfullscreen></iframe>` : null,
+    playerUrl: video ? base : null,
     createdAt: now,
     deletedAt: null,
     notes: null,

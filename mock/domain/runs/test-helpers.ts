@@ -90,7 +90,6 @@ export function addAsset(state: AccountState, overrides: Partial<Asset> = {}): A
     height: 768,
     durationSec: null,
     playerUrl: null,
-    embedCode: null,
     createdAt: 0,
     deletedAt: null,
     notes: null,

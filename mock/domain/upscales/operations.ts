@@ -102,7 +102,6 @@ function materialize(account: AccountState, source: Extract<ResolvedSource, { ki
     height: source.height,
     durationSec: null,
     playerUrl: null,
-    embedCode: null,
     createdAt: now,
     deletedAt: null,
     notes: null,

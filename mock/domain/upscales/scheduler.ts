@@ -4,6 +4,7 @@
  * released). The outcome is drawn from (seed, the upscale's ordinal) and the account's `upscaleOutcomeMix`;
  * `stall` stays PROCESSING (holding its credits) so IMAGE_UPSCALE_IN_PROGRESS can be drilled.
  */
+import { mediaBase, productLabel } from '../../media/links.ts';
 import { nextId, type AccountState } from '../../store.ts';
 import type { Asset } from '../assets/model.ts';
 import { chargeHold, creditsOf, releaseHold } from '../credits/ledger.ts';
@@ -84,7 +85,7 @@ export function deliverAsset(account: AccountState, upscale: Upscale, now: numbe
     assetId,
     productId: parent.productId,
     type: 'STATIC',
-    url: `https://media.creative-generation.invalid/upscales/${upscale.upscaleId}/${upscale.target}.png`,
+    url: mediaBase(assetId, productLabel(account.products.get(parent.productId))), // D49: the picture at the target size
     thumbnailUrl: null,
     favorited: false,
     archived: false,
@@ -93,7 +94,6 @@ export function deliverAsset(account: AccountState, upscale: Upscale, now: numbe
     height: Math.max(1, Math.round(parent.height * factor)),
     durationSec: null,
     playerUrl: null,
-    embedCode: null,
     createdAt: now,
     deletedAt: null,
     notes: null,

@@ -1,0 +1,218 @@
+/**
+ * The bytes behind every media URL the mock hands out (D49), on the mock's own origin under
+ * /media/ (mock/media/links.ts makes the URLs and reads them back):
+ *
+ *   GET|HEAD /media/{key}/{label}/{W}x{H}.png    image/png, exactly W×H (mock/media/image.ts)
+ *   GET|HEAD /media/{key}/{label}/{W}x{H}.webm   video/webm, the committed clip of the ratio W:H
+ *   GET|HEAD /media/{key}/{label}/{W}x{H}.html   text/html, a page whose <video> plays the .webm
+ *
+ * No key is asked for (an <img> or <video> tag sends none) and nothing is counted against the
+ * API's rate limits: the bytes are a function of the path alone. Each answer carries a strong
+ * ETag (a hash of the bytes), `Cache-Control`, and answers a matching If-None-Match with 304;
+ * HEAD is GET without the body; an unknown path is 404 and another method 405 (with `Allow`),
+ * both problem+json in the contract's shape. Rendered bytes are kept in a least-recently-used
+ * cache bounded in bytes, and at most two pictures are drawn at once (a 4K picture's pixels
+ * take 50 MB while it is drawn).
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError } from '../errors.ts';
+import { nextRequestId } from '../pipeline/index.ts';
+import { errorResponse } from '../pipeline/respond.ts';
+import { renderPng } from './image.ts';
+import { MEDIA_ROOT, parseMediaPath, ratioOf, scaledTo, THUMBNAIL_EDGE, type MediaTarget } from './links.ts';
+
+export interface MediaOptions {
+  /** Bytes of rendered media kept (default 64 MiB); the least recently used go first. */
+  cacheBytes?: number;
+  /** Pictures drawn at the same time (default 2); further requests wait their turn. */
+  concurrentRenders?: number;
+}
+
+export interface MediaEntry {
+  contentType: string;
+  etag: string;
+  body: Buffer;
+}
+
+const CACHE_CONTROL = 'public, max-age=86400';
+const CONTENT_TYPES = { png: 'image/png', webm: 'video/webm', html: 'text/html; charset=utf-8' } as const;
+
+/** The clips of scripts/media-clips.sh: name (`WxH` of the ratio) and ratio value. */
+const CLIPS = ['1x1', '4x5', '9x16', '16x9', '2x3', '3x2', '4x3', '3x4'].map((name) => {
+  const [w, h] = name.split('x').map(Number) as [number, number];
+  return { name, ratio: w / h };
+});
+const clipBytes = new Map<string, Buffer>();
+
+/** The committed clip whose ratio is nearest W:H (the same ratio for every delivery ratio). */
+export function clipFor(width: number, height: number): { name: string; bytes: Buffer } {
+  const wanted = Math.log(width / height);
+  let best = CLIPS[0]!;
+  for (const clip of CLIPS) if (Math.abs(Math.log(clip.ratio) - wanted) < Math.abs(Math.log(best.ratio) - wanted)) best = clip;
+  let bytes = clipBytes.get(best.name);
+  if (!bytes) {
+    bytes = readFileSync(new URL(`./clips/${best.name}.webm`, import.meta.url));
+    clipBytes.set(best.name, bytes);
+  }
+  return { name: best.name, bytes };
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/** The player page of a video: its <video> plays the .webm of the same size, with a still as poster. */
+export function playerPage(target: MediaTarget): string {
+  const size = `${target.width}x${target.height}`;
+  const still = scaledTo(target, THUMBNAIL_EDGE);
+  const title = escapeHtml(`${target.label} · ${target.key} · ${ratioOf(target)}`);
+  return [
+    '<!doctype html>',
+    '<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${title}</title>`,
+    '<style>html,body{margin:0;height:100%;background:#000}video{display:block;width:100%;height:100%;object-fit:contain}</style>',
+    '</head><body>',
+    `<video src="${size}.webm" poster="${still.width}x${still.height}.png" controls autoplay muted loop playsinline aria-label="${title}"></video>`,
+    '</body></html>',
+    '',
+  ].join('\n');
+}
+
+function strongEtag(body: Buffer): string {
+  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+}
+
+/** If-None-Match (RFC 9110 13.1.2): `*` or a list of tags compared weakly. */
+export function noneMatch(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  const opaque = etag.replace(/^W\//, '');
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === opaque);
+}
+
+export class MediaService {
+  private readonly cacheBytes: number;
+  private readonly concurrentRenders: number;
+  private readonly entries = new Map<string, MediaEntry>();
+  private readonly inFlight = new Map<string, Promise<MediaEntry>>();
+  private keptBytes = 0;
+  private rendering = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(options: MediaOptions = {}) {
+    this.cacheBytes = options.cacheBytes ?? 64 * 1024 * 1024;
+    this.concurrentRenders = Math.max(1, options.concurrentRenders ?? 2);
+  }
+
+  /** Bytes kept now (never more than the bound, except one entry larger than the whole bound). */
+  get cachedBytes(): number {
+    return this.keptBytes;
+  }
+
+  /** The media at a path, or undefined when the mock hands out no such path. */
+  async resolve(path: string): Promise<MediaEntry | undefined> {
+    const target = parseMediaPath(path);
+    if (!target) return undefined;
+    const kept = this.entries.get(path);
+    if (kept) {
+      this.entries.delete(path); // most recently used last
+      this.entries.set(path, kept);
+      return kept;
+    }
+    let pending = this.inFlight.get(path);
+    if (!pending) {
+      pending = this.produce(target).finally(() => this.inFlight.delete(path));
+      this.inFlight.set(path, pending);
+    }
+    const entry = await pending;
+    this.keep(path, entry);
+    return entry;
+  }
+
+  private async produce(target: MediaTarget): Promise<MediaEntry> {
+    let body: Buffer;
+    if (target.format === 'webm') body = clipFor(target.width, target.height).bytes;
+    else if (target.format === 'html') body = Buffer.from(playerPage(target));
+    else body = await this.draw(target);
+    return { contentType: CONTENT_TYPES[target.format], etag: strongEtag(body), body };
+  }
+
+  private async draw(target: MediaTarget): Promise<Buffer> {
+    if (this.rendering >= this.concurrentRenders) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.rendering += 1;
+    try {
+      return await renderPng(target);
+    } finally {
+      this.rendering -= 1;
+      this.waiting.shift()?.();
+    }
+  }
+
+  private keep(path: string, entry: MediaEntry): void {
+    if (this.entries.has(path)) return;
+    this.entries.set(path, entry);
+    this.keptBytes += entry.body.length;
+    for (const [oldest, old] of this.entries) {
+      if (this.keptBytes <= this.cacheBytes || oldest === path) break;
+      this.entries.delete(oldest);
+      this.keptBytes -= old.body.length;
+    }
+  }
+}
+
+/** Whether a request target is under /media/ (or is /media itself). */
+export function isMediaTarget(url: string): boolean {
+  return url.startsWith(MEDIA_ROOT) || url === '/media' || url.startsWith('/media?');
+}
+
+/**
+ * The listener for /media/: answers and returns true, or returns false and leaves the request to
+ * the next listener. `logError` hears of a failure to produce bytes (a bug: answered 500).
+ */
+export function mediaListener(media: MediaService, logError: (error: unknown, context: string) => void): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const problem = (res: ServerResponse, head: boolean, error: ApiError, path: string, extra: Record<string, string> = {}): void => {
+    const answer = errorResponse(error, undefined, path, nextRequestId());
+    const body = Buffer.from(answer.body);
+    res.writeHead(answer.status, { ...answer.headers, ...extra, 'content-length': String(body.length), 'cache-control': 'no-store' });
+    res.end(head ? undefined : body);
+  };
+  return (req, res) => {
+    const url = req.url ?? '/';
+    if (!isMediaTarget(url)) return false;
+    const path = url.split('?')[0]!;
+    const method = req.method ?? 'GET';
+    const head = method === 'HEAD';
+    if (method !== 'GET' && !head) {
+      problem(res, false, new ApiError('METHOD_NOT_ALLOWED', `${method} is not allowed on media; use GET or HEAD.`), path, { allow: 'GET, HEAD' });
+      return true;
+    }
+    media.resolve(path).then(
+      (entry) => {
+        if (!entry) return problem(res, head, new ApiError('NOT_FOUND', `No media at ${path}; the mock hands out /media/{key}/{label}/{width}x{height}.{png|webm|html}.`), path);
+        const headers: Record<string, string> = {
+          'content-type': entry.contentType,
+          etag: entry.etag,
+          'cache-control': CACHE_CONTROL,
+          'x-content-type-options': 'nosniff',
+          'cross-origin-resource-policy': 'cross-origin',
+          'access-control-allow-origin': '*',
+        };
+        if (noneMatch(req.headers['if-none-match'], entry.etag)) {
+          res.writeHead(304, headers);
+          return res.end();
+        }
+        headers['content-length'] = String(entry.body.length);
+        res.writeHead(200, headers);
+        res.end(head ? undefined : entry.body);
+      },
+      (error: unknown) => {
+        logError(error, `${method} ${path}`);
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end('Internal Server Error: the mock failed to produce this media.\n');
+      },
+    );
+    return true;
+  };
+}
