@@ -10,7 +10,7 @@ import type { Rule, RuleLedger } from '../../spec/types.ts';
 export const LEDGER_PATH = new URL('../../spec/rules.yaml', import.meta.url);
 
 /** A rule id as spec/schemas/rules.schema.json defines it. */
-export const RULE_ID = /\b(?:AUTH|IDEM|ETAG|PAGE|PROD|CRTV|CAMP|ASST|RUN|UPSC|EVT|ERR|RATE|VER|META|GEN)-\d{3}\b/g;
+export const RULE_ID = /\b(?:AUTH|IDEM|ETAG|PAGE|PROD|CRTV|CAMP|ASST|RUN|UPSC|EVT|ERR|RATE|VER|META|GEN|MEDIA)-\d{3}\b/g;
 
 export function loadLedger(url: URL = LEDGER_PATH): RuleLedger {
   const ledger = parse(readFileSync(url, 'utf8')) as RuleLedger;

@@ -923,6 +923,7 @@ export interface components {
             sku: string | null;
             /** @enum {string} */
             mediaType: "image" | "video";
+            /** @description Media location: an absolute URL. */
             url: string;
             /** @description Set for a video. */
             thumbnailUrl: string | null;
@@ -969,6 +970,7 @@ export interface components {
             productId: components["schemas"]["Id"];
             /** @description `STATIC` for a still image; `VIDEO` for a video. */
             type: string;
+            /** @description Media location: an absolute URL. */
             url: string;
             thumbnailUrl: string | null;
             favorited: boolean;
@@ -1033,6 +1035,7 @@ export interface components {
             aspectRatio: components["schemas"]["AspectRatio"];
             /** @enum {string} */
             mediaType: "image" | "video";
+            /** @description Media location: an absolute URL. */
             url: string;
             createdAt: components["schemas"]["Timestamp"];
         };

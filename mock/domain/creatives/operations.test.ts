@@ -77,6 +77,22 @@ describe('getCreative', () => {
     for (const field of ['thumbnailUrl', 'playerUrl', 'embedCode']) expect(typeof res.body[field]).toBe('string');
   });
 
+  it('MEDIA-003 D49 (#17 item 10) a video creative\'s media and embedCode follow the ratio it shows, also after a PATCH', async () => {
+    const { id } = await oneCreative({ mediaType: 'video', body: { aspectRatio: '4:5' } });
+    const frame = (embedCode: string) => /width="(\d+)" height="(\d+)"/.exec(embedCode)!.slice(1).join('x');
+    const before = await get(id);
+    expect(before.body.aspectRatio).toBe('4:5');
+    expect(frame(before.body.embedCode)).toBe('512x640'); // 4:5, not 9:16
+    expect(before.body.embedCode).toContain(`src="${before.body.playerUrl}"`);
+    expect(before.body.url).toMatch(/\/816x1020\.webm$/);
+    expect(before.body.thumbnailUrl).toMatch(/\/256x320\.png$/);
+    expectStatus(await patch(id, { aspectRatio: '16:9' }), 200);
+    const after = await get(id);
+    expect(frame(after.body.embedCode)).toBe('640x360');
+    expect(after.body.url).toMatch(/\/1024x576\.webm$/);
+    expect(after.headers.etag).not.toBe(before.headers.etag);
+  });
+
   it('PAGE-001 PAGE-002 expand=product joins the Product object; the ETag does not depend on the view', async () => {
     const { id } = await oneCreative();
     const plain = await get(id);
