@@ -26,7 +26,13 @@
  *                    [--profile]   (CPU-profile the mock in phase 1: slower, for finding hot frames)
  *                    [--client http|raw]  (the generator's client, default raw: node:http's
  *                                         client costs the generator more CPU per request than the bare server spends)
- *                    [--only http,page,runs]
+ *                    [--only http,page,runs,media]
+ * 4. Media (D49): the thumbnails the demo account's creatives and assets show (kept after their
+ *    first request), fetched without a key at 50 connections: p99 (target < 10 ms, as for the API)
+ *    and CPU per request; then the API's req/s alone and, side by side in the same round, while a
+ *    browser's 6 connections fetch thumbnails without pause (target ≥ 0.8 of alone) and while 50
+ *    connections do (for information: the server's one thread is then shared). The first drawing
+ *    of each of 20 1024-pixel images is timed too.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -52,7 +58,7 @@ const { values: flags } = parseArgs({
     'runs-repeats': { type: 'string', default: '5' },
     profile: { type: 'boolean', default: false },
     client: { type: 'string', default: 'raw' },
-    only: { type: 'string', default: 'http,page,runs' },
+    only: { type: 'string', default: 'http,page,runs,media' },
   },
   strict: true,
 });
@@ -579,6 +585,101 @@ async function phaseRuns(): Promise<void> {
   summary.push('### 1,000-item run in manual time', '', line, '');
 }
 
+
+// ---------------------------------------------------------------------------------------------
+// Phase 4: media (D49) beside the API
+
+async function phaseMedia(): Promise<void> {
+  console.log(`\n## 4. Media: thumbnails at ${CONNECTIONS} connections, and the API's req/s while media is fetched (${ROUNDS} rounds)\n`);
+  const port = await freePort();
+  const mock = start('mock (media)', ['--import', 'tsx', 'mock/main.ts', '--port', String(port), '--clock', 'manual']);
+  const origin = `http://127.0.0.1:${port}`;
+  const readKey = await waitFor('mock', mock, async () => /^\s+read\s+(cgs_[0-9a-f]{64})$/m.exec(mock.output())?.[1]);
+  await liftReadLimits(origin);
+  const auth = { authorization: `Bearer ${readKey}` };
+  const fetchJson = async (p: string) => JSON.parse((await request(origin, 'GET', BASE + p, auth)).body.toString()) as { data: Record<string, unknown>[] };
+  // The thumbnails a page of creatives and assets shows (video stills and image thumbnails).
+  const thumbs = new Set<string>();
+  for (const row of [...(await fetchJson('/creatives?limit=100')).data, ...(await fetchJson('/assets?limit=100')).data]) {
+    if (typeof row.thumbnailUrl === 'string') thumbs.add(new URL(row.thumbnailUrl).pathname);
+  }
+  const images = [...new Set((await fetchJson('/creatives?limit=100')).data.filter((c) => c.mediaType === 'image').map((c) => new URL(c.url as string).pathname))].slice(0, 20);
+  const thumbPaths = [...thumbs];
+  if (thumbPaths.length === 0 || images.length === 0) throw new Error('media bench: the demo account hands out no thumbnail or image');
+  // Cold: each image drawn for the first time, one at a time.
+  const cold: number[] = [];
+  for (const p of images) {
+    const t = performance.now();
+    const res = await request(origin, 'GET', p);
+    cold.push(performance.now() - t);
+    if (res.status !== 200) throw new Error(`media bench: ${p}: ${res.status}`);
+  }
+  for (const p of thumbPaths) await request(origin, 'GET', p); // the thumbnails are kept from here on
+  console.log(`${thumbPaths.length} thumbnails; ${images.length} 1024-pixel images drawn cold in p50 ${fmtMs(median(cold))} ms, max ${fmtMs(Math.max(...cold))} ms (one at a time, then kept)`);
+
+  const api = (connections = CONNECTIONS) => ({ origin, paths: [BASE + LIST], headers: auth, connections, warmupMs: WARMUP_MS, durationMs: DURATION_MS });
+  const media = (connections: number) => ({ origin, paths: thumbPaths, connections, warmupMs: WARMUP_MS, durationMs: DURATION_MS });
+  const BROWSER = 6; // the connections a browser opens to one origin
+  const res: Record<string, Measured[]> = { apiAlone: [], mediaAlone: [], apiWithMedia: [], mediaWithApi: [], apiWithBrowser: [], browserWithApi: [] };
+  const rows: (string | number)[][] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const a = await load(mock.pid!, api());
+    const m = await load(mock.pid!, media(CONNECTIONS));
+    const [a2, m2] = await Promise.all([load(mock.pid!, api()), load(mock.pid!, media(CONNECTIONS))]);
+    const [a3, m3] = await Promise.all([load(mock.pid!, api()), load(mock.pid!, media(BROWSER))]);
+    res.apiAlone!.push(a);
+    res.mediaAlone!.push(m);
+    res.apiWithMedia!.push(a2);
+    res.mediaWithApi!.push(m2);
+    res.apiWithBrowser!.push(a3);
+    res.browserWithApi!.push(m3);
+    rows.push(
+      loadRow(`API alone (round ${round + 1})`, a),
+      loadRow(`thumbnails alone, ${CONNECTIONS} conn.`, m),
+      loadRow(`API, with thumbnails at ${CONNECTIONS} conn.`, a2),
+      loadRow(`thumbnails at ${CONNECTIONS} conn., with the API`, m2),
+      loadRow(`API, with thumbnails at ${BROWSER} conn.`, a3),
+      loadRow(`thumbnails at ${BROWSER} conn., with the API`, m3),
+    );
+    console.log(`  round ${round + 1}: API alone ${fmtInt(a.rps)} req/s; thumbnails alone ${fmtInt(m.rps)} req/s p99 ${fmtMs(m.latencyMs.p99)} ms; together ${fmtInt(a2.rps)} + ${fmtInt(m2.rps)} req/s; API with ${BROWSER} media connections ${fmtInt(a3.rps)} req/s (media ${fmtInt(m3.rps)} req/s, p99 ${fmtMs(m3.latencyMs.p99)} ms)`);
+  }
+  console.log(`\n${table(LOAD_HEADER, rows)}\n`);
+  const med = (k: string, f: (r: Measured) => number) => median(res[k]!.map(f));
+  const mediaP99Worst = Math.max(...res.mediaAlone!.map((r) => r.latencyMs.p99));
+  // Ratios within each round (measured one after the other), then their median.
+  const ratio = (k: string) => median(res[k]!.map((r, i) => r.rps / res.apiAlone![i]!.rps));
+  const withBrowser = ratio('apiWithBrowser');
+  const withFull = ratio('apiWithMedia');
+  const apiCost = med('apiAlone', (r) => r.serverUsPerReq);
+  const mediaCost = med('mediaAlone', (r) => r.serverUsPerReq);
+  const errors = Object.values(res).flat().reduce((n, r) => n + r.errors + r.non2xx, 0);
+  const lines = [
+    `- thumbnail p99 at ${CONNECTIONS} connections: **${fmtMs(mediaP99Worst)} ms** in the worst round (median ${fmtInt(med('mediaAlone', (r) => r.rps))} req/s; target < 10 ms, as for the API): ${verdict(mediaP99Worst < 10)}`,
+    `- server CPU per request: a thumbnail ${fmtInt(mediaCost)} µs, a page of 50 creatives ${fmtInt(apiCost)} µs (a kept thumbnail costs no more than an API answer: ${verdict(mediaCost <= apiCost * 1.2)})`,
+    `- the API's req/s while a browser's ${BROWSER} connections fetch thumbnails without pause, over the API alone in the same round: **${withBrowser.toFixed(2)}** (median of the rounds) (the thumbnails got ${fmtInt(med('browserWithApi', (r) => r.rps))} req/s, p99 ${fmtMs(med('browserWithApi', (r) => r.latencyMs.p99))} ms; target ≥ 0.8): ${verdict(withBrowser >= 0.8)}`,
+    `- the API's req/s with thumbnails at ${CONNECTIONS} connections beside it (as many clients as the API's; the server's one thread is shared), over the API alone: ${withFull.toFixed(2)} (the API's p99 then ${fmtMs(med('apiWithMedia', (r) => r.latencyMs.p99))} ms; for information)`,
+    `- ${images.length} 1024-pixel images drawn the first time: p50 ${fmtMs(median(cold))} ms, max ${fmtMs(Math.max(...cold))} ms (compressed off the event loop; kept afterwards)`,
+    `- errors or non-2xx answers under load: ${errors}: ${verdict(errors === 0)}`,
+  ];
+  console.log(lines.join('\n'));
+  verdicts.push(...lines);
+  summary.push(
+    `### Media: thumbnails (GET /media/…png, no key) beside GET /creatives?limit=50`,
+    '',
+    table(['load', 'req/s (median)', 'p50 ms', 'p99 ms (median)', 'p99 ms (worst round)'], [
+      ['API alone, 50 conn.', 'apiAlone'],
+      [`thumbnails alone, ${CONNECTIONS} conn.`, 'mediaAlone'],
+      [`API with thumbnails at ${BROWSER} conn.`, 'apiWithBrowser'],
+      [`thumbnails at ${BROWSER} conn. with the API`, 'browserWithApi'],
+      [`API with thumbnails at ${CONNECTIONS} conn.`, 'apiWithMedia'],
+      [`thumbnails at ${CONNECTIONS} conn. with the API`, 'mediaWithApi'],
+    ].map(([label, k]) => [label!, fmtInt(med(k!, (r) => r.rps)), fmtMs(med(k!, (r) => r.latencyMs.p50)), fmtMs(med(k!, (r) => r.latencyMs.p99)), fmtMs(Math.max(...res[k!]!.map((r) => r.latencyMs.p99)))])),
+    '',
+    ...lines,
+    '',
+  );
+  await stop(mock);
+}
 // ---------------------------------------------------------------------------------------------
 
 const cpuModel = /^model name\s*:\s*(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model ?? 'unknown CPU';
@@ -595,6 +696,7 @@ try {
   if (PHASES.has('http')) await timed('mock/Prism/bare', phaseHttp);
   if (PHASES.has('page')) await timed('O(page)', phasePage);
   if (PHASES.has('runs')) await timed('runs', phaseRuns);
+  if (PHASES.has('media')) await timed('media', phaseMedia);
 } catch (error) {
   console.error(`\nbench: ${(error as Error).stack ?? error}`);
   process.exit(1);
