@@ -8,28 +8,7 @@
  * anything.
  */
 import { expect, skipWhenAbsent, test, type ApiClient } from '../fixtures/index.ts';
-import { allAssets, allCreatives, listAll, type Delivery, type Product } from '../fixtures/resources.ts';
-
-interface Located {
-  where: string;
-  field: string;
-  url: string;
-}
-
-/** Every media URL of the account's creatives, assets and deliveries (and product images when asked). */
-async function mediaUrls(api: ApiClient, withProducts: boolean): Promise<Located[]> {
-  const out: Located[] = [];
-  const add = (where: string, fields: Record<string, unknown>): void => {
-    for (const [field, url] of Object.entries(fields)) if (typeof url === 'string') out.push({ where, field, url });
-  };
-  for (const c of await allCreatives(api)) add(`creative ${c.creativeId}`, { url: c.url, thumbnailUrl: c.thumbnailUrl, playerUrl: c.playerUrl });
-  for (const a of await allAssets(api)) add(`asset ${a.assetId}`, { url: a.url, thumbnailUrl: a.thumbnailUrl, playerUrl: a.playerUrl });
-  for (const d of await listAll<Delivery>(api, '/deliveries')) add(`delivery ${d.deliveryId}`, { url: d.url });
-  if (withProducts) {
-    for (const p of (await listAll<Product>(api, '/products')).slice(0, 10)) add(`product ${p.productId}`, { primaryImageUrl: p.primaryImageUrl, galleryImageUrls: p.galleryImageUrls?.[0] });
-  }
-  return out;
-}
+import { allAssets, allCreatives, mediaUrls } from '../fixtures/resources.ts';
 
 test('MEDIA-001 CRTV-003 ASST-001 every media location of creatives, assets and deliveries is an absolute URL', async ({ api }) => {
   const urls = await mediaUrls(api, false);

@@ -5,6 +5,7 @@
  * console.error, outside the harness's error check).
  */
 import { afterEach, beforeEach, expect, vi } from 'vitest';
+import { mediaBase } from '../../media/links.ts';
 import type { PlanTier } from '../accounts/model.ts';
 import type { Asset } from '../assets/model.ts';
 import { createHarness, type Harness, type TestAccount, type TestResponse } from '../../testing.ts';
@@ -63,7 +64,7 @@ export function addProducts(state: AccountState, n: number, now: number): string
       brandId,
       sku: null,
       title: `Extra product ${i}`,
-      primaryImageUrl: `https://media.creative-generation.invalid/${productId}/primary.jpg`,
+      primaryImageUrl: mediaBase(`${productId}.primary`, productId),
       primaryImageWidth: 1024,
       primaryImageHeight: 1024,
       galleryImageUrls: [],
@@ -81,7 +82,7 @@ export function addAsset(state: AccountState, overrides: Partial<Asset> = {}): A
     assetId,
     productId: state.products.ids()[0] ?? 'prd_none',
     type: 'STATIC',
-    url: `https://media.creative-generation.invalid/assets/${assetId}.png`,
+    url: mediaBase(assetId, 'Source image'),
     thumbnailUrl: null,
     favorited: false,
     archived: false,

@@ -45,6 +45,11 @@ describe('POST /upscales', () => {
     expect(asset.status).toBe(200);
     expect(violations('getAsset', asset)).toEqual([]);
     expect(asset.body).toMatchObject({ width: 4096, height: 3072, derivation: { kind: 'ai_rerender', operation: 'image_upscale', parentAssetId: source.assetId, rootAssetId: source.assetId } });
+    // D49: its url is a PNG really of that size (the header's width and height; image.test.ts decodes one whole).
+    const png = await w.h.mock.inject({ method: 'GET', url: new URL(asset.body.url).pathname });
+    expect(png.statusCode).toBe(200);
+    expect(png.headers['content-type']).toBe('image/png');
+    expect([png.rawPayload.readUInt32BE(16), png.rawPayload.readUInt32BE(20)]).toEqual([4096, 3072]);
     // UPSC-002: the original never changes.
     expect(w.state.assets.get(source.assetId)).toEqual(original);
   });
