@@ -247,6 +247,35 @@ export const DEFECTS: readonly Defect[] = [
     },
   },
   {
+    name: 'media-url-relative',
+    kind: 'envelope',
+    description: 'media locations (`url`, `thumbnailUrl`, `playerUrl`) are sent as paths without scheme and host',
+    rules: ['MEDIA-001'],
+    grep: byRules('MEDIA-001'),
+    via: 'proxy',
+    response: (r) =>
+      eachResource(r, (resource) => {
+        if (!['creative', 'asset', 'delivery'].includes(String(resource['object']))) return;
+        for (const field of ['url', 'thumbnailUrl', 'playerUrl']) {
+          const value = resource[field];
+          if (typeof value === 'string' && /^https?:\/\//.test(value)) resource[field] = new URL(value).pathname;
+        }
+      }),
+  },
+  {
+    name: 'embed-code-wrong-ratio',
+    kind: 'envelope',
+    description: "a video's embedCode iframe is twice as wide as the creative's ratio (#17 item 10: a 4:5 video embedded as 9:16)",
+    rules: ['MEDIA-003'],
+    grep: byRules('MEDIA-003'),
+    via: 'proxy',
+    response: (r) =>
+      eachResource(r, (resource) => {
+        const code = resource['embedCode'];
+        if (typeof code === 'string') resource['embedCode'] = code.replace(/\bwidth="(\d+)"/, (_m, w: string) => `width="${Number(w) * 2}"`);
+      }),
+  },
+  {
     name: 'list-envelope-object',
     kind: 'envelope',
     description: 'read-plane list envelopes carry `object: "list"`',

@@ -66,7 +66,8 @@ export interface OperationHandler {
   target?(ctx: RequestContext): unknown;
   /**
    * A read whose answer is a function of the request (path, validated query) and the account's
-   * resource collections only: no clock, no headers, nothing global. Its bytes are kept until the
+   * resource collections only: no clock, no headers, nothing global but the mock's public origin
+   * of media URLs (Store.publicOrigin, fixed once the server listens; setting it clears the cache). Its bytes are kept until the
    * account changes (pipeline/response-cache.ts; tests recompute every hit to prove the claim).
    */
   cacheable?: true;
