@@ -34,6 +34,9 @@ export interface MediaEntry {
   contentType: string;
   etag: string;
   body: Buffer;
+  /** The headers of a 304 and of a 200 (with Content-Length), made once. */
+  notModified: Readonly<Record<string, string>>;
+  ok: Readonly<Record<string, string>>;
 }
 
 const CACHE_CONTROL = 'public, max-age=86400';
@@ -136,7 +139,17 @@ export class MediaService {
     if (target.format === 'webm') body = clipFor(target.width, target.height).bytes;
     else if (target.format === 'html') body = Buffer.from(playerPage(target));
     else body = await this.draw(target);
-    return { contentType: CONTENT_TYPES[target.format], etag: strongEtag(body), body };
+    const contentType = CONTENT_TYPES[target.format];
+    const etag = strongEtag(body);
+    const notModified = {
+      'content-type': contentType,
+      etag,
+      'cache-control': CACHE_CONTROL,
+      'x-content-type-options': 'nosniff',
+      'cross-origin-resource-policy': 'cross-origin',
+      'access-control-allow-origin': '*',
+    };
+    return { contentType, etag, body, notModified, ok: { ...notModified, 'content-length': String(body.length) } };
   }
 
   private async draw(target: MediaTarget): Promise<Buffer> {
@@ -191,20 +204,11 @@ export function mediaListener(media: MediaService, logError: (error: unknown, co
     media.resolve(path).then(
       (entry) => {
         if (!entry) return problem(res, head, new ApiError('NOT_FOUND', `No media at ${path}; the mock hands out /media/{key}/{label}/{width}x{height}.{png|webm|html}.`), path);
-        const headers: Record<string, string> = {
-          'content-type': entry.contentType,
-          etag: entry.etag,
-          'cache-control': CACHE_CONTROL,
-          'x-content-type-options': 'nosniff',
-          'cross-origin-resource-policy': 'cross-origin',
-          'access-control-allow-origin': '*',
-        };
         if (noneMatch(req.headers['if-none-match'], entry.etag)) {
-          res.writeHead(304, headers);
+          res.writeHead(304, entry.notModified);
           return res.end();
         }
-        headers['content-length'] = String(entry.body.length);
-        res.writeHead(200, headers);
+        res.writeHead(200, entry.ok);
         res.end(head ? undefined : entry.body);
       },
       (error: unknown) => {
