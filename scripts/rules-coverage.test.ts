@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { declaredTests } from './rules-coverage.ts';
+import { coveredWithoutAssumed, declaredTests } from './rules-coverage.ts';
 
 const source = `
 import { test } from '../fixtures/index.ts';
@@ -29,5 +29,14 @@ describe('declaredTests', () => {
   it('ignores calls whose first argument is not a title', () => {
     expect(tests.flatMap((t) => t.ruleIds)).not.toContain('AUTH-999');
     expect(tests.flatMap((t) => t.ruleIds)).not.toContain('RATE-001');
+  });
+});
+
+describe('coveredWithoutAssumed', () => {
+  it('counts a rule only when a test without @assumed (and not pending) names it', () => {
+    const tests = declaredTests('/repo/conformance/tests/x.spec.ts', source);
+    expect([...coveredWithoutAssumed(tests)].sort()).toEqual(['AUTH-032']);
+    const more = declaredTests('/repo/conformance/tests/y.spec.ts', `test('PAGE-012 PAGE-001 pinned part', async () => {});`);
+    expect([...coveredWithoutAssumed([...tests, ...more])].sort()).toEqual(['AUTH-032', 'PAGE-001', 'PAGE-012']);
   });
 });

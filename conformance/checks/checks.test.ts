@@ -56,6 +56,8 @@ const JSON_TYPE = { 'content-type': ['application/json; charset=utf-8'] };
 const PROBLEM_TYPE = { 'content-type': ['application/problem+json'] };
 const TEXT_TYPE = { 'content-type': ['text/plain; charset=utf-8'] };
 
+const good0 = { product: () => exchange('GET', '/products/prd_1', 200, JSON_TYPE, product) };
+
 /** Responses that conform, one per kind the checker treats differently. */
 const good = {
   product: () => exchange('GET', '/products/prd_1', 200, JSON_TYPE, product),
@@ -72,6 +74,19 @@ const good = {
       { ...PROBLEM_TYPE, 'retry-after': ['5'], ratelimit: ['limit=120, remaining=0, reset=5'], 'ratelimit-policy': ['120;w=60, 360;w=60'] },
       problem(429, 'RATE_LIMITED', 'Too Many Requests', '/presets'),
     ),
+  campaigns: () => exchange('GET', '/campaigns', 200, JSON_TYPE, { data: [campaign, { ...campaign, campaignId: 'cmp_10' }], pagination: { nextCursor: 'c2', hasMore: true, pageSize: 2 } }),
+  lastPage: () => exchange('GET', '/campaigns', 200, JSON_TYPE, { data: [], pagination: { nextCursor: null, hasMore: false, pageSize: 25 } }),
+  inProgress: () =>
+    exchange('POST', '/campaigns', 409, { ...PROBLEM_TYPE, 'retry-after': ['1'] }, problem(409, 'IDEMPOTENCY_IN_PROGRESS', 'Conflict', '/campaigns')),
+  cascadePending: () =>
+    exchange('DELETE', '/campaigns/cmp_9', 409, { ...PROBLEM_TYPE, 'retry-after': ['2'] }, problem(409, 'CAMPAIGN_CASCADE_PENDING', 'Conflict', '/campaigns/cmp_9')),
+  keyCapClosest: () =>
+    withHeaders(exchange('GET', '/products', 200, JSON_TYPE, { data: [], pagination: { nextCursor: null, hasMore: false, pageSize: 25 } }), {
+      ratelimit: ['limit=1000, remaining=3, reset=20'],
+      'ratelimit-policy': ['1000;w=60, 200;w=60, 2000;w=60'],
+    }),
+  tieToTheSmaller: () =>
+    withHeaders(good0.product(), { ratelimit: ['limit=200, remaining=150, reset=20'], 'ratelimit-policy': ['1000;w=60, 200;w=60, 2000;w=60'] }),
   unprocessable: () =>
     exchange('PATCH', '/creatives/crv_1', 422, PROBLEM_TYPE, problem(422, 'VALIDATION_ERROR', 'Unprocessable Content', '/creatives/crv_1', { errors: [{ field: 'aspectRatio', message: 'bad' }] })),
 };
@@ -321,6 +336,57 @@ describe('broken responses fail', () => {
 
   it('a header sent twice', () => {
     expect(checksOf(withHeaders(good.creative(), { etag: ['"a"', '"b"'] }))).toContain('header-duplicate');
+  });
+});
+
+describe('closest to exhaustion, Retry-After on 409s, pagination on every list', () => {
+  it('reports the rules it checked', () => {
+    expect(checkResponse(good.campaigns(), OPTIONS).checked).toEqual(expect.arrayContaining(['PAGE-007', 'PAGE-008', 'RATE-021', 'RATE-024']));
+    expect(checkResponse(good.inProgress(), OPTIONS).checked).toContain('IDEM-009');
+    expect(checkResponse(good.cascadePending(), OPTIONS).checked).toEqual(expect.arrayContaining(['CAMP-017', 'ERR-028']));
+  });
+
+  it('a RateLimit reporting a farther limit: more remaining than another listed quota', () => {
+    const x = withHeaders(good.product(), { ratelimit: ['limit=2000, remaining=1500, reset=60'], 'ratelimit-policy': ['2000;w=60, 200;w=60, 1000;w=60'] });
+    expect(checksOf(x)).toContain('ratelimit-closest');
+    expect(rulesOf(x)).toContain('RATE-021');
+  });
+
+  it('a tie reported as the larger limit', () => {
+    const x = withHeaders(good.product(), { ratelimit: ['limit=1000, remaining=200, reset=60'], 'ratelimit-policy': ['1000;w=60, 200;w=60, 2000;w=60'] });
+    expect(rulesOf(x)).toContain('RATE-021');
+  });
+
+  it('a policy listing a smaller limit before the reported one', () => {
+    // Larger quotas before the reported one may tie with it (same remaining): not decidable, accepted.
+    const x = withHeaders(good.product(), { 'ratelimit-policy': ['1000;w=60, 2000;w=60, 200;w=60'] });
+    expect(checksOf(x)).toEqual([]);
+    const y = withHeaders(good.product(), { ratelimit: ['limit=1000, remaining=3, reset=60'], 'ratelimit-policy': ['200;w=60, 1000;w=60, 2000;w=60'] });
+    expect(rulesOf(y)).toEqual(['RATE-024']);
+  });
+
+  it('a 429 reports the limit that rejected, wherever the policy lists it', () => {
+    const x = withHeaders(good.readLimited(), { ratelimit: ['limit=1000, remaining=0, reset=12'], 'ratelimit-policy': ['3;w=60, 1000;w=60'] });
+    expect(checksOf(x)).toEqual([]);
+  });
+
+  it('a 409 IDEMPOTENCY_IN_PROGRESS or CAMPAIGN_CASCADE_PENDING without Retry-After', () => {
+    expect(rulesOf(without(good.inProgress(), 'retry-after'))).toEqual(['IDEM-009']);
+    expect(rulesOf(without(good.cascadePending(), 'retry-after'))).toEqual(['CAMP-017', 'ERR-028']);
+    const reused = exchange('POST', '/campaigns', 409, PROBLEM_TYPE, problem(409, 'IDEMPOTENCY_KEY_REUSED', 'Conflict', '/campaigns'));
+    expect(checksOf(reused)).toEqual([]);
+  });
+
+  it('hasMore that does not mirror nextCursor, on a list other than /products', () => {
+    const x = withBody(good.campaigns(), { data: [campaign], pagination: { nextCursor: 'c2', hasMore: false, pageSize: 2 } });
+    expect(rulesOf(x)).toEqual(['PAGE-007']);
+    const y = withBody(good.lastPage(), { data: [], pagination: { nextCursor: null, hasMore: true, pageSize: 25 } });
+    expect(rulesOf(y)).toEqual(['PAGE-007']);
+  });
+
+  it('more rows than pageSize', () => {
+    const x = withBody(good.campaigns(), { data: [campaign, campaign, campaign], pagination: { nextCursor: 'c2', hasMore: true, pageSize: 2 } });
+    expect(rulesOf(x)).toEqual(['PAGE-008']);
   });
 });
 

@@ -78,6 +78,7 @@ export function checkRateLimit(status: number, headers: Headers): RateLimitFindi
     if (policy && !policy.some((p) => p.quota === rateLimit!.limit)) {
       violations.push({ check: 'ratelimit-policy-arithmetic', rules: ['RATE-021', 'RATE-024'], message: `RateLimit: ${rawLimit} reports limit ${rateLimit.limit}, which RateLimit-Policy: ${rawPolicy} does not list (the policy lists every limit checked)` });
     }
+    if (policy && status !== 429) violations.push(...checkClosest(rateLimit, policy, rawLimit!, rawPolicy!));
     if (status === 429 && rateLimit.remaining !== 0) {
       violations.push({ check: 'ratelimit-429', rules: ['RATE-023'], message: `a 429 reports RateLimit: ${rawLimit}; the limit that rejected is reported with remaining=0` });
     }
@@ -85,12 +86,56 @@ export function checkRateLimit(status: number, headers: Headers): RateLimitFindi
   return { violations, ...(rateLimit ? { rateLimit } : {}), ...(policy ? { policy } : {}) };
 }
 
-/** Retry-After: required on every 429 (RATE-026) and 503 (ERR-025); delay-seconds wherever sent. */
-export function checkRetryAfter(status: number, headers: Headers): Violation[] {
-  const rules = status === 503 ? ['ERR-025'] : ['RATE-026'];
+/**
+ * RATE-021 and RATE-024 as far as one response decides them (not on a 429, which reports the limit
+ * that rejected). The policy shows each limit's quota, not its remaining; yet every other limit has
+ * remaining <= its quota. So the reported limit (the one with the lowest remaining, a tie going to
+ * the smaller limit) cannot report more remaining than another listed quota, nor as much as a
+ * smaller one. And the policy lists closest first: an item before the reported limit is at least
+ * as close, so it ties with it, and then the smaller of the two is reported: only a larger quota
+ * may come before the reported one. A correct implementation never fails either; one that reports
+ * a farther limit, or orders the policy otherwise, fails as soon as the remaining counts show it.
+ */
+export function checkClosest(rateLimit: RateLimitValue, policy: readonly PolicyItem[], rawLimit: string, rawPolicy: string): Violation[] {
+  const violations: Violation[] = [];
+  const { limit, remaining } = rateLimit;
+  const closer = policy.filter((p) => p.quota !== limit && (remaining > p.quota || (remaining === p.quota && p.quota < limit)));
+  if (closer.length > 0) {
+    violations.push({
+      check: 'ratelimit-closest',
+      rules: ['RATE-021'],
+      message: `RateLimit: ${rawLimit} reports ${remaining} remaining of ${limit}, but RateLimit-Policy: ${rawPolicy} lists ${closer.map((p) => p.quota).join(', ')}, whose remaining cannot be higher than its quota: that limit is closer to exhaustion (a tie goes to the smaller limit) and is the one to report`,
+    });
+  }
+  const at = policy.findIndex((p) => p.quota === limit);
+  const before = at < 0 ? [] : policy.slice(0, at).filter((p) => p.quota < limit);
+  if (before.length > 0) {
+    violations.push({
+      check: 'ratelimit-closest',
+      rules: ['RATE-024'],
+      message: `RateLimit-Policy: ${rawPolicy} lists ${before.map((p) => p.quota).join(', ')} before the reported limit ${limit} (RateLimit: ${rawLimit}); closest first, an item before the reported limit ties with it, and a tie reports the smaller limit`,
+    });
+  }
+  return violations;
+}
+
+/** Problem codes of a 409 that carry Retry-After, with the rules that say so. */
+export const RETRY_AFTER_409: Readonly<Record<string, readonly string[]>> = {
+  IDEMPOTENCY_IN_PROGRESS: ['IDEM-009'],
+  CAMPAIGN_CASCADE_PENDING: ['CAMP-017', 'ERR-028'],
+};
+
+/**
+ * Retry-After: required on every 429 (RATE-026) and 503 (ERR-025), and on the 409s whose code
+ * carries it (IDEM-009, CAMP-017, ERR-028); delay-seconds wherever sent.
+ */
+export function checkRetryAfter(status: number, headers: Headers, code?: string): Violation[] {
+  const on409 = status === 409 && code !== undefined ? RETRY_AFTER_409[code] : undefined;
+  const rules = status === 503 ? ['ERR-025'] : on409 ? [...on409] : ['RATE-026'];
   const raw = joined(headers, 'retry-after');
   if (raw === undefined) {
     if (status === 429 || status === 503) return [{ check: 'retry-after', rules, message: `a ${status} without Retry-After` }];
+    if (on409) return [{ check: 'retry-after', rules, message: `a 409 ${code} without Retry-After (this code always carries it)` }];
     return [];
   }
   const parsed = parseDelaySeconds(raw);

@@ -6,7 +6,8 @@
  */
 import { assumptionAbove, checkBodySchema, checkContentType, checkDeclaredHeaders, checkStatusDeclared, contentTypeRules, declaredResponse, operationFor, parseJsonBody } from './document.ts';
 import { mediaType } from './grammar.ts';
-import { checkDuplicates, checkETag, checkLocation, checkRateLimit, checkRetryAfter, LOCATION_RULES } from './headers.ts';
+import { checkDuplicates, checkETag, checkLocation, checkRateLimit, checkRetryAfter, LOCATION_RULES, RETRY_AFTER_409 } from './headers.ts';
+import { checkPagination, isListEnvelope, PAGINATION_RULES } from './pagination.ts';
 import { checkProblem, PROBLEM_RULES } from './problem.ts';
 import type { CheckOptions, CheckReport, Exchange, Violation } from './types.ts';
 
@@ -54,7 +55,15 @@ export function checkResponse(exchange: Exchange, options: CheckOptions): CheckR
   violations.push(...checkRateLimit(status, headers).violations);
   if (status === 429) ['RATE-023', 'RATE-026'].forEach((r) => checked.add(r));
   if (status === 503) checked.add('ERR-025');
-  violations.push(...checkRetryAfter(status, headers));
+  const code = status === 409 && type === 'application/problem+json' && typeof json === 'object' && json !== null ? (json as Record<string, unknown>)['code'] : undefined;
+  const retry409 = typeof code === 'string' ? RETRY_AFTER_409[code] : undefined;
+  retry409?.forEach((r) => checked.add(r));
+  violations.push(...checkRetryAfter(status, headers, typeof code === 'string' ? code : undefined));
+
+  if (status >= 200 && status < 300 && isListEnvelope(json)) {
+    PAGINATION_RULES.forEach((r) => checked.add(r));
+    violations.push(...checkPagination(json));
+  }
 
   if (status >= 400 && type === 'application/problem+json' && json !== undefined) {
     PROBLEM_RULES.filter((r) => r !== 'ERR-008' || status === 422).forEach((r) => checked.add(r));

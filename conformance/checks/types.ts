@@ -37,6 +37,8 @@ export type CheckName =
   | 'ratelimit-policy-grammar'
   | 'ratelimit-policy-arithmetic'
   | 'ratelimit-429'
+  | 'ratelimit-closest'
+  | 'pagination'
   | 'retry-after'
   | 'etag'
   | 'location';
