@@ -117,6 +117,54 @@ test('PAGE-001 PAGE-002 expand=product joins each creative\'s product under `pro
   expect((one.json as { product?: unknown }).product, 'the joined product is the product as GET /products/{id} returns it').toEqual(product.json);
 });
 
+/** Whether `value` holds, at any depth, an object carrying every member of `expected` with its value. */
+function holdsObjectLike(value: unknown, expected: Readonly<Record<string, unknown>>): boolean {
+  if (Array.isArray(value)) return value.some((v) => holdsObjectLike(v, expected));
+  if (typeof value !== 'object' || value === null) return false;
+  const record = value as Record<string, unknown>;
+  if (Object.entries(expected).every(([k, v]) => record[k] === v)) return true;
+  return Object.values(record).some((v) => holdsObjectLike(v, expected));
+}
+
+test('PAGE-001 expand=product joins each creative\'s linked product (pinned part: the product is there, wherever the join puts it)', async ({ api }) => {
+  // The member that holds the join and its shape are a gap (PAGE-002, @assumed above); the interface
+  // pins that the linked product is joined: a product object with the creative's productId and the
+  // title GET /products/{id} shows (Product carries productId, sku and title).
+  const page = await api.get('/creatives', { query: { expand: 'product', limit: 5 } });
+  expect(page).toHaveStatus(200);
+  const rows = (page.json as { data: (Creative & Record<string, unknown>)[] }).data;
+  skipWhenAbsent(rows.length === 0, 'the account has no readable creative');
+  const titles = new Map<string, string>();
+  for (const row of rows) {
+    if (!titles.has(row.productId)) {
+      const product = await api.get(`/products/${encodeURIComponent(row.productId)}`);
+      expect(product).toHaveStatus(200);
+      titles.set(row.productId, (product.json as { title: string }).title);
+    }
+    // The members of the row (not the row itself, which carries productId as its own field).
+    const joined = Object.values(row);
+    expect(holdsObjectLike(joined, { productId: row.productId, title: titles.get(row.productId) }), `${row.creativeId} carries its product ${row.productId}: ${JSON.stringify(row)}`).toBe(true);
+  }
+  const plain = await api.get(creativePath(rows[0]!.creativeId));
+  const one = await api.get(creativePath(rows[0]!.creativeId), { query: { expand: 'product' } });
+  expect(one).toHaveStatus(200);
+  const extra = Object.entries(one.json as Record<string, unknown>).filter(([k]) => !Object.hasOwn(plain.json as object, k)).map(([, v]) => v);
+  expect(holdsObjectLike(extra, { productId: rows[0]!.productId, title: titles.get(rows[0]!.productId) }), `GET /creatives/{id}?expand=product adds the product: ${one.text}`).toBe(true);
+});
+
+test('ERR-024 PATCH of a creative with an aspectRatio that is no ratio at all answers 422 VALIDATION_ERROR and changes nothing', async ({ api }) => {
+  // Which ratios are the delivery ratios is a gap (CRTV-012, @assumed); these values are none.
+  const c = (await allCreatives(api))[0];
+  skipWhenAbsent(c === undefined, 'the account has no readable creative');
+  const before = await getCreative(api, c!.creativeId);
+  for (const ratio of ['square', '0:0', '999:1']) {
+    const refused = await api.as('creatives:write').patch(creativePath(c!.creativeId), { body: { aspectRatio: ratio } });
+    await expect(refused, ratio).toBeProblem(422, 'VALIDATION_ERROR');
+  }
+  const after = await getCreative(api, c!.creativeId);
+  expect(after.json, 'nothing changed').toEqual(before.json);
+});
+
 // ---------------------------------------------------------------------------------------------
 // Review
 

@@ -56,6 +56,21 @@ test('RUN-019 a preset carries a name, its modality (image or video) and a descr
   expect(all.some((p) => p.modality === 'image'), 'an image preset exists').toBe(true);
 });
 
+test('RUN-040 the presetId of a run is one GET /presets lists: a listed one is accepted, an unlisted one refused (pinned part, on the estimate that takes the same body)', async ({ api }) => {
+  // Preset fields beyond presetId (modality) and the refusal's code are gaps (@assumed below): a
+  // listed preset must be accepted in some body, an unlisted one in none.
+  const reader = api.as('runs:read');
+  const productIds = await someProductIds(api, 1);
+  const listed = await presets(reader);
+  expect(listed.length, 'GET /presets lists presets').toBeGreaterThan(0);
+  const answers = [];
+  for (const preset of listed.slice(0, 4)) answers.push((await reader.post('/runs/estimate', { body: { productIds, creativesPerProduct: 1, presetId: preset.presetId } })).status);
+  expect(answers, 'at least one listed presetId is accepted').toContain(200);
+  const unknown = await reader.post('/runs/estimate', { body: { productIds, creativesPerProduct: 1, presetId: `${listed[0]!.presetId}_not_listed` } });
+  expect(unknown.status, `a presetId GET /presets does not list is refused: ${unknown.describe()}`).toBeGreaterThanOrEqual(400);
+  expect(unknown.status).toBeLessThan(500);
+});
+
 test('RUN-040 every presetId listed by GET /presets is accepted by the estimate, in its own modality', { tag: '@assumed' }, async ({ api }) => {
   const reader = api.as('runs:read');
   const productIds = await someProductIds(api, 1);
