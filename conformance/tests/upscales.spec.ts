@@ -30,7 +30,7 @@ import {
   type Asset,
   type Upscale,
 } from '../fixtures/generation.ts';
-import { parseRateLimitPolicy } from '../checks/grammar.ts';
+import { parseRateLimit, parseRateLimitPolicy } from '../checks/grammar.ts';
 
 type UpscaleBody = { source: { assetId: string } | { productId: string; image: 'primary' | 'gallery'; index?: number }; target: '2K' | '4K' };
 
@@ -196,6 +196,80 @@ test('IDEM-001 IDEM-005 IDEM-006 IDEM-007 a POST /upscales replayed under its ke
   const holds = (await ledger(control, account.accountId)).journal.filter((m) => m.kind === 'hold');
   expect(holds.length, 'one hold: the replay executed nothing').toBe(1);
   expect((await accountCounts(control, account.accountId))['upscales']).toBe(1);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Pinned parts (run under --grep-invert @assumed; the decided parts are in the @assumed tests)
+
+test('UPSC-011 POST /upscales takes source { assetId } and target 2K or 4K; another target is refused', { tag: '@spend' }, async ({ api }) => {
+  // The values of source.image (the product-image form) are a gap (UPSC-012, @assumed below).
+  const writer = api.as('runs:write');
+  const source = await stillImageAsset(writer, 2048);
+  await expect(await createUpscale(writer, { source: { assetId: source.assetId }, target: '4K' }), 'target 4K').toHaveStatus(202);
+  for (const [what, body] of [
+    ['target 8K', { source: { assetId: source.assetId }, target: '8K' }],
+    ['no target', { source: { assetId: source.assetId } }],
+    ['no source', { target: '4K' }],
+  ] as const) {
+    const refused = await writer.post('/upscales', { body, idempotencyKey: idempotencyKey() });
+    expect(refused.status >= 400 && refused.status < 500, `${what} is refused: ${refused.describe()}`).toBe(true);
+  }
+});
+
+test('ERR-015 402 INSUFFICIENT_CREDITS refuses POST /upscales when the balance cannot pay it', { tag: '@control' }, async ({ api, account, control }) => {
+  const writer = api.as('runs:write');
+  const source = await stillImageAsset(writer, 2048);
+  await setCredits(control, account.accountId, { balance: 0 });
+  await expect(await createUpscale(writer, { source: { assetId: source.assetId }, target: '4K' })).toBeProblem(402, 'INSUFFICIENT_CREDITS');
+});
+
+test('ERR-017 403 IMAGE_UPSCALE_NOT_ENTITLED refuses POST /upscales when the plan lacks upscales', { tag: '@control' }, async ({ api, account, control }) => {
+  // Which tiers grant upscales is a gap (AUTH-026, @assumed below): the plan loses the feature.
+  const writer = api.as('runs:write');
+  const source = await stillImageAsset(writer, 2048);
+  await setPlan(control, account.accountId, { features: { upscales: false } });
+  await expect(await createUpscale(writer, { source: { assetId: source.assetId }, target: '4K' })).toBeProblem(403, 'IMAGE_UPSCALE_NOT_ENTITLED');
+});
+
+test('ERR-023 422 IMAGE_UPSCALE_TARGET_NOT_LARGER refuses an upscale of a result to the target it already has', { tag: ['@spend', '@control'] }, async ({ api, clock }) => {
+  // What 2K and 4K measure in pixels is a gap: the source is an upscale's own 4K result.
+  const writer = api.as('runs:write');
+  const source = await stillImageAsset(writer, 2048);
+  const first = await createUpscale(writer, { source: { assetId: source.assetId }, target: '4K' });
+  expect(first).toHaveStatus(202);
+  const { final } = await pollUpscale(writer, clock, first.json.upscaleId);
+  expect(final.status).toBe('SUCCEEDED');
+  await expect(await createUpscale(writer, { source: { assetId: final.assetId! }, target: '4K' }), 'the 4K result to 4K').toBeProblem(422, 'IMAGE_UPSCALE_TARGET_NOT_LARGER');
+});
+
+test('RATE-014 POST /upscales counts on the generation write counter of runs, GET /upscales/{id} on the generation read counter', { tag: ['@spend', '@control'] }, async ({ api, clock }) => {
+  // Fresh keys: each group counter starts at the group quota, far below the caps, so RateLimit
+  // reports the group's counter; one shared counter shows as the next request's remaining dropping.
+  const writer = api.as('runs:write');
+  const source = await stillImageAsset(writer, 2048);
+  const body = { productIds: await someProductIds(writer, 1), creativesPerProduct: 1, presetId: await presetId(writer) };
+  const reading = (response: ApiResponse) => {
+    const parsed = parseRateLimit(response.header('ratelimit') ?? '');
+    if (!parsed.ok) throw new Error(`RateLimit does not parse: ${response.describe()}`);
+    return parsed.value;
+  };
+  const seen = await clock.still(async () => {
+    const upscale = await createUpscale(writer, { source: { assetId: source.assetId }, target: '4K' });
+    const run = await createRun(writer, body);
+    const readUpscale = await writer.get(`/upscales/${encodeURIComponent(upscale.json.upscaleId)}`);
+    const readRun = await writer.get(`/runs/${encodeURIComponent(run.json.runId)}`);
+    return { upscale, run, readUpscale, readRun };
+  });
+  expect(seen.upscale).toHaveStatus(202);
+  expect(seen.run).toHaveStatus(202);
+  expect(seen.readUpscale).toHaveStatus(200);
+  expect(seen.readRun).toHaveStatus(200);
+  const [w1, w2, r1, r2] = [reading(seen.upscale), reading(seen.run), reading(seen.readUpscale), reading(seen.readRun)];
+  expect(w2.limit, 'POST /runs and POST /upscales report the same write limit').toBe(w1.limit);
+  expect(w2.remaining, `POST /runs sees the write POST /upscales made: ${seen.upscale.header('ratelimit')} then ${seen.run.header('ratelimit')}`).toBeLessThan(w1.remaining);
+  expect(r2.limit, 'GET /runs/{id} and GET /upscales/{id} report the same read limit').toBe(r1.limit);
+  expect(r2.remaining, `GET /runs/{id} sees the read GET /upscales/{id} made: ${seen.readUpscale.header('ratelimit')} then ${seen.readRun.header('ratelimit')}`).toBeLessThan(r1.remaining);
+  expect(r1.limit, 'reads and writes are different limits').not.toBe(w1.limit);
 });
 
 // ---------------------------------------------------------------------------------------------

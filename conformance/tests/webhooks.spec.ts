@@ -257,6 +257,47 @@ test('EVT-013 EVT-014 EVT-030 EVT-026 EVT-023 every asset event the API causes a
   expect(inbox.deliveries.at(-1)!.payload.data).toEqual(await readShowDeleted(api, `/assets/${id}`));
 });
 
+test('EVT-015 EVT-017 EVT-018 creating a campaign sends campaign.created with the Campaign and nothing about its creatives; renaming it sends campaign.updated', { tag: '@control' }, async ({ api, account, control, clock, inbox }) => {
+  // The actor and the exact previousAttributes are checked in the @assumed test below.
+  const endpoint = await registerInbox(control, account, inbox, clock, { eventTypes: [...CAMPAIGN_EVENTS, ...CREATIVE_EVENTS] });
+  const campaign = await createCampaign(api, 'conformance pinned events');
+  await endpoint.process();
+  const created = await arrival(inbox, 'campaign.created', 'campaignId', campaign.campaignId);
+  expect(created.payload.data, 'EVT-015: data is the Campaign as created').toEqual(campaign);
+
+  const renamed = await api.as('campaigns:write').patch(`/campaigns/${campaign.campaignId}`, { body: { name: 'conformance pinned renamed' } });
+  expect(renamed).toHaveStatus(200);
+  await endpoint.process();
+  const updated = await arrival(inbox, 'campaign.updated', 'campaignId', campaign.campaignId);
+  expect(updated.payload.data, 'EVT-015: data is the Campaign as renamed').toEqual(renamed.json);
+  // The update is the marker: deliveries go out in order, so anything the create caused is in.
+  expect(inbox.deliveries.map((d) => d.payload.type), 'EVT-017 EVT-018: the campaign\'s NOT_GENERATED creatives sent nothing').toEqual(['campaign.created', 'campaign.updated']);
+});
+
+test('EVT-033 previousAttributes.aspectRatio is null when the creative had no ratio of its own, though data showed the campaign\'s', { tag: '@control' }, async ({ api, account, control, clock, inbox }) => {
+  // Which ratios are accepted is a gap (CRTV-012): the first candidate the target accepts is used.
+  const endpoint = await registerInbox(control, account, inbox, clock, { eventTypes: ['creative.updated'] });
+  const campaign = await createCampaign(api, 'conformance own ratio');
+  const generated = await control.send('POST', `/__mock/accounts/${encodeURIComponent(account.accountId!)}/actions`, { actor: { kind: 'user' }, action: 'generateCreatives', input: { campaignId: campaign.campaignId } });
+  expect(generated.status, generated.text).toBe(200);
+  const [id] = (generated.body as { body: { creativeIds: string[] } }).body.creativeIds;
+  const shown = await readShowDeleted<Creative>(api, `/creatives/${id}`);
+  let accepted: string | undefined;
+  for (const ratio of ['1:1', '16:9', '9:16', '4:5'].filter((r) => r !== shown.aspectRatio)) {
+    const patched = await api.as('creatives:write').patch(`/creatives/${id}`, { body: { aspectRatio: ratio } });
+    if (patched.status === 200) {
+      accepted = ratio;
+      break;
+    }
+  }
+  skipWhenAbsent(accepted === undefined, 'the target accepted none of the ratios 1:1, 16:9, 9:16, 4:5');
+  await endpoint.process();
+  const [delivery] = await inbox.waitFor(1);
+  expectSignedEnvelope(delivery!);
+  expect(delivery!.payload.data['aspectRatio']).toBe(accepted);
+  expect(delivery!.payload.previousAttributes?.['aspectRatio'], `the creative had no ratio of its own (it showed ${shown.aspectRatio}): ${delivery!.raw}`).toBeNull();
+});
+
 test('EVT-015 EVT-016 EVT-017 EVT-018 EVT-030 campaign events: created (and no creative event), updated, deleted, restored', { tag: ['@control', '@assumed'] }, async ({ api, account, control, clock, inbox }) => {
   const endpoint = await registerInbox(control, account, inbox, clock, { eventTypes: [...CAMPAIGN_EVENTS, ...CREATIVE_EVENTS] });
   const writer = api.as('campaigns:write');
