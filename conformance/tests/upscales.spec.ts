@@ -253,22 +253,24 @@ test('RATE-014 POST /upscales counts on the generation write counter of runs, GE
     if (!parsed.ok) throw new Error(`RateLimit does not parse: ${response.describe()}`);
     return parsed.value;
   };
+  // Runs first: an upscale counted on a counter of its own, or not counted, then shows as much
+  // remaining as the run before it.
   const seen = await clock.still(async () => {
-    const upscale = await createUpscale(writer, { source: { assetId: source.assetId }, target: '4K' });
     const run = await createRun(writer, body);
-    const readUpscale = await writer.get(`/upscales/${encodeURIComponent(upscale.json.upscaleId)}`);
+    const upscale = await createUpscale(writer, { source: { assetId: source.assetId }, target: '4K' });
     const readRun = await writer.get(`/runs/${encodeURIComponent(run.json.runId)}`);
+    const readUpscale = await writer.get(`/upscales/${encodeURIComponent(upscale.json.upscaleId)}`);
     return { upscale, run, readUpscale, readRun };
   });
   expect(seen.upscale).toHaveStatus(202);
   expect(seen.run).toHaveStatus(202);
   expect(seen.readUpscale).toHaveStatus(200);
   expect(seen.readRun).toHaveStatus(200);
-  const [w1, w2, r1, r2] = [reading(seen.upscale), reading(seen.run), reading(seen.readUpscale), reading(seen.readRun)];
-  expect(w2.limit, 'POST /runs and POST /upscales report the same write limit').toBe(w1.limit);
-  expect(w2.remaining, `POST /runs sees the write POST /upscales made: ${seen.upscale.header('ratelimit')} then ${seen.run.header('ratelimit')}`).toBeLessThan(w1.remaining);
-  expect(r2.limit, 'GET /runs/{id} and GET /upscales/{id} report the same read limit').toBe(r1.limit);
-  expect(r2.remaining, `GET /runs/{id} sees the read GET /upscales/{id} made: ${seen.readUpscale.header('ratelimit')} then ${seen.readRun.header('ratelimit')}`).toBeLessThan(r1.remaining);
+  const [w1, w2, r1, r2] = [reading(seen.run), reading(seen.upscale), reading(seen.readRun), reading(seen.readUpscale)];
+  expect(w2.limit, 'POST /upscales reports the write limit POST /runs does').toBe(w1.limit);
+  expect(w2.remaining, `POST /upscales spends the write counter POST /runs spent: ${seen.run.header('ratelimit')} then ${seen.upscale.header('ratelimit')}`).toBeLessThan(w1.remaining);
+  expect(r2.limit, 'GET /upscales/{id} reports the read limit GET /runs/{id} does').toBe(r1.limit);
+  expect(r2.remaining, `GET /upscales/{id} spends the read counter GET /runs/{id} spent: ${seen.readRun.header('ratelimit')} then ${seen.readUpscale.header('ratelimit')}`).toBeLessThan(r1.remaining);
   expect(r1.limit, 'reads and writes are different limits').not.toBe(w1.limit);
 });
 
