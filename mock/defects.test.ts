@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { DEFECTS } from '../conformance/defects/catalogue.ts';
-import { DefectNameError, LEAKED_KEY_ID, MOCK_DEFECTS, parseDefects, signedWithDefects, withPayloadDefects } from './defects.ts';
+import { DefectNameError, LEAKED_KEY_ID, MOCK_DEFECTS, parseDefects, signedWithDefects, STAND_IN_RATIO, withPayloadDefects } from './defects.ts';
 import type { WebhookPayload } from './events/payload.ts';
 import { signatureHeaders } from './events/signing.ts';
 
@@ -21,7 +21,7 @@ function verifies(headers: Record<string, string>, body = BODY): boolean {
 
 describe('parseDefects', () => {
   it('reads repeated and comma-separated names of the defects the mock implements', () => {
-    expect(parseDefects(['webhook-bad-signature, webhook-id-unstable', 'webhook-actor-leaks-key', ''])).toEqual(new Set(Object.keys(MOCK_DEFECTS)));
+    expect(parseDefects(['webhook-bad-signature, webhook-id-unstable', 'webhook-actor-leaks-key', 'webhook-campaign-data-stale,webhook-previous-ratio-shown', ''])).toEqual(new Set(Object.keys(MOCK_DEFECTS)));
   });
 
   it('refuses a malformed name and a name the mock does not implement', () => {
@@ -66,6 +66,19 @@ describe('withPayloadDefects', () => {
     expect(withPayloadDefects(defects, payload({ kind: 'api_key', apiKeyId: 'key_1' }))!.actor).toEqual({ kind: 'api_key', apiKeyId: 'key_1' });
     expect(withPayloadDefects(defects, payload(undefined))).toEqual(payload(undefined));
     expect(withPayloadDefects(defects, undefined)).toBeUndefined();
+  });
+
+  it('webhook-campaign-data-stale: campaign.updated data carries the name before the change', () => {
+    const updated: WebhookPayload = { type: 'campaign.updated', timestamp: '2026-01-01T00:00:00.000Z', data: { name: 'new' }, previousAttributes: { name: 'old' } };
+    expect(withPayloadDefects(new Set(['webhook-campaign-data-stale']), updated)!.data).toEqual({ name: 'old' });
+    expect(withPayloadDefects(new Set(['webhook-campaign-data-stale']), payload({ kind: 'user' }))).toEqual(payload({ kind: 'user' }));
+  });
+
+  it('webhook-previous-ratio-shown: a null previous aspectRatio becomes a ratio; others are untouched', () => {
+    const defects = new Set(['webhook-previous-ratio-shown']);
+    const updated = (aspectRatio: string | null): WebhookPayload => ({ type: 'creative.updated', timestamp: '2026-01-01T00:00:00.000Z', data: {}, previousAttributes: { aspectRatio } });
+    expect(withPayloadDefects(defects, updated(null))!.previousAttributes).toEqual({ aspectRatio: STAND_IN_RATIO });
+    expect(withPayloadDefects(defects, updated('1:1'))!.previousAttributes).toEqual({ aspectRatio: '1:1' });
   });
 
   it('without the defect returns the payload as it is', () => {

@@ -25,6 +25,8 @@ export const MOCK_DEFECTS = {
   'webhook-bad-signature': 'webhook-signature is computed over another content than `${webhook-id}.${webhook-timestamp}.${body}` (EVT-046)',
   'webhook-id-unstable': 'a retried delivery carries a new webhook-id instead of the event id (EVT-039)',
   'webhook-actor-leaks-key': 'the actor of a change not made with an API key carries an apiKeyId (EVT-035)',
+  'webhook-campaign-data-stale': '`data` of campaign.updated carries the name before the change (EVT-015)',
+  'webhook-previous-ratio-shown': 'previousAttributes.aspectRatio is a ratio instead of null when the creative had none of its own (EVT-033)',
 } as const satisfies Record<string, string>;
 
 export type MockDefect = keyof typeof MOCK_DEFECTS;
@@ -65,9 +67,21 @@ export const LEAKED_KEY_ID = 'key_dashboard_session';
 
 /** The webhook envelope as sent (webhook-actor-leaks-key: an apiKeyId on a user, share link ... actor). */
 export function withPayloadDefects<P extends WebhookPayload | undefined>(defects: ReadonlySet<DefectName> | undefined, payload: P): P {
-  if (!payload || !hasDefect(defects, 'webhook-actor-leaks-key') || !payload.actor || payload.actor.kind === 'api_key') return payload;
-  return { ...payload, actor: { ...payload.actor, apiKeyId: LEAKED_KEY_ID } };
+  if (!payload || !defects || defects.size === 0) return payload;
+  let out: WebhookPayload = payload;
+  if (hasDefect(defects, 'webhook-actor-leaks-key') && out.actor && out.actor.kind !== 'api_key') out = { ...out, actor: { ...out.actor, apiKeyId: LEAKED_KEY_ID } as unknown as WebhookPayload['actor'] };
+  const previous = out.previousAttributes;
+  if (hasDefect(defects, 'webhook-campaign-data-stale') && out.type === 'campaign.updated' && previous && typeof previous['name'] === 'string' && typeof out.data === 'object' && out.data !== null) {
+    out = { ...out, data: { ...(out.data as Record<string, unknown>), name: previous['name'] } };
+  }
+  if (hasDefect(defects, 'webhook-previous-ratio-shown') && previous && Object.hasOwn(previous, 'aspectRatio') && previous['aspectRatio'] === null) {
+    out = { ...out, previousAttributes: { ...previous, aspectRatio: STAND_IN_RATIO } };
+  }
+  return out as P;
 }
+
+/** The ratio `webhook-previous-ratio-shown` reports as the previous one (a campaign's, in the defect's story). */
+export const STAND_IN_RATIO = '4:5';
 
 /**
  * The Standard Webhooks headers of attempt `attempt` (1-based) of one delivery:

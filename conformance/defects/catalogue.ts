@@ -707,6 +707,212 @@ export const DEFECTS: readonly Defect[] = [
         : r,
   },
 
+  {
+    name: 'rate-limited-far-too-early',
+    kind: 'rate-limit',
+    description: 'a read-plane GET is refused with 429 (plain text, RateLimit limit=200 remaining=0, Retry-After) while the key has used only a few of its 200 requests',
+    rules: ['RATE-007'],
+    // Caught by the paced client in any test that reads a few pages with one key (QuotaWitness).
+    grep: byRules('PAGE-005', 'RATE-007'),
+    via: 'proxy',
+    response: (r, { request, path }) => {
+      const value = request.method === 'GET' && isReadPlane(path) && r.status === 200 ? rateLimitFields(r.headers['ratelimit']) : undefined;
+      if (!value || value.limit !== 200 || value.remaining > 195 || value.remaining < 100) return r;
+      return {
+        status: 429,
+        headers: { ...withHeaders(r, { 'content-type': 'text/plain; charset=utf-8', etag: undefined, 'retry-after': String(value.reset), ratelimit: `limit=200, remaining=0, reset=${value.reset}` }).headers },
+        body: 'Too Many Requests\n',
+      };
+    },
+  },
+  {
+    name: 'ratelimit-farther-limit',
+    kind: 'rate-limit',
+    description: 'RateLimit reports the farthest limit of the policy (the per-IP cap) instead of the one closest to exhaustion',
+    rules: ['RATE-021'],
+    grep: byRules('RATE-021'),
+    via: 'proxy',
+    response: (r) => {
+      const value = r.status === 429 ? undefined : rateLimitFields(r.headers['ratelimit']);
+      const quotas = (r.headers['ratelimit-policy'] ?? '').split(',').map((item) => Number(item.trim().split(';')[0]));
+      const farthest = Math.max(...quotas.filter(Number.isInteger));
+      if (!value || !Number.isInteger(farthest) || farthest <= value.limit) return r;
+      return withHeaders(r, { ratelimit: `limit=${farthest}, remaining=${farthest - (value.limit - value.remaining)}, reset=${value.reset}` });
+    },
+  },
+  {
+    name: 'retry-after-missing-on-409',
+    kind: 'rate-limit',
+    description: 'a 409 IDEMPOTENCY_IN_PROGRESS or CAMPAIGN_CASCADE_PENDING carries no Retry-After',
+    rules: ['IDEM-009', 'CAMP-017', 'ERR-028'],
+    grep: byRules('IDEM-009', 'CAMP-017', 'ERR-028'),
+    via: 'proxy',
+    response: (r) => (r.status === 409 && ['IDEMPOTENCY_IN_PROGRESS', 'CAMPAIGN_CASCADE_PENDING'].includes(problemCode(r) ?? '') ? withHeaders(r, { 'retry-after': undefined }) : r),
+  },
+  {
+    name: 'upscales-own-counter',
+    kind: 'rate-limit',
+    description: 'POST /upscales and GET /upscales/{id} count on counters of their own, not on those of runs (RateLimit shows a fresh counter)',
+    rules: ['RATE-014'],
+    grep: byRules('RATE-014'),
+    via: 'proxy',
+    response: (r, { path }) => {
+      const value = /^\/upscales(\/|$)/.test(path) && r.status !== 429 ? rateLimitFields(r.headers['ratelimit']) : undefined;
+      return value && value.limit > 0 ? withHeaders(r, { ratelimit: `limit=${value.limit}, remaining=${value.limit - 1}, reset=${value.reset}` }) : r;
+    },
+  },
+
+  // one defect per pinned rule that only @assumed tests named before (issue #18) ---------------
+  {
+    name: 'has-more-inverted-off-products',
+    kind: 'pagination',
+    description: '`pagination.hasMore` says the opposite of `nextCursor !== null` on every list but /products',
+    rules: ['PAGE-007'],
+    grep: byRules('PAGE-007'),
+    via: 'proxy',
+    response: (r, { path }) => {
+      const body = ok(r) && !path.startsWith('/products') ? bodyOf(r) : undefined;
+      if (!isEnvelope(body)) return r;
+      body.pagination.hasMore = !body.pagination.hasMore;
+      return withBody(r, body);
+    },
+  },
+  {
+    name: 'expand-product-ignored',
+    kind: 'envelope',
+    description: '`?expand=product` is ignored: creatives come without their product',
+    rules: ['PAGE-001'],
+    grep: byRules('PAGE-001'),
+    via: 'proxy',
+    request: (q) => (query(q).get('expand') === 'product' ? { ...q, url: q.url.replace(/([?&])expand=product(&|$)/, (_, pre: string, post: string) => (post ? pre : '')) } : q),
+  },
+  {
+    name: 'run-estimated-completion-dropped',
+    kind: 'runs',
+    description: 'a run carries no estimatedCompletion (completesAt, durationSeconds)',
+    rules: ['RUN-012'],
+    grep: byRules('RUN-012'),
+    via: 'proxy',
+    response: (r) =>
+      eachTagged(r, 'run', (run) => {
+        delete run['estimatedCompletion'];
+      }),
+  },
+  {
+    name: 'run-item-object-wrong',
+    kind: 'runs',
+    description: 'a run item carries `object` = `item` instead of `run_item`',
+    rules: ['RUN-015'],
+    grep: byRules('RUN-015'),
+    via: 'proxy',
+    response: (r) => eachTagged(r, 'run_item', (item) => (item['object'] = 'item')),
+  },
+  {
+    name: 'run-price-not-the-quote',
+    kind: 'runs',
+    description: "a run's credits.estimated is one credit more than the estimate quoted",
+    rules: ['RUN-043'],
+    grep: byRules('RUN-043'),
+    via: 'proxy',
+    response: (r, { path }) =>
+      path.startsWith('/runs/estimate')
+        ? r
+        : eachTagged(r, 'run', (run) => {
+            const credits = run['credits'];
+            if (isObject(credits) && typeof credits['estimated'] === 'number') credits['estimated'] += 1;
+          }),
+  },
+  {
+    name: 'idempotency-malformed-accepted',
+    kind: 'idempotency',
+    description: 'a malformed Idempotency-Key is accepted (as if it were a well-formed one)',
+    rules: ['IDEM-004'],
+    grep: byRules('IDEM-004'),
+    via: 'proxy',
+    request: (q) => {
+      const key = q.headers['idempotency-key'];
+      return key !== undefined && !/^(?:[A-Za-z0-9\-_.:~]{1,255}|"[A-Za-z0-9\-_.:~]{1,255}")$/.test(key) ? withRequestHeaders(q, { 'idempotency-key': `fixed-${shortHash(key)}` }) : q;
+    },
+  },
+  {
+    name: 'preset-unlisted-accepted',
+    kind: 'runs',
+    description: 'a presetId GET /presets does not list is accepted on POST /runs and the estimate (run with a listed one)',
+    rules: ['RUN-040'],
+    grep: byRules('RUN-040'),
+    via: 'proxy',
+    request: (q, { path, memory }) => {
+      if (q.method !== 'POST' || (path !== '/runs' && path !== '/runs/estimate')) return q;
+      let body: Json;
+      try {
+        body = JSON.parse(q.body) as Json;
+      } catch {
+        return q;
+      }
+      const listed = [...memory.presets];
+      if (!isObject(body) || typeof body['presetId'] !== 'string' || listed.length === 0 || memory.presets.has(body['presetId'])) return q;
+      return { ...q, body: JSON.stringify({ ...body, presetId: listed[0]! }) };
+    },
+  },
+  {
+    name: 'upscale-target-unchecked',
+    kind: 'status',
+    description: 'POST /upscales accepts any target (another one is taken as 4K)',
+    rules: ['UPSC-011'],
+    grep: byRules('UPSC-011'),
+    via: 'proxy',
+    request: (q, { path }) => {
+      if (q.method !== 'POST' || path !== '/upscales') return q;
+      try {
+        const body = JSON.parse(q.body) as Json;
+        if (isObject(body) && body['target'] !== '2K' && body['target'] !== '4K') return { ...q, body: JSON.stringify({ ...body, target: '4K' }) };
+      } catch {
+        // not JSON: left alone
+      }
+      return q;
+    },
+  },
+  {
+    name: 'insufficient-credits-as-403',
+    kind: 'status',
+    description: '402 INSUFFICIENT_CREDITS on POST /upscales is answered 403',
+    rules: ['ERR-015'],
+    grep: byRules('ERR-015'),
+    via: 'proxy',
+    response: (r) => (r.status === 402 && problemCode(r) === 'INSUFFICIENT_CREDITS' ? restatus(r, 403) : r),
+  },
+  {
+    name: 'upscale-not-entitled-as-tier-required',
+    kind: 'error-body',
+    description: '403 IMAGE_UPSCALE_NOT_ENTITLED is sent with the code TIER_REQUIRED',
+    rules: ['ERR-017'],
+    grep: byRules('ERR-017'),
+    via: 'proxy',
+    response: (r) => (problemCode(r) === 'IMAGE_UPSCALE_NOT_ENTITLED' ? editBody(r, (p) => ({ ...p, code: 'TIER_REQUIRED', type: '/errors/TIER_REQUIRED' })) : r),
+  },
+  {
+    name: 'target-not-larger-as-400',
+    kind: 'status',
+    description: '422 IMAGE_UPSCALE_TARGET_NOT_LARGER is answered 400 VALIDATION_ERROR',
+    rules: ['ERR-023'],
+    grep: byRules('ERR-023'),
+    via: 'proxy',
+    response: (r) =>
+      problemCode(r) === 'IMAGE_UPSCALE_TARGET_NOT_LARGER' ? editBody(restatus(r, 400), (p) => ({ ...p, code: 'VALIDATION_ERROR', type: '/errors/VALIDATION_ERROR' })) : r,
+  },
+  {
+    name: 'creative-ratio-refused-as-400',
+    kind: 'status',
+    description: 'PATCH of a creative with an aspectRatio outside the delivery ratios answers 400 instead of 422',
+    rules: ['ERR-024'],
+    grep: byRules('ERR-024'),
+    via: 'proxy',
+    response: (r, { request, path }) => {
+      if (request.method !== 'PATCH' || !/^\/creatives\/[^/]+$/.test(path) || r.status !== 422 || !request.body.includes('aspectRatio')) return r;
+      return restatus(r, 400);
+    },
+  },
+
   // runs ---------------------------------------------------------------------------------------
   {
     name: 'run-counts-off',
@@ -788,6 +994,22 @@ export const DEFECTS: readonly Defect[] = [
     description: 'every delivery attempt of an event carries a new webhook-id',
     rules: ['EVT-039', 'EVT-044'],
     grep: byRules('EVT-039', 'EVT-044'),
+    via: 'mock',
+  },
+  {
+    name: 'webhook-campaign-data-stale',
+    kind: 'webhooks',
+    description: '`data` of campaign.created and campaign.updated is not the Campaign: its name is the one before the change',
+    rules: ['EVT-015'],
+    grep: inFile('webhooks.spec.ts', byRules('EVT-015')),
+    via: 'mock',
+  },
+  {
+    name: 'webhook-previous-ratio-shown',
+    kind: 'webhooks',
+    description: 'previousAttributes.aspectRatio is the ratio the creative showed (its campaign\'s) instead of null when it had none of its own',
+    rules: ['EVT-033'],
+    grep: inFile('webhooks.spec.ts', byRules('EVT-033')),
     via: 'mock',
   },
   {

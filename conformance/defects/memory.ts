@@ -12,6 +12,8 @@ export class DefectMemory {
   private readonly lastRead = new Map<string, { authorization: string; response: ProxyResponse }>();
   /** nextCursor → the last row of the page that issued it. */
   readonly lastRowBehind = new Map<string, Json>();
+  /** Preset ids seen in GET /presets answers (preset-unlisted-accepted). */
+  readonly presets = new Set<string>();
   /** A counter for defects that make every answer differ. */
   private count = 0;
 
@@ -31,6 +33,9 @@ export class DefectMemory {
       who.add(authorization);
     }
     if (request.method === 'GET' && !isEnvelope(body)) this.lastRead.set(pathOf(request), { authorization, response });
+    if (request.method === 'GET' && pathOf(request).endsWith('/presets') && isEnvelope(body)) {
+      for (const row of body.data) if (typeof row === 'object' && row !== null && !Array.isArray(row) && typeof row['presetId'] === 'string') this.presets.add(row['presetId']);
+    }
   }
 
   /**

@@ -287,6 +287,88 @@ const cases: Case[] = [
     const { answered } = await through('run-total-off', req('GET', '/runs/run_1'), json(200, run()));
     expect(bodyOf(answered)['total']).toBe(5);
   }],
+  ['rate-limited-far-too-early', async () => {
+    const fresh = await through('rate-limited-far-too-early', req('GET', '/products'), json(200, page(['p1'], null), { ratelimit: 'limit=200, remaining=199, reset=30' }));
+    expect(fresh.answered.status).toBe(200);
+    const { answered } = await through('rate-limited-far-too-early', req('GET', '/products'), json(200, page(['p1'], null), { ratelimit: 'limit=200, remaining=190, reset=30' }));
+    expect(answered.status).toBe(429);
+    expect(answered.headers['content-type']).toMatch(/^text\/plain/);
+    expect(answered.headers['ratelimit']).toBe('limit=200, remaining=0, reset=30');
+    expect(answered.headers['retry-after']).toBe('30');
+  }],
+  ['ratelimit-farther-limit', async () => {
+    const { answered } = await through('ratelimit-farther-limit', req('GET', '/products'), json(200, page(['p1'], null)));
+    expect(answered.headers['ratelimit']).toBe('limit=1000, remaining=950, reset=30');
+  }],
+  ['retry-after-missing-on-409', async () => {
+    const { answered } = await through('retry-after-missing-on-409', req('POST', '/campaigns'), problem(409, 'IDEMPOTENCY_IN_PROGRESS', {}, { 'retry-after': '1' }));
+    expect(answered.headers['retry-after']).toBeUndefined();
+    const reused = await through('retry-after-missing-on-409', req('POST', '/campaigns'), problem(409, 'IDEMPOTENCY_KEY_REUSED', {}, { 'retry-after': '1' }));
+    expect(reused.answered.headers['retry-after']).toBe('1');
+  }],
+  ['upscales-own-counter', async () => {
+    const { answered } = await through('upscales-own-counter', req('POST', '/upscales'), json(202, { upscaleId: 'u1' }, { ratelimit: 'limit=20, remaining=17, reset=30' }));
+    expect(answered.headers['ratelimit']).toBe('limit=20, remaining=19, reset=30');
+  }],
+  ['has-more-inverted-off-products', async () => {
+    const products = await through('has-more-inverted-off-products', req('GET', '/products'), json(200, page(['p1'], 'c2')));
+    expect(bodyOf(products.answered)['pagination']['hasMore']).toBe(true);
+    const { answered } = await through('has-more-inverted-off-products', req('GET', '/campaigns'), json(200, page(['p1'], 'c2')));
+    expect(bodyOf(answered)['pagination']['hasMore']).toBe(false);
+  }],
+  ['expand-product-ignored', async () => {
+    expect((await through('expand-product-ignored', req('GET', '/creatives?expand=product&limit=5'), json(200, {}))).sent.url).toBe(`${BASE}/creatives?limit=5`);
+    expect((await through('expand-product-ignored', req('GET', '/creatives/c1?expand=product'), json(200, {}))).sent.url).toBe(`${BASE}/creatives/c1`);
+  }],
+  ['run-estimated-completion-dropped', async () => {
+    const { answered } = await through('run-estimated-completion-dropped', req('POST', '/runs'), json(202, run({ estimatedCompletion: { completesAt: '2026-01-01T00:10:00Z', durationSeconds: 600 } })));
+    expect(bodyOf(answered)).not.toHaveProperty('estimatedCompletion');
+  }],
+  ['run-item-object-wrong', async () => {
+    const items = { object: 'list', data: [{ object: 'run_item', jobId: 'j1' }], pagination: { nextCursor: null, hasMore: false, pageSize: 25 } };
+    const { answered } = await through('run-item-object-wrong', req('GET', '/runs/run_1/items'), json(200, items));
+    expect(bodyOf(answered)['data'][0]['object']).toBe('item');
+  }],
+  ['run-price-not-the-quote', async () => {
+    const { answered } = await through('run-price-not-the-quote', req('POST', '/runs'), json(202, run({ credits: { estimated: 8, rateCardVersion: 'v1' } })));
+    expect(bodyOf(answered)['credits']['estimated']).toBe(9);
+  }],
+  ['idempotency-malformed-accepted', async () => {
+    const { sent } = await through('idempotency-malformed-accepted', req('POST', '/campaigns', { 'idempotency-key': '"unterminated' }), json(201, {}));
+    expect(sent.headers['idempotency-key']).toMatch(/^fixed-/);
+    const good = await through('idempotency-malformed-accepted', req('POST', '/campaigns', { 'idempotency-key': 'k-1' }), json(201, {}));
+    expect(good.sent.headers['idempotency-key']).toBe('k-1');
+  }],
+  ['preset-unlisted-accepted', async () => {
+    const memory = new DefectMemory();
+    await through('preset-unlisted-accepted', req('GET', '/presets'), json(200, { object: 'list', data: [{ object: 'preset', presetId: 'pst_a' }], pagination: { nextCursor: null, hasMore: false, pageSize: 25 } }), memory);
+    const { sent } = await through('preset-unlisted-accepted', req('POST', '/runs/estimate', {}, JSON.stringify({ presetId: 'pst_nope', productIds: ['p1'] })), json(200, {}), memory);
+    expect(JSON.parse(sent.body)).toEqual({ presetId: 'pst_a', productIds: ['p1'] });
+  }],
+  ['upscale-target-unchecked', async () => {
+    const { sent } = await through('upscale-target-unchecked', req('POST', '/upscales', {}, JSON.stringify({ source: { assetId: 'a1' }, target: '8K' })), json(202, {}));
+    expect(JSON.parse(sent.body)['target']).toBe('4K');
+  }],
+  ['insufficient-credits-as-403', async () => {
+    const { answered } = await through('insufficient-credits-as-403', req('POST', '/upscales'), problem(402, 'INSUFFICIENT_CREDITS'));
+    expect(answered.status).toBe(403);
+    expect(bodyOf(answered)['status']).toBe(403);
+  }],
+  ['upscale-not-entitled-as-tier-required', async () => {
+    const { answered } = await through('upscale-not-entitled-as-tier-required', req('POST', '/upscales'), problem(403, 'IMAGE_UPSCALE_NOT_ENTITLED'));
+    expect(bodyOf(answered)).toMatchObject({ code: 'TIER_REQUIRED', type: '/errors/TIER_REQUIRED' });
+  }],
+  ['target-not-larger-as-400', async () => {
+    const { answered } = await through('target-not-larger-as-400', req('POST', '/upscales'), problem(422, 'IMAGE_UPSCALE_TARGET_NOT_LARGER'));
+    expect(answered.status).toBe(400);
+    expect(bodyOf(answered)).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
+  }],
+  ['creative-ratio-refused-as-400', async () => {
+    const { answered } = await through('creative-ratio-refused-as-400', req('PATCH', '/creatives/c1', {}, '{"aspectRatio":"square"}'), problem(422, 'VALIDATION_ERROR'));
+    expect(answered.status).toBe(400);
+    const other = await through('creative-ratio-refused-as-400', req('PATCH', '/creatives/c1', {}, '{"colour":"red"}'), problem(422, 'VALIDATION_ERROR'));
+    expect(other.answered.status).toBe(422);
+  }],
   ['run-items-reversed', async () => {
     const items = { object: 'list', data: [{ position: 0 }, { position: 1 }], pagination: { nextCursor: null, hasMore: false, pageSize: 25 } };
     const { answered } = await through('run-items-reversed', req('GET', '/runs/run_1/items'), json(200, items));
