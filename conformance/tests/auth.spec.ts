@@ -3,7 +3,7 @@
  * with one uniform body; 403 API_TOKEN_SCOPE_DENIED for a missing scope, sharing the 401's detail;
  * what each scope reaches.
  */
-import { expect, needsOperations, skipWhenAbsent, test, type ApiResponse, type ProblemBody } from '../fixtures/index.ts';
+import { caseWhenPresent, expect, needsOperations, skipWhenAbsent, test, type ApiResponse, type ProblemBody } from '../fixtures/index.ts';
 
 /** A problem without the members that differ per request by design. */
 function uniformPart(response: ApiResponse): Omit<ProblemBody, 'requestId'> {
@@ -114,7 +114,7 @@ test('AUTH-008 a read key cannot reach the generation plane', async ({ api }) =>
 });
 
 test('AUTH-010 AUTH-011 AUTH-013 AUTH-014 AUTH-016 AUTH-017 a key of any scope also reads the catalog', async ({ api, account }) => {
-  const profiles = ['runs:read', 'runs:write', 'creatives:write', 'creatives:review', 'assets:write', 'campaigns:write'].filter((p) => account.has(p));
+  const profiles = ['runs:read', 'runs:write', 'creatives:write', 'creatives:review', 'assets:write', 'campaigns:write'].filter((p) => caseWhenPresent(account.has(p), `no "${p}" key profile is configured`));
   skipWhenAbsent(profiles.length === 0, 'no key profile other than read is configured');
   for (const profile of profiles) {
     const response = await api.as(profile).get('/products', { query: { limit: 1 } });

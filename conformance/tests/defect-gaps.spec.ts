@@ -7,11 +7,12 @@
  *   never 412: a 412 would tell the caller that the item exists (GEN-004, ERR-020; RFC 9110 13.2.2
  *   evaluates preconditions after the checks that would answer 404 anyway).
  */
-import { expect, skipWhenAbsent, test, type ApiClient, type ApiResponse } from '../fixtures/index.ts';
+import { caseWhenPresent, expect, skipWhenAbsent, test, type ApiClient, type ApiResponse } from '../fixtures/index.ts';
 import { expectSame404, oneDeletedOfEachKind, oneOfEachKind, ownerView, UNKNOWN_IDS, type ResourceKind } from '../fixtures/resources.ts';
 
 const UNKNOWN = UNKNOWN_IDS;
 type Kind = ResourceKind;
+const KINDS: readonly Kind[] = ['creative', 'asset', 'campaign'];
 
 /** A tag no representation has: a precondition judged first would fail with 412. */
 const STALE = '"conformance-stale-etag"';
@@ -55,6 +56,7 @@ async function expectSame404NotPrecondition(response: ApiResponse, reference: Ap
 test('GEN-004 ERR-020 ETAG-005 a write with a stale If-Match on another account\'s creative, asset or campaign answers the uniform 404, not 412, and changes nothing', async ({ api, apiFor, accountB }) => {
   const judged = await oneOfEachKind(api);
   skipWhenAbsent(judged.length === 0, 'account A has no creative, asset or campaign');
+  for (const kind of KINDS) caseWhenPresent(judged.some(([k]) => k === kind), `account A has no ${kind}`);
   const other = apiFor(accountB);
   for (const [kind, id] of judged) {
     const before = await ownerView(api, kind, id);
@@ -68,6 +70,7 @@ test('GEN-004 ERR-020 ETAG-005 a write with a stale If-Match on another account\
 test('ERR-020 ETAG-005 a write with a stale If-Match on a deleted creative, asset or campaign answers the uniform 404, not 412, and changes nothing', async ({ api }) => {
   const judged = await oneDeletedOfEachKind(api);
   skipWhenAbsent(judged.length === 0, 'the account has no deleted creative, asset or campaign');
+  for (const kind of KINDS) caseWhenPresent(judged.some(([k]) => k === kind), `the account has no deleted ${kind}`);
   for (const [kind, id] of judged) {
     const before = await ownerView(api, kind, id);
     for (const w of WRITES[kind]) {

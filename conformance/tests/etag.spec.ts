@@ -6,7 +6,7 @@
  * (re-read and compared); `*` matches, a list matches when a member is current, a weak tag never
  * matches; a campaign's tag changes when its creativeCount or status changes without an edit.
  */
-import { expect, test, type ApiClient, type ApiResponse } from '../fixtures/index.ts';
+import { caseWhenPresent, expect, test, type ApiClient, type ApiResponse } from '../fixtures/index.ts';
 import {
   allAssets,
   allCampaigns,
@@ -38,11 +38,11 @@ test('ETAG-002 GET of a creative (also a deleted one with showDeleted), a campai
   const live = pick(creatives, (c) => c.deletedAt === null, 'the account has no live creative');
   tagOf(await getCreative(api, live.creativeId));
   const deleted = creatives.find((c) => c.deletedAt !== null);
-  if (deleted) tagOf(await getCreative(api, deleted.creativeId, true));
+  if (caseWhenPresent(deleted !== undefined, 'the account has no deleted creative (GET with showDeleted)')) tagOf(await getCreative(api, deleted!.creativeId, true));
   const campaign = (await allCampaigns(api))[0];
-  if (campaign) tagOf(await getCampaign(api, campaign.campaignId));
+  if (caseWhenPresent(campaign !== undefined, 'the account has no campaign')) tagOf(await getCampaign(api, campaign!.campaignId));
   const asset = (await allAssets(api))[0];
-  if (asset) tagOf(await getAsset(api, asset.assetId));
+  if (caseWhenPresent(asset !== undefined, 'the account has no asset')) tagOf(await getAsset(api, asset!.assetId));
 });
 
 interface Write {

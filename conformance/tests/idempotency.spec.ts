@@ -6,7 +6,7 @@
  * request whose twin is still running → 409 IDEMPOTENCY_IN_PROGRESS with Retry-After; a 503
  * WRITES_PAUSED does not consume the key; concurrent identical creates make one resource.
  */
-import { expect, test, type ApiClient, type ApiResponse } from '../fixtures/index.ts';
+import { caseWhenPresent, expect, test, type ApiClient, type ApiResponse } from '../fixtures/index.ts';
 import { presetId } from '../fixtures/generation.ts';
 import {
   allAssets,
@@ -49,16 +49,16 @@ test('IDEM-001 IDEM-002 IDEM-005 ERR-013 every operation that requires an Idempo
   const campaign = (await allCampaigns(api, true))[0];
   const input = await campaignInput(api);
   const calls: [string, ApiClient, string, unknown][] = [['POST /campaigns', api.as('campaigns:write'), '/campaigns', input]];
-  if (creative) {
+  if (caseWhenPresent(creative !== undefined, 'the account has no readable creative (approve, reject, creative undelete)') && creative) {
     const id = encodeURIComponent(creative.creativeId);
     calls.push(['approve', api.as('creatives:review'), `/creatives/${id}/approve`, undefined], ['reject', api.as('creatives:review'), `/creatives/${id}/reject`, {}], ['creative undelete', api.as('creatives:write'), `/creatives/${id}/undelete`, undefined]);
   }
-  if (asset) {
+  if (caseWhenPresent(asset !== undefined, 'the account has no asset (asset archive, unarchive, undelete, POST /upscales)') && asset) {
     const id = encodeURIComponent(asset.assetId);
     for (const action of ['archive', 'unarchive', 'undelete']) calls.push([`asset ${action}`, api.as('assets:write'), `/assets/${id}/${action}`, undefined]);
   }
-  if (campaign) calls.push(['campaign undelete', api.as('campaigns:write'), `/campaigns/${encodeURIComponent(campaign.campaignId)}/undelete`, undefined]);
-  if (account.has('runs:write')) {
+  if (caseWhenPresent(campaign !== undefined, 'the account has no campaign (campaign undelete)') && campaign) calls.push(['campaign undelete', api.as('campaigns:write'), `/campaigns/${encodeURIComponent(campaign.campaignId)}/undelete`, undefined]);
+  if (caseWhenPresent(account.has('runs:write'), 'no "runs:write" key profile is configured (POST /runs, POST /upscales)')) {
     calls.push(['POST /runs', api.as('runs:write'), '/runs', { productIds: input.productIds, creativesPerProduct: 1, presetId: await presetId(api.as('runs:write')) }]);
     if (asset) calls.push(['POST /upscales', api.as('runs:write'), '/upscales', { source: { assetId: asset.assetId }, target: '4K' }]);
   }

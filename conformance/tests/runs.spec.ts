@@ -294,7 +294,9 @@ test('RUN-023 RUN-022 RUN-024 RUN-006 a stop answers 202 STOPPING, finalizedAt s
       expect(countsSum(reading)).toBe(reading.total);
     },
   });
-  expect(readings.some((r) => r.status === 'STOPPING') || final.finalizedAt !== null).toBe(true);
+  // "202 run, reading STOPPING until it settles": every reading before the final one is STOPPING,
+  // never back to RUNNING or ACCEPTED (the poll ends at the first reading with finalizedAt set).
+  for (const reading of readings.slice(0, -1)) expect(reading.status, `a reading before the run settled: ${JSON.stringify(reading)}`).toBe('STOPPING');
   expect(isTerminal(final.status), `settled into a terminal status: ${final.status}`).toBe(true);
   const c = final.counts!;
   expect(c.pending).toBe(0);
