@@ -3,7 +3,10 @@
  * with one uniform body; 403 API_TOKEN_SCOPE_DENIED for a missing scope, sharing the 401's detail;
  * what each scope reaches.
  */
+import { rateLimits } from '../../spec/contract.ts';
+import { parseRateLimitPolicy } from '../checks/grammar.ts';
 import { caseWhenPresent, expect, needsOperations, skipWhenAbsent, test, type ApiResponse, type ProblemBody } from '../fixtures/index.ts';
+import { allCampaigns, pick, readyCampaign, setPlan } from '../fixtures/resources.ts';
 
 /** A problem without the members that differ per request by design. */
 function uniformPart(response: ApiResponse): Omit<ProblemBody, 'requestId'> {
@@ -65,6 +68,41 @@ test('RATE-025 a 401 for an unknown key lists only the key limit and the per-IP 
   expect(items(unknown).length, `RateLimit-Policy of the 401: ${unknown.header('ratelimit-policy')}`).toBeLessThanOrEqual(2);
   // A valid key is also checked against the account-wide cap, which a bad key is not.
   expect(items(known).length).toBeGreaterThan(items(unknown).length);
+  // Which two: with the document's read-plane quotas in force (a valid key's read lists exactly those),
+  // the key's group limit and the per-IP cap, never the account-wide cap.
+  const quotas = (response: ApiResponse) => {
+    const parsed = parseRateLimitPolicy(response.header('ratelimit-policy') ?? '');
+    return parsed.ok ? parsed.value.map((p) => p.quota).sort((a, b) => a - b) : [];
+  };
+  const { read } = rateLimits.groups;
+  const caps = rateLimits.caps['read']!;
+  if (caseWhenPresent(JSON.stringify(quotas(known)) === JSON.stringify([read!.limit, caps.account, caps.ip].sort((a, b) => a - b)), `the target's read-plane quotas (${known.header('ratelimit-policy')}) are not the document's defaults`)) {
+    expect(quotas(unknown), `RateLimit-Policy of the 401: ${unknown.header('ratelimit-policy')}`).toEqual([read!.limit, caps.ip].sort((a, b) => a - b));
+  }
+});
+
+test('AUTH-013 a creatives:write key PATCHes, DELETEs and undeletes a creative, and reads', { tag: '@control' }, async ({ api, control, account }) => {
+  const { creatives } = await readyCampaign(api, control, account, 1);
+  const id = encodeURIComponent(creatives[0]!.creativeId);
+  const writer = api.as('creatives:write');
+  expect(await writer.patch(`/creatives/${id}`, { body: { metadata: { cf_scope: 'write' } } }), 'PATCH').toHaveStatus(200);
+  expect(await writer.delete(`/creatives/${id}`), 'DELETE').toHaveStatus(200);
+  expect(await writer.post(`/creatives/${id}/undelete`, { idempotencyKey: `cf-undelete-${Date.now().toString(36)}` }), 'undelete').toHaveStatus(200);
+  expect(await writer.get(`/creatives/${id}`), 'read (creatives:write implies read)').toHaveStatus(200);
+  expect(await writer.get('/products', { query: { limit: 1 } }), 'read the catalog').toHaveStatus(200);
+});
+
+test('AUTH-035 a plan that lapsed answers the 401 of a bad key: the detail text does not tell them apart', { tag: '@control' }, async ({ api, control, account }) => {
+  const campaign = pick(await allCampaigns(api), () => true, 'the account has no live campaign');
+  const writer = api.as('campaigns:write');
+  const path = `/campaigns/${encodeURIComponent(campaign.campaignId)}`;
+  const badKey = await writer.patch(path, { body: { name: 'lapsed' }, authorization: `Bearer ${unknownKeyLike(account.key('campaigns:write'))}` });
+  await setPlan(control, account, { campaigns: false });
+  const lapsed = await writer.patch(path, { body: { name: 'lapsed' } });
+  await setPlan(control, account, { campaigns: true });
+  expect(lapsed, 'a lapsed plan').toHaveStatus(401);
+  expect(badKey, 'an unknown key').toHaveStatus(401);
+  expect({ title: lapsed.problem.title, detail: lapsed.problem.detail }, 'the same title and detail').toEqual({ title: badKey.problem.title, detail: badKey.problem.detail });
 });
 
 test('AUTH-036 a 401 on the read plane and on the generation plane carries code UNAUTHORIZED', { tag: '@assumed' }, async ({ api }) => {

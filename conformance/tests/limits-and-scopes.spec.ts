@@ -11,7 +11,7 @@
  */
 import { expect, skipWhenAbsent, test, type ApiClient, type ApiResponse } from '../fixtures/index.ts';
 import { parseRateLimit, parseRateLimitPolicy } from '../checks/grammar.ts';
-import { allAssets, newKey, pick, readyCampaign, uniqueName, type Asset, type Product } from '../fixtures/resources.ts';
+import { allAssets, allCreatives, newKey, pick, readyCampaign, uniqueName, type Asset, type Product } from '../fixtures/resources.ts';
 
 function rateLimitOf(response: ApiResponse): { limit: number; remaining: number } {
   const parsed = parseRateLimit(response.header('ratelimit') ?? '');
@@ -172,6 +172,78 @@ test('RATE-013 RATE-017 POST and PATCH of campaigns share one 60/min counter', {
   const patched = await writer.patch(`/campaigns/${encodeURIComponent(campaignId)}`, { body: { name: uniqueName('renamed') } });
   expectShared(created, patched, 'campaign POST then PATCH');
   for (const quota of ['300;w=60', '600;w=60']) expect(policyItems(patched), `RateLimit-Policy: ${patched.header('ratelimit-policy')}`).toContain(quota);
+});
+
+test('RATE-003 a review, a creative write, an asset write and a campaign write refused with 429 answer plain text, not JSON', { tag: '@control' }, async ({ accounts, apiFor }) => {
+  // Quotas of 0 refuse every request of those groups, whatever the window, and a refusal consumes
+  // nothing: no clock sensitivity, nothing changes.
+  const account = await accounts.create({ limits: { 'group:creative_reviews': 0, 'group:creative_writes': 0, 'group:asset_writes': 0, 'group:campaign_writes': 0 } });
+  const reader = apiFor(account);
+  const creative = pick(await allCreatives(reader), () => true, 'the account has no readable creative');
+  const asset = await someAsset(reader);
+  const product = (await reader.get('/products', { query: { limit: 1 } })).json as { data: Product[] };
+  const c = encodeURIComponent(creative.creativeId);
+  const writes: [string, Promise<ApiResponse>][] = [
+    ['approve', apiFor(account, 'creatives:review').unpaced().post(`/creatives/${c}/approve`, { idempotencyKey: newKey('approve') })],
+    ['creative PATCH', apiFor(account, 'creatives:write').unpaced().patch(`/creatives/${c}`, { body: { metadata: { cf: '1' } } })],
+    ['asset PATCH', apiFor(account, 'assets:write').unpaced().patch(`/assets/${encodeURIComponent(asset.assetId)}`, { body: { favorited: !asset.favorited } })],
+    ['campaign POST', apiFor(account, 'campaigns:write').unpaced().post('/campaigns', { body: { name: uniqueName('limited'), brandId: product.data[0]!.brandId, productIds: [product.data[0]!.productId] }, idempotencyKey: newKey('campaign') })],
+  ];
+  for (const [what, pending] of writes) {
+    const response = await pending;
+    expect(response, what).toHaveStatus(429);
+    expect(response.contentType, `${what}: ${response.describe()}`).toBe('text/plain');
+    expect(() => JSON.parse(response.text), `${what}: the body is not JSON`).toThrow();
+  }
+});
+
+test('RATE-011 PATCH, DELETE and undelete of creatives spend one counter of 60: the 61st creative write in a window is refused', { tag: '@control' }, async ({ api, control, account, clock }) => {
+  const { creatives } = await readyCampaign(api, control, account, 1);
+  const id = encodeURIComponent(creatives[0]!.creativeId);
+  const writer = api.as('creatives:write').unpaced();
+  const seen = await clock.still(async () => {
+    const answers: ApiResponse[] = [await writer.delete(`/creatives/${id}`), await writer.post(`/creatives/${id}/undelete`, { idempotencyKey: newKey('undelete') })];
+    for (let i = answers.length; i < 60; i += 1) answers.push(await writer.patch(`/creatives/${id}`, { body: { metadata: { cf_count: String(i) } } }));
+    answers.push(await writer.post(`/creatives/${id}/undelete`, { idempotencyKey: newKey('undelete') }));
+    return answers;
+  });
+  seen.slice(0, 60).forEach((r, i) => expect(r, `creative write ${i + 1} of 60`).toHaveStatus(200));
+  expect(seen.slice(0, 3).map((r) => ({ limit: rateLimitOf(r).limit, remaining: rateLimitOf(r).remaining })), 'DELETE, undelete and PATCH count down one limit of 60').toEqual([
+    { limit: 60, remaining: 59 },
+    { limit: 60, remaining: 58 },
+    { limit: 60, remaining: 57 },
+  ]);
+  expect(seen[60]!, 'the 61st creative write (an undelete) in the window').toHaveStatus(429);
+  expect(rateLimitOf(seen[60]!)).toMatchObject({ limit: 60, remaining: 0 });
+});
+
+test('RATE-018 RATE-016 the generation cap is counted apart from reads and writes: with it exhausted, a read and a write pass; with the read cap exhausted, generation reads pass', { tag: '@control' }, async ({ accounts, apiFor, clock }) => {
+  const cap = 2;
+  const seen = await clock.still(async () => {
+    const generation = await accounts.create({ limits: { 'account:generation': cap } });
+    const runs = apiFor(generation, 'runs:read').unpaced();
+    const gen: ApiResponse[] = [];
+    for (let i = 0; i <= cap; i += 1) gen.push(await runs.get('/presets', { query: { limit: 1 } }));
+    const read = await apiFor(generation).unpaced().get('/products', { query: { limit: 1 } });
+    const asset = (await allAssets(apiFor(generation)))[0];
+    const write = asset === undefined ? undefined : await apiFor(generation, 'assets:write').unpaced().patch(`/assets/${encodeURIComponent(asset.assetId)}`, { body: { favorited: !asset.favorited } });
+    const reads = await accounts.create({ limits: { 'account:read': cap } });
+    const reader = apiFor(reads).unpaced();
+    const plain: ApiResponse[] = [];
+    for (let i = 0; i <= cap; i += 1) plain.push(await reader.get('/products', { query: { limit: 1 } }));
+    const genRead = await apiFor(reads, 'runs:read').unpaced().get('/presets', { query: { limit: 1 } });
+    return { gen, read, write, plain, genRead };
+  });
+  seen.gen.slice(0, cap).forEach((r, i) => expect(r, `generation read ${i + 1} under a generation cap of ${cap}`).toHaveStatus(200));
+  expect(seen.gen[cap]!, 'over the generation cap').toHaveStatus(429);
+  expect(seen.read, 'a read-plane GET is not counted against the generation cap').toHaveStatus(200);
+  expect(policyQuotas(seen.read)).not.toContain(cap);
+  expect(seen.write, 'a write is not counted against the generation cap').toBeDefined();
+  expect(seen.write!).toHaveStatus(200);
+  seen.plain.slice(0, cap).forEach((r, i) => expect(r, `read ${i + 1} under a read cap of ${cap}`).toHaveStatus(200));
+  expect(seen.plain[cap]!, 'over the read cap').toHaveStatus(429);
+  expect(seen.genRead, 'a generation read is not counted against the read cap').toHaveStatus(200);
+  expect(policyQuotas(seen.genRead)).not.toContain(cap);
 });
 
 // ---------------------------------------------------------------------------------------------

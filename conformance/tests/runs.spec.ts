@@ -10,7 +10,7 @@
  * two of its requests: a run that must stay in progress is large (400 items take well over ten
  * minutes of clock time), and outcomes that depend on the instant are observed under `clock.still`.
  */
-import { expect, needsOperations, skipWhenAbsent, test, type ApiClient, type ApiResponse, type ProblemBody } from '../fixtures/index.ts';
+import { caseWhenPresent, expect, needsOperations, skipWhenAbsent, test, type ApiClient, type ApiResponse, type ProblemBody } from '../fixtures/index.ts';
 import {
   acceptedRun,
   accountCounts,
@@ -24,6 +24,7 @@ import {
   locationPath,
   pollRun,
   presetId,
+  presets,
   runItems,
   setCredits,
   setFaults,
@@ -509,6 +510,16 @@ test('RUN-041 RUN-042 RUN-044 RUN-046 imageSize defaults to 1K and larger sizes 
   expect(k4, '4K costs more than 2K').toBeGreaterThan(k2);
   expect(await price({ referenceSource: 'ALL' }), 'referenceSource ALL on an image run is accepted').toBe(byDefault);
   expect(await price({ referenceSource: 'PRIMARY' })).toBe(byDefault);
+  // RUN-041: one of 1K, 2K, 4K, and for image runs only (refused on the estimate, which takes the same body).
+  for (const imageSize of ['8K', '1k', '']) {
+    await expect(await writer.post('/runs/estimate', { body: { ...base, imageSize } }), `imageSize ${JSON.stringify(imageSize)}`).toBeProblem(400, 'VALIDATION_ERROR');
+  }
+  const video = (await presets(writer)).find((p) => p.modality === 'video');
+  if (caseWhenPresent(video !== undefined, 'GET /presets lists no video preset (imageSize on a video run)')) {
+    const videoBody = { ...base, presetId: video!.presetId, modality: 'video' as const };
+    await expect(await writer.post('/runs/estimate', { body: videoBody }), 'a video run without imageSize').toHaveStatus(200);
+    await expect(await writer.post('/runs/estimate', { body: { ...videoBody, imageSize: '1K' } }), 'imageSize on a video run').toBeProblem(400, 'VALIDATION_ERROR');
+  }
 });
 
 test('ERR-016 AUTH-025 an imageSize the plan does not include answers 403 IMAGE_SIZE_NOT_ENTITLED, and nothing is written', { tag: ['@assumed', '@control', '@spend'] }, async ({ accounts, apiFor }) => {
