@@ -175,6 +175,10 @@ function rateLimitFields(raw: string | undefined): { limit: number; remaining: n
   return [limit, remaining, reset].every(Number.isInteger) ? { limit, remaining, reset } : undefined;
 }
 
+function pathOfUrl(url: string): string {
+  return url.split('?')[0] ?? url;
+}
+
 function isRetryable(response: ProxyResponse): boolean {
   return response.status === 429 || response.status === 503;
 }
@@ -910,6 +914,109 @@ export const DEFECTS: readonly Defect[] = [
     response: (r, { request, path }) => {
       if (request.method !== 'PATCH' || !/^\/creatives\/[^/]+$/.test(path) || r.status !== 422 || !request.body.includes('aspectRatio')) return r;
       return restatus(r, 400);
+    },
+  },
+
+  // one defect per weak test of issue #18 -----------------------------------------------------
+  {
+    name: 'image-size-unchecked',
+    kind: 'runs',
+    description: 'any imageSize is accepted, also on a video run (it is dropped before the run is planned)',
+    rules: ['RUN-041'],
+    grep: byRules('RUN-041'),
+    via: 'proxy',
+    request: (q, { path }) => {
+      if (q.method !== 'POST' || (path !== '/runs' && path !== '/runs/estimate')) return q;
+      try {
+        const body = JSON.parse(q.body) as Json;
+        if (isObject(body) && 'imageSize' in body && (body['modality'] === 'video' || !['1K', '2K', '4K'].includes(String(body['imageSize'])))) {
+          const { imageSize: _dropped, ...rest } = body;
+          return { ...q, body: JSON.stringify(rest) };
+        }
+      } catch {
+        // not JSON: left alone
+      }
+      return q;
+    },
+  },
+  {
+    name: 'creative-undelete-scope-denied',
+    kind: 'status',
+    description: 'a creatives:write key is refused the undelete of a creative (403 API_TOKEN_SCOPE_DENIED)',
+    rules: ['AUTH-013'],
+    grep: byRules('AUTH-013'),
+    via: 'proxy',
+    response: (r, { request, path }) =>
+      request.method === 'POST' && /^\/creatives\/[^/]+\/undelete$/.test(path) && r.status === 200
+        ? {
+            status: 403,
+            headers: withHeaders(r, { 'content-type': 'application/problem+json', etag: undefined }).headers,
+            body: JSON.stringify({ type: '/errors/API_TOKEN_SCOPE_DENIED', title: 'Forbidden', status: 403, code: 'API_TOKEN_SCOPE_DENIED', detail: 'The API key lacks the scope this operation needs.', instance: pathOfUrl(request.url), requestId: 'req_proxy' }),
+          }
+        : r,
+  },
+  {
+    name: 'lapsed-plan-told-apart',
+    kind: 'error-body',
+    description: 'the 401 of a key that works but whose plan lapsed says so in its detail (a bad key\'s does not)',
+    rules: ['AUTH-035'],
+    grep: byRules('AUTH-035'),
+    via: 'proxy',
+    response: (r, { request, memory }) =>
+      r.status === 401 && isProblem(r) && memory.workingKeys.has(request.headers['authorization'] ?? '') ? editBody(r, (p) => ({ ...p, detail: 'Your plan no longer includes this feature.' })) : r,
+  },
+  {
+    name: 'write-429-as-problem',
+    kind: 'rate-limit',
+    description: 'a 429 on a review, creative, asset or campaign write is problem+json instead of plain text',
+    rules: ['RATE-003'],
+    grep: byRules('RATE-003'),
+    via: 'proxy',
+    response: (r, { request, path }) =>
+      r.status === 429 && request.method !== 'GET' && !isGenerationPlane(path) && !isProblem(r)
+        ? {
+            ...withHeaders(r, { 'content-type': 'application/problem+json' }),
+            body: JSON.stringify({ type: '/errors/RATE_LIMITED', title: 'Too Many Requests', status: 429, code: 'RATE_LIMITED', instance: pathOfUrl(request.url), requestId: 'req_proxy' }),
+          }
+        : r,
+  },
+  {
+    name: 'creative-undelete-own-counter',
+    kind: 'rate-limit',
+    description: 'the undelete of a creative counts on a counter of its own, not on the creative write counter (RateLimit shows a fresh counter)',
+    rules: ['RATE-011'],
+    grep: byRules('RATE-011'),
+    via: 'proxy',
+    response: (r, { request, path }) => {
+      const value = request.method === 'POST' && /^\/creatives\/[^/]+\/undelete$/.test(path) && r.status === 200 ? rateLimitFields(r.headers['ratelimit']) : undefined;
+      return value ? withHeaders(r, { ratelimit: `limit=${value.limit}, remaining=${value.limit - 1}, reset=${value.reset}` }) : r;
+    },
+  },
+  {
+    name: 'bad-key-401-lists-account-cap',
+    kind: 'rate-limit',
+    description: 'a 401 for a bad key lists the key limit and the account-wide cap instead of the per-IP cap',
+    rules: ['RATE-025'],
+    grep: byRules('RATE-025'),
+    via: 'proxy',
+    response: (r, { request, memory }) => {
+      if (r.status !== 401 || memory.workingKeys.has(request.headers['authorization'] ?? '')) return r;
+      const [first] = (r.headers['ratelimit-policy'] ?? '').split(',');
+      return first ? withHeaders(r, { 'ratelimit-policy': `${first.trim()}, 1000;w=60` }) : r;
+    },
+  },
+  {
+    name: 'sku-lists-one-product',
+    kind: 'pagination',
+    description: 'GET /products?sku= answers only the first product of a shared sku',
+    rules: ['PROD-003'],
+    grep: byRules('PROD-003'),
+    via: 'proxy',
+    response: (r, { request, path }) => {
+      const body = ok(r) && path === '/products' && query(request).has('sku') ? bodyOf(r) : undefined;
+      if (!isEnvelope(body) || body.data.length < 2) return r;
+      body.data = body.data.slice(0, 1);
+      return withBody(r, body);
     },
   },
 

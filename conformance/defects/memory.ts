@@ -12,6 +12,8 @@ export class DefectMemory {
   private readonly lastRead = new Map<string, { authorization: string; response: ProxyResponse }>();
   /** nextCursor → the last row of the page that issued it. */
   readonly lastRowBehind = new Map<string, Json>();
+  /** Authorization values that got a 2xx answer: keys that work (lapsed-plan-told-apart). */
+  readonly workingKeys = new Set<string>();
   /** Preset ids seen in GET /presets answers (preset-unlisted-accepted). */
   readonly presets = new Set<string>();
   /** A counter for defects that make every answer differ. */
@@ -26,6 +28,7 @@ export class DefectMemory {
   observe(request: ProxyRequest, response: ProxyResponse): void {
     if (response.status < 200 || response.status > 299) return;
     const authorization = request.headers['authorization'] ?? '';
+    this.workingKeys.add(authorization);
     const body = bodyOf(response);
     for (const id of idsIn(body)) {
       let who = this.seenBy.get(id);

@@ -369,6 +369,44 @@ const cases: Case[] = [
     const other = await through('creative-ratio-refused-as-400', req('PATCH', '/creatives/c1', {}, '{"colour":"red"}'), problem(422, 'VALIDATION_ERROR'));
     expect(other.answered.status).toBe(422);
   }],
+  ['image-size-unchecked', async () => {
+    const { sent } = await through('image-size-unchecked', req('POST', '/runs/estimate', {}, JSON.stringify({ presetId: 'p', imageSize: '8K' })), json(200, {}));
+    expect(JSON.parse(sent.body)).toEqual({ presetId: 'p' });
+    const video = await through('image-size-unchecked', req('POST', '/runs', {}, JSON.stringify({ modality: 'video', imageSize: '1K' })), json(202, {}));
+    expect(JSON.parse(video.sent.body)).toEqual({ modality: 'video' });
+    const fine = await through('image-size-unchecked', req('POST', '/runs', {}, JSON.stringify({ imageSize: '2K' })), json(202, {}));
+    expect(JSON.parse(fine.sent.body)).toEqual({ imageSize: '2K' });
+  }],
+  ['creative-undelete-scope-denied', async () => {
+    const { answered } = await through('creative-undelete-scope-denied', req('POST', '/creatives/c1/undelete'), json(200, { object: 'creative' }));
+    expect(answered.status).toBe(403);
+    expect(bodyOf(answered)).toMatchObject({ code: 'API_TOKEN_SCOPE_DENIED', instance: `${BASE}/creatives/c1/undelete` });
+  }],
+  ['lapsed-plan-told-apart', async () => {
+    const memory = new DefectMemory();
+    const bad = await through('lapsed-plan-told-apart', req('PATCH', '/campaigns/c1'), problem(401, 'ENTITLEMENT_LOST'), memory);
+    expect(bodyOf(bad.answered)['detail']).toBe('Not found.');
+    await through('lapsed-plan-told-apart', req('GET', '/campaigns'), json(200, page([], null)), memory);
+    const lapsed = await through('lapsed-plan-told-apart', req('PATCH', '/campaigns/c1'), problem(401, 'ENTITLEMENT_LOST'), memory);
+    expect(bodyOf(lapsed.answered)['detail']).toMatch(/plan/);
+  }],
+  ['write-429-as-problem', async () => {
+    const limited = { status: 429, headers: { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '3' }, body: 'Too Many Requests' };
+    expect((await through('write-429-as-problem', req('PATCH', '/assets/a1'), limited)).answered.headers['content-type']).toBe('application/problem+json');
+    expect((await through('write-429-as-problem', req('GET', '/assets'), limited)).answered.headers['content-type']).toMatch(/^text\/plain/);
+  }],
+  ['creative-undelete-own-counter', async () => {
+    const { answered } = await through('creative-undelete-own-counter', req('POST', '/creatives/c1/undelete'), json(200, {}, { ratelimit: 'limit=60, remaining=57, reset=9' }));
+    expect(answered.headers['ratelimit']).toBe('limit=60, remaining=59, reset=9');
+  }],
+  ['bad-key-401-lists-account-cap', async () => {
+    const { answered } = await through('bad-key-401-lists-account-cap', req('GET', '/products'), problem(401, 'UNAUTHORIZED', {}, { 'ratelimit-policy': '200;w=60, 2000;w=60' }));
+    expect(answered.headers['ratelimit-policy']).toBe('200;w=60, 1000;w=60');
+  }],
+  ['sku-lists-one-product', async () => {
+    const { answered } = await through('sku-lists-one-product', req('GET', '/products?sku=S1'), json(200, page(['p1', 'p2'], null)));
+    expect(bodyOf(answered)['data']).toHaveLength(1);
+  }],
   ['run-items-reversed', async () => {
     const items = { object: 'list', data: [{ position: 0 }, { position: 1 }], pagination: { nextCursor: null, hasMore: false, pageSize: 25 } };
     const { answered } = await through('run-items-reversed', req('GET', '/runs/run_1/items'), json(200, items));
