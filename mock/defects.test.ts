@@ -21,7 +21,7 @@ function verifies(headers: Record<string, string>, body = BODY): boolean {
 
 describe('parseDefects', () => {
   it('reads repeated and comma-separated names of the defects the mock implements', () => {
-    expect(parseDefects(['webhook-bad-signature, webhook-id-unstable', 'webhook-actor-leaks-key', 'webhook-campaign-data-stale,webhook-previous-ratio-shown', ''])).toEqual(new Set(Object.keys(MOCK_DEFECTS)));
+    expect(parseDefects(['webhook-bad-signature, webhook-id-unstable', 'webhook-actor-leaks-key', 'webhook-campaign-data-stale,webhook-previous-ratio-shown', 'webhook-campaign-created-as-creative', ''])).toEqual(new Set(Object.keys(MOCK_DEFECTS)));
   });
 
   it('refuses a malformed name and a name the mock does not implement', () => {
@@ -79,6 +79,11 @@ describe('withPayloadDefects', () => {
     const updated = (aspectRatio: string | null): WebhookPayload => ({ type: 'creative.updated', timestamp: '2026-01-01T00:00:00.000Z', data: {}, previousAttributes: { aspectRatio } });
     expect(withPayloadDefects(defects, updated(null))!.previousAttributes).toEqual({ aspectRatio: STAND_IN_RATIO });
     expect(withPayloadDefects(defects, updated('1:1'))!.previousAttributes).toEqual({ aspectRatio: '1:1' });
+  });
+
+  it('webhook-campaign-created-as-creative: campaign.created goes out as creative.updated', () => {
+    const created: WebhookPayload = { type: 'campaign.created', timestamp: '2026-01-01T00:00:00.000Z', data: { name: 'c' } };
+    expect(withPayloadDefects(new Set(['webhook-campaign-created-as-creative']), created)!.type).toBe('creative.updated');
   });
 
   it('without the defect returns the payload as it is', () => {

@@ -27,6 +27,7 @@ export const MOCK_DEFECTS = {
   'webhook-actor-leaks-key': 'the actor of a change not made with an API key carries an apiKeyId (EVT-035)',
   'webhook-campaign-data-stale': '`data` of campaign.updated carries the name before the change (EVT-015)',
   'webhook-previous-ratio-shown': 'previousAttributes.aspectRatio is a ratio instead of null when the creative had none of its own (EVT-033)',
+  'webhook-campaign-created-as-creative': 'creating a campaign sends creative.updated (about its unreadable creatives) instead of campaign.created (EVT-017, EVT-018)',
 } as const satisfies Record<string, string>;
 
 export type MockDefect = keyof typeof MOCK_DEFECTS;
@@ -74,6 +75,7 @@ export function withPayloadDefects<P extends WebhookPayload | undefined>(defects
   if (hasDefect(defects, 'webhook-campaign-data-stale') && out.type === 'campaign.updated' && previous && typeof previous['name'] === 'string' && typeof out.data === 'object' && out.data !== null) {
     out = { ...out, data: { ...(out.data as Record<string, unknown>), name: previous['name'] } };
   }
+  if (hasDefect(defects, 'webhook-campaign-created-as-creative') && out.type === 'campaign.created') out = { ...out, type: 'creative.updated' };
   if (hasDefect(defects, 'webhook-previous-ratio-shown') && previous && Object.hasOwn(previous, 'aspectRatio') && previous['aspectRatio'] === null) {
     out = { ...out, previousAttributes: { ...previous, aspectRatio: STAND_IN_RATIO } };
   }

@@ -1120,6 +1120,14 @@ export const DEFECTS: readonly Defect[] = [
     via: 'mock',
   },
   {
+    name: 'webhook-campaign-created-as-creative',
+    kind: 'webhooks',
+    description: 'creating a campaign sends creative.updated (about creatives nobody can read) instead of campaign.created',
+    rules: ['EVT-017', 'EVT-018'],
+    grep: inFile('webhooks.spec.ts', byRules('EVT-017', 'EVT-018')),
+    via: 'mock',
+  },
+  {
     name: 'webhook-actor-leaks-key',
     kind: 'webhooks',
     description: 'the actor of a change not made with an API key carries an apiKeyId',
