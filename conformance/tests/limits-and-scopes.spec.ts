@@ -197,11 +197,14 @@ test('RATE-003 a review, a creative write, an asset write and a campaign write r
   }
 });
 
-test('RATE-011 PATCH, DELETE and undelete of creatives spend one counter of 60: the 61st creative write in a window is refused', { tag: '@control' }, async ({ api, control, account, clock }) => {
-  const { creatives } = await readyCampaign(api, control, account, 1);
-  const id = encodeURIComponent(creatives[0]!.creativeId);
-  const writer = api.as('creatives:write').unpaced();
+test('RATE-011 PATCH, DELETE and undelete of creatives spend one counter of 60: the 61st creative write in a window is refused', { tag: '@control' }, async ({ accounts, apiFor, control, clock }) => {
+  // Each attempt (the shared clock may move, and the attempt is made again) has a fresh account:
+  // a fresh key, so a fresh counter, and a creative of its own.
   const seen = await clock.still(async () => {
+    const account = await accounts.create();
+    const { creatives } = await readyCampaign(apiFor(account), control, account, 1);
+    const id = encodeURIComponent(creatives[0]!.creativeId);
+    const writer = apiFor(account, 'creatives:write').unpaced();
     const answers: ApiResponse[] = [await writer.delete(`/creatives/${id}`), await writer.post(`/creatives/${id}/undelete`, { idempotencyKey: newKey('undelete') })];
     for (let i = answers.length; i < 60; i += 1) answers.push(await writer.patch(`/creatives/${id}`, { body: { metadata: { cf_count: String(i) } } }));
     answers.push(await writer.post(`/creatives/${id}/undelete`, { idempotencyKey: newKey('undelete') }));

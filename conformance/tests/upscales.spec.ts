@@ -248,7 +248,12 @@ test('RATE-014 POST /upscales counts on the generation write counter of runs, GE
   // Fresh keys: each group counter starts at the group quota, far below the caps, so RateLimit
   // reports the group's counter; one shared counter shows as the next request's remaining dropping.
   const writer = api.as('runs:write');
-  const source = await stillImageAsset(writer, 2048);
+  // A repeated attempt (the shared clock moved) takes another source or target: the first attempt's
+  // upscale may still be under way, and the same source to the same target would be a 409.
+  const sources = (await allAssets(writer)).filter((a) => a.type === 'STATIC' && a.deletedAt === null && a.derivation === undefined && Math.max(a.width, a.height) < 2048).slice(0, 2);
+  skipWhenAbsent(sources.length === 0, 'needs a live still-image asset under 2048 px on its long edge');
+  const attempts = sources.flatMap((source) => (['4K', '2K'] as const).map((target) => ({ source, target })));
+  let attempt = 0;
   const body = { productIds: await someProductIds(writer, 1), creativesPerProduct: 1, presetId: await presetId(writer) };
   const reading = (response: ApiResponse) => {
     const parsed = parseRateLimit(response.header('ratelimit') ?? '');
@@ -258,8 +263,9 @@ test('RATE-014 POST /upscales counts on the generation write counter of runs, GE
   // Runs first: an upscale counted on a counter of its own, or not counted, then shows as much
   // remaining as the run before it.
   const seen = await clock.still(async () => {
+    const { source, target } = attempts[Math.min(attempt++, attempts.length - 1)]!;
     const run = await createRun(writer, body);
-    const upscale = await createUpscale(writer, { source: { assetId: source.assetId }, target: '4K' });
+    const upscale = await createUpscale(writer, { source: { assetId: source.assetId }, target });
     const readRun = await writer.get(`/runs/${encodeURIComponent(run.json.runId)}`);
     const readUpscale = await writer.get(`/upscales/${encodeURIComponent(upscale.json.upscaleId)}`);
     return { upscale, run, readUpscale, readRun };
