@@ -407,6 +407,16 @@ const cases: Case[] = [
     const { answered } = await through('sku-lists-one-product', req('GET', '/products?sku=S1'), json(200, page(['p1', 'p2'], null)));
     expect(bodyOf(answered)['data']).toHaveLength(1);
   }],
+  ['media-url-relative', async () => {
+    const creative = { object: 'creative', url: 'http://127.0.0.1:4010/media/c1.png', thumbnailUrl: 'http://127.0.0.1:4010/media/c1-thumb.png', playerUrl: null };
+    const { answered } = await through('media-url-relative', req('GET', '/creatives/c1'), json(200, creative));
+    expect(bodyOf(answered)).toMatchObject({ url: '/media/c1.png', thumbnailUrl: '/media/c1-thumb.png', playerUrl: null });
+  }],
+  ['embed-code-wrong-ratio', async () => {
+    const creative = { object: 'creative', embedCode: '<iframe src="x" width="400" height="500"></iframe>' };
+    const { answered } = await through('embed-code-wrong-ratio', req('GET', '/creatives/c1'), json(200, creative));
+    expect(bodyOf(answered)['embedCode']).toBe('<iframe src="x" width="800" height="500"></iframe>');
+  }],
   ['run-items-reversed', async () => {
     const items = { object: 'list', data: [{ position: 0 }, { position: 1 }], pagination: { nextCursor: null, hasMore: false, pageSize: 25 } };
     const { answered } = await through('run-items-reversed', req('GET', '/runs/run_1/items'), json(200, items));
