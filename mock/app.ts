@@ -12,6 +12,7 @@ import inject, { type InjectOptions, type Response as InjectResponse } from 'lig
 import { basePath } from '../spec/contract.ts';
 import { Clock } from './clock.ts';
 import type { ControlOptions } from './control/http.ts';
+import { LeaseTable } from './control/leases.ts';
 import { registerControlRoutes } from './control/routes.ts';
 import type { Defects } from './defects.ts';
 import { ApiError } from './errors.ts';
@@ -53,7 +54,7 @@ export interface MockOptions {
 }
 
 /** The pipeline's services plus what the control plane reads. */
-export type MockServices = PipelineServices & { defects: Defects; webhooks: WebhookService; media: MediaService };
+export type MockServices = PipelineServices & { defects: Defects; webhooks: WebhookService; media: MediaService; leases: LeaseTable };
 
 export interface Mock {
   /** The server's fastify instance: `listen` and `close` serve and stop the whole mock (API included). */
@@ -84,6 +85,8 @@ export function buildMock(options: MockOptions = {}): Mock {
     // Signed webhooks: listens to the event log, delivers over real HTTP on the clock's schedule.
     webhooks: new WebhookService({ store, clock, events, logError, defects: options.defects }, options.webhooks),
     media: new MediaService(options.media),
+    // Advisory leases through which test runners share this mock (mock/control/leases.ts).
+    leases: new LeaseTable(),
   };
 
   const front = apiFront(services);
@@ -144,7 +147,10 @@ export function buildMock(options: MockOptions = {}): Mock {
     if (isApiTarget(request.url)) services.logError(new Error(`${request.method} ${request.url} reached fastify: API requests go through mock.inject or the server, not app.inject`), 'routing');
     send(reply, edge(new ApiError('NOT_FOUND', `No route at ${instance}; the API lives under ${basePath} and the control plane under /__mock.`), request));
   });
-  app.addHook('onClose', async () => services.clock.dispose());
+  app.addHook('onClose', async () => {
+    services.clock.dispose();
+    services.leases.dispose();
+  });
 
   return {
     app,
