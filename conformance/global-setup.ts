@@ -10,12 +10,13 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, openSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { controlHeaders } from './fixtures/control.ts';
 import { readEnv } from './fixtures/env.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const REPORT_DIR = fileURLToPath(new URL('../conformance-report/', import.meta.url));
+const REPORT_DIR = process.env['CONFORMANCE_REPORT_DIR'] ? `${resolve(process.env['CONFORMANCE_REPORT_DIR'])}/` : fileURLToPath(new URL('../conformance-report/', import.meta.url));
 const START_TIMEOUT_MS = 30_000;
 
 /**
@@ -109,9 +110,9 @@ async function startMock(index: number, controlToken: string): Promise<{ baseURL
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     if (!exited && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-    if (!exited) throw new Error(`the mock did not answer within ${START_TIMEOUT_MS} ms; see conformance-report/mock-${index}.log`);
+    if (!exited) throw new Error(`the mock did not answer within ${START_TIMEOUT_MS} ms; see ${REPORT_DIR}mock-${index}.log`);
   }
-  throw new Error(`the mock exited three times at start; see conformance-report/mock-${index}.log`);
+  throw new Error(`the mock exited three times at start; see ${REPORT_DIR}mock-${index}.log`);
 }
 
 export default async function globalSetup(config: FullConfig): Promise<void> {
