@@ -126,6 +126,7 @@ export function buildMock(options: MockOptions = {}): Mock {
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => done(null, body));
 
   registerControlRoutes(app, services, options.control);
+  app.addHook('onClose', async () => services.leases.dispose());
 
   // Anything fastify itself refuses (an oversized body, a broken request line) still answers in the
   // contract's problem+json shape.
@@ -147,10 +148,7 @@ export function buildMock(options: MockOptions = {}): Mock {
     if (isApiTarget(request.url)) services.logError(new Error(`${request.method} ${request.url} reached fastify: API requests go through mock.inject or the server, not app.inject`), 'routing');
     send(reply, edge(new ApiError('NOT_FOUND', `No route at ${instance}; the API lives under ${basePath} and the control plane under /__mock.`), request));
   });
-  app.addHook('onClose', async () => {
-    services.clock.dispose();
-    services.leases.dispose();
-  });
+  app.addHook('onClose', async () => services.clock.dispose());
 
   return {
     app,
