@@ -201,7 +201,7 @@ export function writeRulesReport(outputDir: string, report: RulesReport): string
   const line = (label: string, c: Counts) => `${label}: ${c.passed} passed, ${c.failed} failed, ${c.notRun} not run (of ${c.total})`;
   const out = [
     '',
-    `Rules (${relative(ROOT, join(outputDir, 'rules.md'))}):`,
+    `Rules (${relative(process.cwd(), join(outputDir, 'rules.md'))}):`,
     `  ${line('all rules', summary.all)}`,
     `  ${line('pinned, observable', summary.pinnedObservable)}`,
     `  ${line('assumed', summary.assumed)}`,
