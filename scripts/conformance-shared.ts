@@ -95,6 +95,21 @@ function run(index: number): Promise<{ code: number; seconds: number }> {
   );
 }
 
+/**
+ * CPU seconds (user + system) from /proc (Linux): of this process's reaped children (the Playwright
+ * runner and its workers, once a run ended), and of the mock. Undefined elsewhere.
+ */
+function cpuSeconds(pid: number | 'self', children: boolean): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // After the command name: state is field 3, so utime/stime are 14/15 and cutime/cstime 16/17 (1-based).
+    const [user, system] = children ? [fields[13], fields[14]] : [fields[11], fields[12]];
+    return (Number(user) + Number(system)) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return undefined;
+  }
+}
+
 /** Seconds the tests took, summed over every test (junit.xml), to set against wall time × workers. */
 function testSeconds(dir: string): number {
   const xml = readFileSync(join(dir, 'junit.xml'), 'utf8');
@@ -103,13 +118,20 @@ function testSeconds(dir: string): number {
 
 let failedRuns = 0;
 for (let index = 1; index <= runs; index += 1) {
+  const cpuBefore = [cpuSeconds('self', true), cpuSeconds(mock.pid!, false)];
   const { code, seconds } = await run(index);
+  const cpuAfter = [cpuSeconds('self', true), cpuSeconds(mock.pid!, false)];
   const dir = join(OUT, `run-${index}`);
   let line = `run ${index}/${runs}: exit ${code}, ${seconds.toFixed(1)} s`;
   try {
     const { tests } = (JSON.parse(readFileSync(join(dir, 'rules.json'), 'utf8')) as RulesReport).summary;
     const busy = testSeconds(dir);
     line += `: ${tests.passed} passed, ${tests.failed} failed, ${tests.skipped} skipped; tests ${busy.toFixed(1)} s in all, ${((100 * busy) / (seconds * workers)).toFixed(0)}% of ${workers} × wall`;
+    if (cpuBefore.every((v) => v !== undefined) && cpuAfter.every((v) => v !== undefined)) {
+      const suite = cpuAfter[0]! - cpuBefore[0]!;
+      const served = cpuAfter[1]! - cpuBefore[1]!;
+      line += `; CPU ${(suite + served).toFixed(1)} s (suite ${suite.toFixed(1)}, mock ${served.toFixed(1)})`;
+    }
   } catch (error) {
     line += ` (no report: ${(error as Error).message})`;
   }
