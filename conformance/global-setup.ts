@@ -1,18 +1,22 @@
 /**
  * Before the run: pick the target. With CONFORMANCE_BASE_URL set, check that it answers and that
  * keys are available (the /__mock control plane, or CONFORMANCE_KEYS). Without it, start the mock
- * (`tsx mock/main.ts --port <free> --clock manual`) on a free loopback port, wait until it answers,
- * and point the workers at it through the environment (global-teardown.ts stops it).
+ * (`tsx mock/main.ts --port <free> --clock manual`, one per worker, each with a control token) on a
+ * free loopback port, wait until it answers, and point the workers at it through the environment
+ * (global-teardown.ts stops it).
  */
 import type { FullConfig } from '@playwright/test';
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, openSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { controlHeaders } from './fixtures/control.ts';
 import { readEnv } from './fixtures/env.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const REPORT_DIR = fileURLToPath(new URL('../conformance-report/', import.meta.url));
+const REPORT_DIR = process.env['CONFORMANCE_REPORT_DIR'] ? `${resolve(process.env['CONFORMANCE_REPORT_DIR'])}/` : fileURLToPath(new URL('../conformance-report/', import.meta.url));
 const START_TIMEOUT_MS = 30_000;
 
 /**
@@ -52,10 +56,25 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
-/** The mock's control plane answers GET /__mock/clock with `{ now, mode }`. */
-async function servesControlPlane(origin: string): Promise<boolean> {
+/**
+ * The mock's control plane answers GET /__mock/clock with `{ now, mode }`. A mock started with a
+ * control token answers 401 without it (or with another): that stops the run, with what to set.
+ */
+async function servesControlPlane(origin: string, token: string | undefined): Promise<boolean> {
+  let response: Response;
   try {
-    const response = await fetch(`${origin}/__mock/clock`, { signal: AbortSignal.timeout(5_000) });
+    response = await fetch(`${origin}/__mock/clock`, { headers: controlHeaders(token), signal: AbortSignal.timeout(5_000) });
+  } catch {
+    return false;
+  }
+  if (response.status === 401 && (response.headers.get('www-authenticate') ?? '').includes('mock-control')) {
+    throw new Error(
+      token === undefined
+        ? `${origin}/__mock needs a control token (the mock was started with --control-token): set CONFORMANCE_CONTROL_TOKEN`
+        : `${origin}/__mock refused the control token of CONFORMANCE_CONTROL_TOKEN (401)`,
+    );
+  }
+  try {
     if (response.status !== 200) return false;
     const body = (await response.json()) as { now?: unknown; mode?: unknown };
     return typeof body.now === 'string' && (body.mode === 'manual' || body.mode === 'real');
@@ -64,7 +83,7 @@ async function servesControlPlane(origin: string): Promise<boolean> {
   }
 }
 
-async function startMock(index: number): Promise<{ baseURL: string; pid: number }> {
+async function startMock(index: number, controlToken: string): Promise<{ baseURL: string; pid: number }> {
   mkdirSync(REPORT_DIR, { recursive: true });
   for (let attempt = 1; attempt <= 3; attempt += 1) {
     const port = await freePort();
@@ -72,6 +91,8 @@ async function startMock(index: number): Promise<{ baseURL: string; pid: number 
     const command = [`${ROOT}node_modules/.bin/tsx`, 'mock/main.ts', '--port', String(port), '--host', '127.0.0.1', '--clock', 'manual'];
     const child = spawn(process.execPath, ['-e', WATCHDOG, ...command], {
       cwd: ROOT,
+      // The control token by environment, not on the command line (where `ps` would show it).
+      env: { ...process.env, CGS_CONTROL_TOKEN: controlToken },
       stdio: ['pipe', log, log],
       // Its own process group, so teardown stops the watchdog, tsx and the node process tsx starts.
       detached: true,
@@ -89,9 +110,9 @@ async function startMock(index: number): Promise<{ baseURL: string; pid: number 
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     if (!exited && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-    if (!exited) throw new Error(`the mock did not answer within ${START_TIMEOUT_MS} ms; see conformance-report/mock-${index}.log`);
+    if (!exited) throw new Error(`the mock did not answer within ${START_TIMEOUT_MS} ms; see ${REPORT_DIR}mock-${index}.log`);
   }
-  throw new Error(`the mock exited three times at start; see conformance-report/mock-${index}.log`);
+  throw new Error(`the mock exited three times at start; see ${REPORT_DIR}mock-${index}.log`);
 }
 
 export default async function globalSetup(config: FullConfig): Promise<void> {
@@ -99,7 +120,7 @@ export default async function globalSetup(config: FullConfig): Promise<void> {
     delete process.env['CONFORMANCE_LOCAL_MOCK'];
     const env = readEnv();
     const origin = new URL(env.baseURL!).origin;
-    const hasControlPlane = await servesControlPlane(origin);
+    const hasControlPlane = await servesControlPlane(origin, env.controlToken);
     if (!hasControlPlane && !env.keys) {
       throw new Error(`${env.baseURL} serves no /__mock control plane: set CONFORMANCE_KEYS to a JSON object of profile name → key (read, runs:read, runs:write, ...)`);
     }
@@ -108,8 +129,12 @@ export default async function globalSetup(config: FullConfig): Promise<void> {
   }
   // One mock per worker slot: each worker owns its mock's clock, so no test sees time moved by a
   // test of another worker (window-sensitive checks stay exact).
+  // Each started with a control token (CONFORMANCE_CONTROL_TOKEN, or a random one), which the
+  // fixtures send on every control request: every run proves the suite passes it through.
+  const controlToken = process.env['CONFORMANCE_CONTROL_TOKEN'] || `ctl_${randomBytes(24).toString('hex')}`;
   const count = Math.max(1, config.workers);
-  const mocks = await Promise.all(Array.from({ length: count }, (_, i) => startMock(i)));
+  const mocks = await Promise.all(Array.from({ length: count }, (_, i) => startMock(i, controlToken)));
+  process.env['CONFORMANCE_CONTROL_TOKEN'] = controlToken;
   process.env['CONFORMANCE_BASE_URL'] = mocks[0]!.baseURL;
   process.env['CONFORMANCE_LOCAL_MOCK_URLS'] = mocks.map((m) => m.baseURL).join(',');
   process.env['CONFORMANCE_LOCAL_MOCK'] = '1';

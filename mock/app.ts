@@ -12,6 +12,7 @@ import inject, { type InjectOptions, type Response as InjectResponse } from 'lig
 import { basePath } from '../spec/contract.ts';
 import { Clock } from './clock.ts';
 import type { ControlOptions } from './control/http.ts';
+import { LeaseTable } from './control/leases.ts';
 import { registerControlRoutes } from './control/routes.ts';
 import type { Defects } from './defects.ts';
 import { ApiError } from './errors.ts';
@@ -53,7 +54,7 @@ export interface MockOptions {
 }
 
 /** The pipeline's services plus what the control plane reads. */
-export type MockServices = PipelineServices & { defects: Defects; webhooks: WebhookService; media: MediaService };
+export type MockServices = PipelineServices & { defects: Defects; webhooks: WebhookService; media: MediaService; leases: LeaseTable };
 
 export interface Mock {
   /** The server's fastify instance: `listen` and `close` serve and stop the whole mock (API included). */
@@ -84,6 +85,8 @@ export function buildMock(options: MockOptions = {}): Mock {
     // Signed webhooks: listens to the event log, delivers over real HTTP on the clock's schedule.
     webhooks: new WebhookService({ store, clock, events, logError, defects: options.defects }, options.webhooks),
     media: new MediaService(options.media),
+    // Advisory leases through which test runners share this mock (mock/control/leases.ts).
+    leases: new LeaseTable(),
   };
 
   const front = apiFront(services);
@@ -123,6 +126,7 @@ export function buildMock(options: MockOptions = {}): Mock {
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => done(null, body));
 
   registerControlRoutes(app, services, options.control);
+  app.addHook('onClose', async () => services.leases.dispose());
 
   // Anything fastify itself refuses (an oversized body, a broken request line) still answers in the
   // contract's problem+json shape.

@@ -221,3 +221,14 @@ export class Clock {
     this.timer.unref?.();
   }
 }
+
+/**
+ * A timer in real time, for what must run in real time whatever the mock's clock does: the control
+ * plane's leases (a runner waits for one; a lease never released ends by itself). It does not keep
+ * the process alive. Returns the function that cancels it.
+ */
+export function realTimeout(ms: number, run: () => void): () => void {
+  const timer = setTimeout(run, Math.max(0, Math.min(ms, 2 ** 31 - 1)));
+  timer.unref?.();
+  return () => clearTimeout(timer);
+}

@@ -16,6 +16,10 @@
  *   --public-url URL  the origin (and path prefix) media URLs are handed out on, when the mock is
  *                     reached through another host or port (default: the origin it listens on;
  *                     env PUBLIC_URL)
+ *   --control-token T require `Authorization: Bearer T` on every request under /__mock (env
+ *                     CGS_CONTROL_TOKEN); the public API is not affected
+ *   --insecure-control
+ *                     allow binding an address other than loopback without a control token
  */
 import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -23,6 +27,7 @@ import { buildMock, type MockServices } from './app.ts';
 import { Clock, type ClockMode } from './clock.ts';
 import { SCOPES } from './domain/accounts/model.ts';
 import { createAccount, provisionKeys } from './domain/accounts/service.ts';
+import { controlBindingRefusal, isLoopback } from './control/binding.ts';
 import { controlRoutes } from './control/routes.ts';
 import { resumeGeneration } from './domain/runs/resume.ts';
 import { parsePublicUrl } from './media/links.ts';
@@ -44,7 +49,18 @@ function integerFlag(name: string, raw: string, min: number, max: number): numbe
   return value;
 }
 
-let values: { port?: string; host?: string; seed?: string; clock?: string; state?: string; defect?: string[]; 'response-cache'?: string; 'public-url'?: string };
+let values: {
+  port?: string;
+  host?: string;
+  seed?: string;
+  clock?: string;
+  state?: string;
+  defect?: string[];
+  'response-cache'?: string;
+  'control-token'?: string;
+  'insecure-control'?: boolean;
+  'public-url'?: string;
+};
 try {
   ({ values } = parseArgs({
     options: {
@@ -56,12 +72,14 @@ try {
       defect: { type: 'string', multiple: true },
       'response-cache': { type: 'string' },
       'public-url': { type: 'string' },
+      'control-token': { type: 'string' },
+      'insecure-control': { type: 'boolean' },
     },
     strict: true,
     allowPositionals: false,
   }));
 } catch (error) {
-  fail(`${(error as Error).message}\nusage: npm start -- [--port N] [--host H] [--seed N] [--clock real|manual] [--state FILE] [--defect NAME]... [--response-cache on|off] [--public-url URL]`);
+  fail(`${(error as Error).message}\nusage: npm start -- [--port N] [--host H] [--seed N] [--clock real|manual] [--state FILE] [--defect NAME]... [--response-cache on|off] [--public-url URL] [--control-token TOKEN] [--insecure-control]`);
 }
 
 // An empty PORT or HOST counts as unset.
@@ -82,6 +100,12 @@ try {
   throw error;
 }
 const statePath = values.state;
+const controlToken = values['control-token'] ?? (process.env.CGS_CONTROL_TOKEN || undefined);
+if (controlToken !== undefined && !/^[\x21-\x7e]{16,512}$/.test(controlToken)) {
+  fail('--control-token (or CGS_CONTROL_TOKEN) must be 16 to 512 visible ASCII characters without spaces (it is sent as a bearer token)');
+}
+const controlRefusal = controlBindingRefusal(host, controlToken, values['insecure-control'] === true);
+if (controlRefusal) fail(controlRefusal);
 
 // The state file, when there is one: a file that cannot be read stops the start, so that it is
 // never overwritten on shutdown by a state that did not come from it.
@@ -150,6 +174,7 @@ const { app, services } = buildMock({
   control: {
     onReset: (s) => seedDemo(s, resetSeed),
     ...(statePath !== undefined ? { stateFile: statePath } : {}),
+    ...(controlToken !== undefined ? { controlToken } : {}),
   },
 });
 // The clock's tasks are not saved: runs and upscales in flight pick up where they stopped (webhook
@@ -174,7 +199,8 @@ else if (statePath !== undefined) console.log(`State file ${statePath} does not 
 if (defects.size > 0) console.log(`Injected defects: ${[...defects].join(', ')}`);
 console.log(`Demo account ${DEMO_ACCOUNT_ID} keys (stable for seed ${seed}):`);
 for (const [name, key] of demoKeys(services, seed)) console.log(`  ${name.padEnd(17)} ${key}`);
-console.log(`Control plane: ${origin}/__mock (contract: spec/mock-control.yaml)`);
+console.log(`Control plane: ${origin}/__mock (contract: spec/mock-control.yaml${controlToken !== undefined ? '; needs the control token as a bearer token' : ''})`);
+if (controlToken === undefined && !isLoopback(host)) console.warn(`mock: --insecure-control: anyone who can reach ${host}:${boundPort} can reset this mock, mint keys and read webhook secrets through /__mock`);
 console.log(`Media (images, videos, player pages; no key needed): ${services.store.publicOrigin}/media/`);
 
 let stopping = false;

@@ -21,5 +21,8 @@ npm run --silent rules:coverage
 echo "== conformance suite against a fresh local mock (npm run conformance)"
 npm run --silent conformance
 
+echo "== sharding: 3 shards, each a process with its own mock, merge into the rules report of the run above (npm run conformance:shards)"
+npm run --silent conformance:shards
+
 echo "== defect proof: every injected contract violation is noticed (npm run conformance:defects)"
 npm run --silent conformance:defects

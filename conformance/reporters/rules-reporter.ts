@@ -19,7 +19,8 @@ import { loadLedger, namingProblems, ruleIdsIn, rulesById } from './ledger.ts';
 type Outcome = 'passed' | 'failed' | 'blocked' | 'skipped';
 export type RuleResult = 'passed' | 'failed' | 'not run';
 
-interface TestRecord {
+/** One test as the report keeps it (rules.json `tests`): enough to judge every rule again. */
+export interface TestRecord {
   /** Failed only because the response checker refused a response (see `violated`). */
   checkerStop: boolean;
   title: string;
@@ -33,7 +34,7 @@ interface TestRecord {
   warnings: string[];
 }
 
-interface RuleReport {
+export interface RuleReport {
   id: string;
   section: string;
   rule: string;
@@ -92,8 +93,6 @@ export default class RulesReporter implements Reporter {
 
   onEnd(): void {
     if (!this.suite) return;
-    const ledger = loadLedger();
-    const rules = rulesById(ledger);
     const records: TestRecord[] = this.suite.allTests().map((test) => {
       const titles = test.titlePath().slice(3);
       const outcome = outcomeOf(test);
@@ -115,85 +114,112 @@ export default class RulesReporter implements Reporter {
       };
     });
 
-    const reports: RuleReport[] = ledger.rules.map((rule) => {
-      const tests: RuleReport['tests'] = [];
-      const evidence: { outcome: Outcome; via: 'title' | 'checker'; violated?: boolean }[] = [];
-      for (const r of records) {
-        if (r.named.includes(rule.id)) {
-          // A test stopped by a violation of other rules has not judged this one.
-          const outcome: Outcome = r.checkerStop && !r.violated.includes(rule.id) ? 'blocked' : r.outcome;
-          const reason = outcome === 'blocked' ? `stopped by a violation of ${r.violated.join(', ') || 'the document'}` : r.reason;
-          tests.push({ title: r.title, file: r.file, outcome, via: 'title', ...(reason ? { reason } : {}) });
-          evidence.push({ outcome, via: 'title' });
-        } else if (r.checked.includes(rule.id)) {
-          tests.push({ title: r.title, file: r.file, outcome: r.outcome, via: 'checker' });
-          evidence.push({ outcome: r.outcome, via: 'checker', violated: r.violated.includes(rule.id) });
-        }
-      }
-      return {
-        id: rule.id,
-        section: rule.section,
-        rule: rule.rule,
-        status: rule.status,
-        observable: rule.observable,
-        ...(rule.decision ? { decision: rule.decision } : {}),
-        result: ruleResult(evidence),
-        tests,
-      };
-    });
-
-    const naming = records.flatMap((r) => namingProblems(r.named, r.tags, rules).map((p) => `${r.file}: "${r.title}" ${p}`));
-    const count = (filter: (r: RuleReport) => boolean) => {
-      const selected = reports.filter(filter);
-      return {
-        total: selected.length,
-        passed: selected.filter((r) => r.result === 'passed').length,
-        failed: selected.filter((r) => r.result === 'failed').length,
-        notRun: selected.filter((r) => r.result === 'not run').length,
-      };
-    };
-    const summary = {
-      all: count(() => true),
-      pinnedObservable: count((r) => r.status === 'pinned' && r.observable),
-      assumed: count((r) => r.status === 'assumed'),
-      tests: {
-        total: records.length,
-        passed: records.filter((r) => r.outcome === 'passed').length,
-        failed: records.filter((r) => r.outcome === 'failed').length,
-        skipped: records.filter((r) => r.outcome === 'skipped').length,
-      },
-    };
-
-    mkdirSync(this.outputDir, { recursive: true });
+    const report = judgeRules(records, loadLedger());
     const target = process.env['CONFORMANCE_BASE_URL'] ?? '(unset)';
-    writeFileSync(
-      join(this.outputDir, 'rules.json'),
-      `${JSON.stringify({ generatedAt: new Date().toISOString(), ledgerVersion: ledger.version, target, summary, namingProblems: naming, rules: reports, tests: records }, null, 2)}\n`,
-    );
-    writeFileSync(join(this.outputDir, 'rules.md'), markdown(ledger.version, target, summary, reports, naming));
-
-    const line = (label: string, c: ReturnType<typeof count>) => `${label}: ${c.passed} passed, ${c.failed} failed, ${c.notRun} not run (of ${c.total})`;
-    const out = [
-      '',
-      `Rules (${relative(ROOT, join(this.outputDir, 'rules.md'))}):`,
-      `  ${line('all rules', summary.all)}`,
-      `  ${line('pinned, observable', summary.pinnedObservable)}`,
-      `  ${line('assumed', summary.assumed)}`,
-    ];
-    const failed = reports.filter((r) => r.result === 'failed').map((r) => r.id);
-    if (failed.length) out.push(`  failed: ${failed.join(' ')}`);
-    const reasons = new Map<string, number>();
-    for (const r of records) if (r.outcome === 'skipped') reasons.set(r.reason ?? '(no reason given)', (reasons.get(r.reason ?? '(no reason given)') ?? 0) + 1);
-    if (reasons.size) {
-      out.push('  skipped tests, by reason:');
-      for (const [reason, n] of reasons) out.push(`    ${n} × ${reason}`);
-    }
-    const warnings = records.reduce((n, r) => n + r.warnings.length, 0);
-    if (warnings) out.push(`  ${warnings} response(s) disagreed with a decided gap (x-assumption) without failing: see "assumption-warning" in rules.json`);
-    for (const problem of naming) out.push(`  naming: ${problem}`);
-    console.log(out.join('\n'));
+    console.log(writeRulesReport(this.outputDir, { generatedAt: new Date().toISOString(), target, ...report }).join('\n'));
   }
 }
+
+/** The rules report of a run: rules.json as written (`rules.md` is rendered from it). */
+export interface RulesReport {
+  generatedAt: string;
+  ledgerVersion: string;
+  target: string;
+  summary: Summary;
+  namingProblems: string[];
+  rules: RuleReport[];
+  tests: TestRecord[];
+}
+
+interface Summary {
+  all: Counts;
+  pinnedObservable: Counts;
+  assumed: Counts;
+  tests: { total: number; passed: number; failed: number; skipped: number };
+}
+
+/** Every rule of the ledger judged from the tests' records (what a run, or merged shards, saw). */
+export function judgeRules(records: TestRecord[], ledger: ReturnType<typeof loadLedger>): Omit<RulesReport, 'generatedAt' | 'target'> {
+  const rules = rulesById(ledger);
+  const reports: RuleReport[] = ledger.rules.map((rule) => {
+    const tests: RuleReport['tests'] = [];
+    const evidence: { outcome: Outcome; via: 'title' | 'checker'; violated?: boolean }[] = [];
+    for (const r of records) {
+      if (r.named.includes(rule.id)) {
+        // A test stopped by a violation of other rules has not judged this one.
+        const outcome: Outcome = r.checkerStop && !r.violated.includes(rule.id) ? 'blocked' : r.outcome;
+        const reason = outcome === 'blocked' ? `stopped by a violation of ${r.violated.join(', ') || 'the document'}` : r.reason;
+        tests.push({ title: r.title, file: r.file, outcome, via: 'title', ...(reason ? { reason } : {}) });
+        evidence.push({ outcome, via: 'title' });
+      } else if (r.checked.includes(rule.id)) {
+        tests.push({ title: r.title, file: r.file, outcome: r.outcome, via: 'checker' });
+        evidence.push({ outcome: r.outcome, via: 'checker', violated: r.violated.includes(rule.id) });
+      }
+    }
+    return {
+      id: rule.id,
+      section: rule.section,
+      rule: rule.rule,
+      status: rule.status,
+      observable: rule.observable,
+      ...(rule.decision ? { decision: rule.decision } : {}),
+      result: ruleResult(evidence),
+      tests,
+    };
+  });
+
+  const naming = records.flatMap((r) => namingProblems(r.named, r.tags, rules).map((p) => `${r.file}: "${r.title}" ${p}`));
+  const count = (filter: (r: RuleReport) => boolean) => {
+    const selected = reports.filter(filter);
+    return {
+      total: selected.length,
+      passed: selected.filter((r) => r.result === 'passed').length,
+      failed: selected.filter((r) => r.result === 'failed').length,
+      notRun: selected.filter((r) => r.result === 'not run').length,
+    };
+  };
+  const summary = {
+    all: count(() => true),
+    pinnedObservable: count((r) => r.status === 'pinned' && r.observable),
+    assumed: count((r) => r.status === 'assumed'),
+    tests: {
+      total: records.length,
+      passed: records.filter((r) => r.outcome === 'passed').length,
+      failed: records.filter((r) => r.outcome === 'failed').length,
+      skipped: records.filter((r) => r.outcome === 'skipped').length,
+    },
+  };
+  return { ledgerVersion: ledger.version, summary, namingProblems: naming, rules: reports, tests: records };
+}
+
+/** Writes rules.json and rules.md into `outputDir`; returns the summary lines to print. */
+export function writeRulesReport(outputDir: string, report: RulesReport): string[] {
+  const { summary, rules: reports, namingProblems: naming, tests: records } = report;
+  mkdirSync(outputDir, { recursive: true });
+  writeFileSync(join(outputDir, 'rules.json'), `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(join(outputDir, 'rules.md'), markdown(report.ledgerVersion, report.target, summary, reports, naming));
+  const line = (label: string, c: Counts) => `${label}: ${c.passed} passed, ${c.failed} failed, ${c.notRun} not run (of ${c.total})`;
+  const out = [
+    '',
+    `Rules (${relative(process.cwd(), join(outputDir, 'rules.md'))}):`,
+    `  ${line('all rules', summary.all)}`,
+    `  ${line('pinned, observable', summary.pinnedObservable)}`,
+    `  ${line('assumed', summary.assumed)}`,
+  ];
+  const failed = reports.filter((r) => r.result === 'failed').map((r) => r.id);
+  if (failed.length) out.push(`  failed: ${failed.join(' ')}`);
+  const reasons = new Map<string, number>();
+  for (const r of records) if (r.outcome === 'skipped') reasons.set(r.reason ?? '(no reason given)', (reasons.get(r.reason ?? '(no reason given)') ?? 0) + 1);
+  if (reasons.size) {
+    out.push('  skipped tests, by reason:');
+    for (const [reason, n] of reasons) out.push(`    ${n} × ${reason}`);
+  }
+  const warnings = records.reduce((n, r) => n + r.warnings.length, 0);
+  if (warnings) out.push(`  ${warnings} response(s) disagreed with a decided gap (x-assumption) without failing: see "assumption-warning" in rules.json`);
+  for (const problem of naming) out.push(`  naming: ${problem}`);
+  return out;
+}
+
 
 function markdown(version: string, target: string, summary: { all: Counts; pinnedObservable: Counts; assumed: Counts; tests: Record<string, number> }, reports: RuleReport[], naming: string[]): string {
   const row = (label: string, c: Counts) => `| ${label} | ${c.total} | ${c.passed} | ${c.failed} | ${c.notRun} |`;

@@ -119,7 +119,7 @@ test('AUTH-022 campaigns:write needs a plan with campaigns: POST /campaigns on s
 // ---------------------------------------------------------------------------------------------
 // Default limits and caps
 
-test('RATE-007 RATE-015 a read-plane GET lists its 200/min limit and the caps of 1000/min per account and 2000/min per IP', async ({ api }) => {
+test('RATE-007 RATE-015 a read-plane GET lists its 200/min limit and the caps of 1000/min per account and 2000/min per IP', { tag: '@exclusive' }, async ({ api }) => {
   const response = await api.get('/products', { query: { limit: 1 } });
   expect(response).toHaveStatus(200);
   const items = policyItems(response);
@@ -128,7 +128,7 @@ test('RATE-007 RATE-015 a read-plane GET lists its 200/min limit and the caps of
   expect(reported.limit, `a fresh key is closest to the group limit: RateLimit: ${response.header('ratelimit')}`).toBe(200);
 });
 
-test('RATE-010 RATE-017 approve and reject share one 60/min counter; a write lists the caps of 300/min per account and 600/min per IP', { tag: '@control' }, async ({ api, control, account }) => {
+test('RATE-010 RATE-017 approve and reject share one 60/min counter; a write lists the caps of 300/min per account and 600/min per IP', { tag: ['@control', '@exclusive'] }, async ({ api, control, account }) => {
   const { creatives } = await readyCampaign(api, control, account, 2);
   const review = api.as('creatives:review').unpaced();
   const [one, two] = creatives.map((c) => encodeURIComponent(c.creativeId));
@@ -140,7 +140,7 @@ test('RATE-010 RATE-017 approve and reject share one 60/min counter; a write lis
   }
 });
 
-test('RATE-011 RATE-017 PATCH and DELETE of creatives share one 60/min counter', { tag: '@control' }, async ({ api, control, account }) => {
+test('RATE-011 RATE-017 PATCH and DELETE of creatives share one 60/min counter', { tag: ['@control', '@exclusive'] }, async ({ api, control, account }) => {
   const { creatives } = await readyCampaign(api, control, account, 2);
   const writer = api.as('creatives:write').unpaced();
   const [one, two] = creatives.map((c) => encodeURIComponent(c.creativeId));
@@ -150,7 +150,7 @@ test('RATE-011 RATE-017 PATCH and DELETE of creatives share one 60/min counter',
   for (const quota of ['300;w=60', '600;w=60']) expect(policyItems(deleted), `RateLimit-Policy: ${deleted.header('ratelimit-policy')}`).toContain(quota);
 });
 
-test('RATE-012 RATE-017 PATCH and archive of assets share one 60/min counter', { tag: '@control' }, async ({ api }) => {
+test('RATE-012 RATE-017 PATCH and archive of assets share one 60/min counter', { tag: ['@control', '@exclusive'] }, async ({ api }) => {
   const asset = await someAsset(api);
   const writer = api.as('assets:write').unpaced();
   const path = `/assets/${encodeURIComponent(asset.assetId)}`;
@@ -160,7 +160,7 @@ test('RATE-012 RATE-017 PATCH and archive of assets share one 60/min counter', {
   for (const quota of ['300;w=60', '600;w=60']) expect(policyItems(archived), `RateLimit-Policy: ${archived.header('ratelimit-policy')}`).toContain(quota);
 });
 
-test('RATE-013 RATE-017 POST and PATCH of campaigns share one 60/min counter', { tag: '@control' }, async ({ api }) => {
+test('RATE-013 RATE-017 POST and PATCH of campaigns share one 60/min counter', { tag: ['@control', '@exclusive'] }, async ({ api }) => {
   const products = await api.get('/products', { query: { limit: 1 } });
   expect(products).toHaveStatus(200);
   const product = (products.json as { data: Product[] }).data[0];
@@ -252,7 +252,7 @@ test('RATE-018 RATE-016 the generation cap is counted apart from reads and write
 // ---------------------------------------------------------------------------------------------
 // Caps per kind of traffic; ties
 
-test('RATE-018 caps are counted per kind of traffic: with the account read cap exhausted, a write in the same window succeeds', { tag: '@control' }, async ({ accounts, apiFor, clock }) => {
+test('RATE-018 caps are counted per kind of traffic: with the account read cap exhausted, a write in the same window succeeds', { tag: ['@control', '@exclusive'] }, async ({ accounts, apiFor, clock }) => {
   const cap = 3;
   const { reads, write } = await clock.still(async () => {
     const account = await accounts.create({ limits: { 'account:read': cap } });
@@ -272,7 +272,7 @@ test('RATE-018 caps are counted per kind of traffic: with the account read cap e
   expect(policyQuotas(write!), `the write is not checked against the read cap: ${write!.header('ratelimit-policy')}`).not.toContain(cap);
 });
 
-test('RATE-022 when two limits are equally close to exhaustion, RateLimit reports the smaller one', { tag: '@control' }, async ({ accounts, apiFor, clock }) => {
+test('RATE-022 when two limits are equally close to exhaustion, RateLimit reports the smaller one', { tag: ['@control', '@exclusive'] }, async ({ accounts, apiFor, clock }) => {
   const response = await clock.still(async () => {
     const account = await accounts.create({ limits: { 'group:read': 3, 'account:read': 4 } });
     // Another key of the account puts the account counter one ahead of the read key's group counter.

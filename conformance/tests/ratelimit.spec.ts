@@ -64,7 +64,7 @@ test('RATE-020 RATE-019 RATE-024 every response carries RateLimit and RateLimit-
   }
 });
 
-test('RATE-003 RATE-021 RATE-023 RATE-026 a read over its limit is a plain-text 429 with Retry-After and remaining=0, and the read after Retry-After succeeds', { tag: '@control' }, async ({ accounts, apiFor, clock }) => {
+test('RATE-003 RATE-021 RATE-023 RATE-026 a read over its limit is a plain-text 429 with Retry-After and remaining=0, and the read after Retry-After succeeds', { tag: ['@control', '@exclusive'] }, async ({ accounts, apiFor, clock }) => {
   const quota = 3;
   const observed = await clock.still(async () => {
     const account = await accounts.create({ limits: { 'group:read': quota } });
@@ -91,7 +91,7 @@ test('RATE-003 RATE-021 RATE-023 RATE-026 a read over its limit is a plain-text 
   expect(after, `after waiting Retry-After (${retryAfter} s) the next read succeeds`).toHaveStatus(200);
 });
 
-test('RATE-005 two keys of one account have separate per-key budgets', { tag: '@control' }, async ({ accounts, apiFor, clock }) => {
+test('RATE-005 two keys of one account have separate per-key budgets', { tag: ['@control', '@exclusive'] }, async ({ accounts, apiFor, clock }) => {
   const quota = 3;
   const { responses, other } = await clock.still(async () => {
     const account = await accounts.create({ limits: { 'group:read': quota } });
@@ -105,7 +105,7 @@ test('RATE-005 two keys of one account have separate per-key budgets', { tag: '@
   expectCountdown(other, quota, 1);
 });
 
-test('RATE-001 RATE-023 RATE-026 a generation-plane 429 is problem+json RATE_LIMITED with Retry-After', { tag: '@control' }, async ({ accounts, apiFor, clock, target }) => {
+test('RATE-001 RATE-023 RATE-026 a generation-plane 429 is problem+json RATE_LIMITED with Retry-After', { tag: ['@control', '@exclusive'] }, async ({ accounts, apiFor, clock, target }) => {
   needsOperations(target, 'listPresets');
   const quota = 1;
   const responses = await clock.still(async () => {
@@ -121,7 +121,7 @@ test('RATE-001 RATE-023 RATE-026 a generation-plane 429 is problem+json RATE_LIM
   expect(rateLimitOf(limited).remaining).toBe(0);
 });
 
-test('RATE-021 waiting the reported reset after remaining=0 restores the budget (the suite paces itself on it)', { tag: '@control' }, async ({ accounts, apiFor }) => {
+test('RATE-021 waiting the reported reset after remaining=0 restores the budget (the suite paces itself on it)', { tag: ['@control', '@exclusive'] }, async ({ accounts, apiFor }) => {
   const quota = 2;
   const account = await accounts.create({ limits: { 'group:read': quota } });
   const api = apiFor(account);

@@ -368,8 +368,7 @@ test('RUN-029 RUN-030 RUN-031 the outcomes of the items decide the terminal stat
   }
 });
 
-test('RUN-032 RUN-020 RUN-021 a run not final 24 hours after its creation ends EXPIRED, its unsettled items counted as failed and their holds released', { tag: ['@assumed', '@spend', '@control'] }, async ({ api, account, control, clock, target }) => {
-  test.skip(!target.localMock, 'moves the clock by 24 hours: runs only against the local mock, one per worker');
+test('RUN-032 RUN-020 RUN-021 a run not final 24 hours after its creation ends EXPIRED, its unsettled items counted as failed and their holds released', { tag: ['@assumed', '@spend', '@control', '@exclusive'] }, async ({ api, account, control, clock, target }) => {
   const writer = api.as('runs:write');
   await setGeneration(control, account.accountId, { outcomePattern: ['succeeded', 'stall'] });
   const run = await acceptedRun(writer, { productIds: await someProductIds(api, 1), creativesPerProduct: 2, presetId: await presetId(writer) });
@@ -387,7 +386,7 @@ test('RUN-032 RUN-020 RUN-021 a run not final 24 hours after its creation ends E
   expect(credits.totals.charged, 'only the produced creative was charged').toBe(credits.rateCard.image['1K']!);
 });
 
-test('RUN-029 RUN-030 items whose credit hold cannot be placed settle refused: a run left with no credits ends REFUSED, one left with two ends PARTIAL', { tag: ['@assumed', '@spend', '@control'] }, async ({ accounts, apiFor, control, clock }) => {
+test('RUN-029 RUN-030 items whose credit hold cannot be placed settle refused: a run left with no credits ends REFUSED, one left with two ends PARTIAL', { tag: ['@assumed', '@spend', '@control', '@exclusive'] }, async ({ accounts, apiFor, control, clock }) => {
   for (const [balance, status] of [
     [0, 'REFUSED'],
     [2, 'PARTIAL'],
@@ -706,7 +705,7 @@ test('RATE-008 RATE-009 RATE-016 RATE-024 generation reads count against 120/min
   }
 });
 
-test('RATE-001 RATE-023 RATE-026 RATE-004 a POST /runs over the generation write limit is problem+json RATE_LIMITED with Retry-After, and its retry under the same key executes once', { tag: ['@control', '@spend'] }, async ({ accounts, apiFor, clock }) => {
+test('RATE-001 RATE-023 RATE-026 RATE-004 a POST /runs over the generation write limit is problem+json RATE_LIMITED with Retry-After, and its retry under the same key executes once', { tag: ['@control', '@spend', '@exclusive'] }, async ({ accounts, apiFor, clock }) => {
   const quota = 1;
   const observed = await clock.still(async () => {
     const account = await accounts.create({ limits: { 'group:generation_write': quota } });

@@ -317,7 +317,7 @@ test('ERR-017 AUTH-026 403 IMAGE_UPSCALE_NOT_ENTITLED on a plan without upscales
   expect((await ledger(control, account.accountId)).journal).toEqual([]);
 });
 
-test('ERR-022 409 IMAGE_UPSCALE_IN_PROGRESS while the same source to the same target is not finished; accepted again once it is', { tag: ['@assumed', '@spend', '@control'] }, async ({ api, clock }) => {
+test('ERR-022 409 IMAGE_UPSCALE_IN_PROGRESS while the same source to the same target is not finished; accepted again once it is', { tag: ['@assumed', '@spend', '@control', '@exclusive'] }, async ({ api, clock }) => {
   const writer = api.as('runs:write');
   const candidates = (await allAssets(writer)).filter((a) => a.type === 'STATIC' && a.deletedAt === null && a.derivation === undefined && a.status !== 'archived' && Math.max(a.width, a.height) < 4096);
   skipWhenAbsent(candidates.length === 0, 'needs a live still-image asset under 4096 px');

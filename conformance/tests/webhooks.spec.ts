@@ -479,7 +479,7 @@ test('EVT-020 a change that alters nothing sends nothing', { tag: '@control' }, 
   ]);
 });
 
-test('EVT-003 EVT-006 EVT-007 nothing is sent while the plan lacks the webhooks feature when a change is processed, and it is never replayed', { tag: '@control' }, async ({ api, account, control, clock, inbox }) => {
+test('EVT-003 EVT-006 EVT-007 nothing is sent while the plan lacks the webhooks feature when a change is processed, and it is never replayed', { tag: ['@control', '@exclusive'] }, async ({ api, account, control, clock, inbox }) => {
   const endpoint = await registerInbox(control, account, inbox, clock, { eventTypes: CREATIVE_EVENTS });
   const [withoutFeature, droppedBeforeProcessing, marker] = await creativesIn(api, 'PENDING', 3);
 
@@ -500,7 +500,7 @@ test('EVT-003 EVT-006 EVT-007 nothing is sent while the plan lacks the webhooks 
   expect(inbox.deliveries.map((d) => d.payload.data['creativeId']), 'only the change processed with the feature arrived').toEqual([marker!.creativeId]);
 });
 
-test('EVT-006 EVT-007 an endpoint added after a change was processed gets nothing of it; one added before the processing gets it', { tag: '@control' }, async ({ api, account, control, clock, inbox }) => {
+test('EVT-006 EVT-007 an endpoint added after a change was processed gets nothing of it; one added before the processing gets it', { tag: ['@control', '@exclusive'] }, async ({ api, account, control, clock, inbox }) => {
   requireWebhookRoutes(await webhookRoutesServed(control, account));
   const [early, pending] = await creativesIn(api, 'PENDING', 2);
   await approve(api, early!.creativeId);
@@ -577,9 +577,7 @@ test('EVT-039 EVT-002 a duplicate delivery carries the same webhook-id, so a rec
   expect(inbox.unique().length).toBe(1);
 });
 
-test('EVT-041 EVT-040 EVT-039 a delivery that keeps failing is retried with doubling delays capped at an hour, and given up 24 hours after the change', { tag: '@control' }, async ({ api, account, control, clock, inbox, target }) => {
-  // The clock moves a whole day: only against a mock whose clock no other test shares.
-  test.skip(!target.localMock, 'moves the clock by 24 hours: runs only against the local mock, one per worker');
+test('EVT-041 EVT-040 EVT-039 a delivery that keeps failing is retried with doubling delays capped at an hour, and given up 24 hours after the change', { tag: ['@control', '@exclusive'] }, async ({ api, account, control, clock, inbox, target }) => {
   const [failing, marker] = await creativesIn(api, 'PENDING', 2);
   let failingId: string | undefined;
   inbox.respond = (delivery) => (failingId === undefined || delivery.id === failingId ? 500 : 204);
@@ -625,7 +623,7 @@ test('EVT-041 EVT-040 EVT-039 a delivery that keeps failing is retried with doub
 // ---------------------------------------------------------------------------------------------
 // run.completed
 
-test('EVT-008 EVT-027 RUN-021 RUN-007 run.completed arrives once, without actor, with the one Run shape of POST /runs, GET /runs/{runId} and GET /runs', { tag: ['@control', '@spend'] }, async ({ api, account, control, clock, inbox, target }) => {
+test('EVT-008 EVT-027 RUN-021 RUN-007 run.completed arrives once, without actor, with the one Run shape of POST /runs, GET /runs/{runId} and GET /runs', { tag: ['@control', '@spend', '@exclusive'] }, async ({ api, account, control, clock, inbox, target }) => {
   needsOperations(target, 'createRun', 'getRun', 'listRuns');
   const endpoint = await registerInbox(control, account, inbox, clock, { eventTypes: ['run.completed', 'creative.approved'] });
   const writer = api.as('runs:write');

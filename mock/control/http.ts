@@ -16,7 +16,10 @@ export type ControlErrorCode =
   | 'STATE_FILE_UNSET'
   | 'STATE_SAVE_FAILED'
   | 'NOT_FOUND'
-  | 'METHOD_NOT_ALLOWED';
+  | 'METHOD_NOT_ALLOWED'
+  | 'UNAUTHORIZED'
+  | 'LEASE_UNAVAILABLE'
+  | 'LEASE_NOT_FOUND';
 
 export class ControlError extends Error {
   constructor(
@@ -40,6 +43,11 @@ export interface ControlOptions {
   onReset?: (services: MockServices) => void | Promise<void>;
   /** The `--state` file that POST /__mock/state/save writes. */
   stateFile?: string;
+  /**
+   * `--control-token`: when set, every request under /__mock needs `Authorization: Bearer <token>`
+   * (401 UNAUTHORIZED otherwise); the public API is not affected.
+   */
+  controlToken?: string;
 }
 
 export interface ControlRequest {
@@ -65,6 +73,8 @@ export interface ControlContext {
   instance: string;
   /** The account with this id, or a 404 ACCOUNT_NOT_FOUND. */
   account(accountId: string): AccountState;
+  /** Aborted when the client went away before the answer (a handler that waits stops waiting). */
+  signal?: AbortSignal;
 }
 
 export type ControlHandler = (request: ControlRequest, ctx: ControlContext) => ControlResult | Promise<ControlResult>;

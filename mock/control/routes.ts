@@ -12,6 +12,7 @@
  *   events.ts    listEvents
  *   actions.ts   runAction
  *   lifecycle.ts reset, saveState, listDefects
+ *   leases.ts    listLeases, acquireLease, releaseLease
  *
  * Every request is validated against the document before its handler runs: path and query
  * parameters (400), malformed JSON (400), the body against its schema (422); a handler refuses with
@@ -20,7 +21,7 @@
  * Bodies are parsed as JSON whatever their Content-Type (a control plane is driven by curl, whose
  * `-d` labels bodies as form data).
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { MockServices } from '../app.ts';
 import { REASON_PHRASES, type FieldError } from '../errors.ts';
@@ -37,6 +38,7 @@ import { ControlError, type ControlContext, type ControlHandler, type ControlHan
 import { lifecycleHandlers } from './lifecycle.ts';
 import { limitHandlers } from './limits.ts';
 import { keyHandlers } from './keys.ts';
+import { leaseHandlers } from './leases.ts';
 import { webhookHandlers } from './webhooks.ts';
 
 /** Every control handler by operationId. */
@@ -52,6 +54,7 @@ export const controlHandlers: ControlHandlers = {
   ...lifecycleHandlers,
   ...webhookHandlers,
   ...generationHandlers,
+  ...leaseHandlers,
 };
 
 const EXTRA_PHRASES: Record<number, string> = { 501: 'Not Implemented' };
@@ -195,8 +198,14 @@ export function controlRoutes(): ControlRoute[] {
  * (see controlDocument); main.ts calls controlRoutes() right after listening.
  */
 export function registerControlRoutes(app: FastifyInstance, services: MockServices, options: ControlOptions = {}): void {
+  const authorized = controlTokenCheck(options.controlToken);
   const dispatch = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const pathname = request.url.split('?')[0] ?? request.url;
+    if (!authorized(request.headers.authorization)) {
+      const error = new ControlError(401, 'UNAUTHORIZED', 'This mock was started with a control token: send it as `Authorization: Bearer <token>` on every request under /__mock (the public API is not affected).');
+      const body = JSON.stringify(problemBody(error, pathname, `req_control_${randomBytes(8).toString('hex')}`));
+      return reply.status(401).header('www-authenticate', 'Bearer realm="mock-control"').type('application/problem+json').send(body);
+    }
     const parts = pathname.split('/').slice(1);
     const method = request.method.toLowerCase();
     const matching = controlRoutes().map((route) => ({ route, params: matchRoute(route, parts) })).filter((m) => m.params !== undefined);
@@ -217,6 +226,20 @@ export function registerControlRoutes(app: FastifyInstance, services: MockServic
   app.route({ method: ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'], url: '/__mock', handler: dispatch });
 }
 
+/**
+ * Whether an Authorization header carries the control token (always true without one). Compared
+ * as SHA-256 digests in constant time, so neither the token's length nor its prefix leaks.
+ */
+export function controlTokenCheck(token: string | undefined): (authorization: string | undefined) => boolean {
+  if (token === undefined || token === '') return () => true;
+  const expected = createHash('sha256').update(token).digest();
+  return (authorization) => {
+    const match = /^Bearer[ ]+(\S+)[ ]*$/i.exec(authorization ?? '');
+    if (!match) return false;
+    return timingSafeEqual(createHash('sha256').update(match[1]!).digest(), expected);
+  };
+}
+
 async function serve(
   operation: ControlOperation,
   handler: ControlHandler,
@@ -228,11 +251,16 @@ async function serve(
 ): Promise<FastifyReply> {
   const requestId = `req_control_${randomBytes(8).toString('hex')}`;
   const instance = request.url.split('?')[0] ?? request.url;
+  const gone = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) gone.abort();
+  });
   const ctx: ControlContext = {
     services,
     options,
     requestId,
     instance,
+    signal: gone.signal,
     account(accountId) {
       const account = services.store.accounts.get(accountId);
       if (!account) throw new ControlError(404, 'ACCOUNT_NOT_FOUND', `There is no account ${accountId}.`);
