@@ -1,5 +1,6 @@
 /**
- * Builds the HTTP app: one node:http server whose requests under /media/ get the bytes behind the
+ * Builds the HTTP app: one node:http server whose requests first meet mock/web/ (a CORS preflight
+ * answered, the CORS headers set, /docs/ served), then those under /media/ get the bytes behind the
  * URLs the mock hands out (mock/media/serve.ts: no key, no pipeline), those under the API prefix go
  * to the API's front (mock/front.ts: straight to `runPipeline`, mock/pipeline/index.ts) and every
  * other request to fastify, which serves the control plane (mock/control/) and answers unknown paths. Bodies are
@@ -27,6 +28,7 @@ import { ResponseCache, type ResponseCacheOptions } from './pipeline/response-ca
 import type { HandlerTable, RawResponse } from './pipeline/types.ts';
 import { Limiter } from './ratelimit/limiter.ts';
 import { Store } from './store.ts';
+import { webFront, type WebOptions } from './web/index.ts';
 
 export interface MockOptions {
   clock?: Clock;
@@ -51,6 +53,8 @@ export interface MockOptions {
   publicUrl?: string;
   /** The rendered-media cache and render concurrency (mock/media/serve.ts). */
   media?: MediaOptions;
+  /** CORS (default on, any origin) and /docs/ (mock/web/). */
+  web?: WebOptions;
 }
 
 /** The pipeline's services plus what the control plane reads. */
@@ -89,14 +93,16 @@ export function buildMock(options: MockOptions = {}): Mock {
     leases: new LeaseTable(),
   };
 
+  const web = webFront(options.web);
   const front = apiFront(services);
   const media = mediaListener(services.media, logError);
   const edge = (error: ApiError, request: { url?: string; ip?: string }): RawResponse => edgeResponse(services, error, request.url, request.ip);
 
-  // One listener for the socket and for inject: the API's front, or else fastify's routing.
+  // One listener for the socket and for inject: CORS and /docs/ (mock/web/), the media, the API's
+  // front, or else fastify's routing.
   let routing: http.RequestListener | undefined;
   const listener: http.RequestListener = (req, res) => {
-    if (!media(req, res) && !front(req, res)) routing!(req, res);
+    if (!web(req, res) && !media(req, res) && !front(req, res)) routing!(req, res);
   };
   const app = Fastify({
     bodyLimit: BODY_LIMIT_BYTES,

@@ -171,6 +171,49 @@ export function controlOperations(): readonly ControlOperation[] {
   return operationList;
 }
 
+/**
+ * The header names the control document declares, for CORS (mock/web/cors.ts): `request` are the
+ * headers a browser may send (Content-Type when an operation takes a body, every header parameter,
+ * and `x-public-request-headers`, the headers the mock honours on public requests beyond
+ * spec/openapi.yaml's, such as `Prefer`); `response` are the headers its responses declare.
+ */
+export function controlHeaders(): { request: string[]; response: string[] } {
+  const document = controlDocument();
+  const request = new Set<string>();
+  const response = new Set<string>();
+  for (const [template, item] of Object.entries(document['paths'] as JsonObject)) {
+    if (!isObject(item)) continue;
+    const itemPointer = pointerOf(['paths', template]);
+    const headerParameters = (list: unknown, at: string): void => {
+      if (!Array.isArray(list)) return;
+      list.forEach((raw, index) => {
+        const { node } = follow(raw, `${at}/${index}`);
+        if (node['in'] === 'header' && typeof node['name'] === 'string') request.add(node['name']);
+      });
+    };
+    headerParameters(item['parameters'], `${itemPointer}/parameters`);
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (!isObject(operation)) continue;
+      const at = `${itemPointer}/${method}`;
+      headerParameters(operation['parameters'], `${at}/parameters`);
+      if (operation['requestBody'] !== undefined) request.add('Content-Type');
+      for (const [status, raw] of Object.entries(isObject(operation['responses']) ? operation['responses'] : {})) {
+        const { node } = follow(raw, `${at}/responses/${status}`);
+        if (isObject(node['headers'])) for (const name of Object.keys(node['headers'])) response.add(name);
+      }
+    }
+  }
+  const extra = document['x-public-request-headers'];
+  const listed = isObject(extra) ? extra['headers'] : undefined;
+  if (!Array.isArray(listed)) throw new Error(`${controlDocumentUrl.pathname}: x-public-request-headers.headers must be a list`);
+  for (const entry of listed) {
+    if (!isObject(entry) || typeof entry['name'] !== 'string') throw new Error(`${controlDocumentUrl.pathname}: every x-public-request-headers entry needs a name`);
+    request.add(entry['name']);
+  }
+  return { request: [...request], response: [...response] };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Validators (compiled lazily, once per pointer)
 

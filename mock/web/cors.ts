@@ -1,0 +1,128 @@
+/**
+ * CORS for every route of the mock (the API, /__mock, /docs/), so that a browser app on another
+ * origin can use it as its development backend.
+ *
+ * - A preflight (OPTIONS with Origin and Access-Control-Request-Method) is answered here, before
+ *   the API's front and fastify: 204 with the allowed origin, methods, headers and Max-Age. It needs
+ *   no key, counts against no rate limit and never reaches the pipeline's validation. Any other
+ *   OPTIONS goes on to today's contract answer (405 METHOD_NOT_ALLOWED).
+ * - Every other response gets Access-Control-Allow-Origin and Access-Control-Expose-Headers,
+ *   set with `res.setHeader` before the front or fastify writes (node merges them with the
+ *   headers of `writeHead`), so errors, 429s and the kept bytes of the response cache carry them too.
+ *
+ * The lists come from the documents, never by hand: the methods of their operations, the request
+ * headers they declare (Authorization from the bearer scheme, Content-Type for bodies, header
+ * parameters, and the control document's `x-public-request-headers` such as Prefer) and every
+ * response header they declare (ETag, Location, RateLimit, RateLimit-Policy, Retry-After).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { document, operationsList } from '../../spec/contract.ts';
+import { controlHeaders, controlOperations } from '../control/document.ts';
+
+export interface CorsOptions {
+  /** Default true: `--cors off` answers as a server without CORS (browsers refuse its answers). */
+  enabled?: boolean;
+  /** Origins allowed (`--cors-origin`, exact `scheme://host:port`); default: any origin (reflected). */
+  origins?: readonly string[];
+}
+
+/** How long a browser may keep a preflight's answer (seconds; Chromium caps it at 7,200). */
+export const PREFLIGHT_MAX_AGE_SECONDS = 600;
+
+export interface CorsLists {
+  methods: string[];
+  requestHeaders: string[];
+  responseHeaders: string[];
+}
+
+type JsonObject = { readonly [key: string]: unknown };
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Sorted, de-duplicated without regard to case (header names are case-insensitive), lower-case. */
+function headerList(names: Iterable<string>): string[] {
+  return [...new Set([...names].map((name) => name.toLowerCase()))].sort();
+}
+
+/**
+ * The request headers a credential scheme of the public document puts on a request: an http
+ * scheme (bearer, basic) uses Authorization, an apiKey scheme in a header its own name.
+ */
+function credentialHeaders(): string[] {
+  const schemes = document.components['securitySchemes'];
+  const out: string[] = [];
+  for (const scheme of Object.values(isObject(schemes) ? schemes : {})) {
+    if (!isObject(scheme)) continue;
+    if (scheme['type'] === 'http') out.push('Authorization');
+    if (scheme['type'] === 'apiKey' && scheme['in'] === 'header' && typeof scheme['name'] === 'string') out.push(scheme['name']);
+  }
+  return out;
+}
+
+/** The methods, request headers and response headers of spec/openapi.yaml and spec/mock-control.yaml. */
+export function corsLists(): CorsLists {
+  const methods = new Set<string>();
+  const request = new Set<string>(credentialHeaders());
+  const response = new Set<string>();
+  for (const operation of operationsList) {
+    methods.add(operation.method.toUpperCase());
+    for (const parameter of operation.parameters) if (parameter.in === 'header') request.add(parameter.name);
+    if (operation.requestBody) request.add('Content-Type');
+    for (const answer of Object.values(operation.responses)) for (const name of Object.keys(answer.headers)) response.add(name);
+  }
+  for (const operation of controlOperations()) methods.add(operation.method.toUpperCase());
+  const control = controlHeaders();
+  for (const name of control.request) request.add(name);
+  for (const name of control.response) response.add(name);
+  return { methods: [...methods].sort(), requestHeaders: headerList(request), responseHeaders: headerList(response) };
+}
+
+/**
+ * The CORS stage of the mock's listener: returns true when it answered the request (a preflight),
+ * false when the request goes on (with the CORS response headers already set on `res`).
+ */
+export function corsHandler(options: CorsOptions = {}): (req: IncomingMessage, res: ServerResponse) => boolean {
+  if (options.enabled === false) return () => false;
+  const allowed = options.origins && options.origins.length > 0 ? new Set(options.origins) : undefined;
+  // Derived once, on the first request (the control document is parsed after the port opens).
+  let lists: { methods: string; requestHeaders: string; exposed: string } | undefined;
+  const derived = () => {
+    if (!lists) {
+      const { methods, requestHeaders, responseHeaders } = corsLists();
+      lists = { methods: methods.join(', '), requestHeaders: requestHeaders.join(', '), exposed: responseHeaders.join(', ') };
+    }
+    return lists;
+  };
+
+  return (req, res) => {
+    const origin = req.headers.origin;
+    const preflight = req.method === 'OPTIONS' && origin !== undefined && req.headers['access-control-request-method'] !== undefined;
+    // The answer depends on the Origin (reflected, or refused by the list): caches must key on it.
+    res.setHeader('vary', 'Origin');
+    const permitted = origin !== undefined && (allowed === undefined || allowed.has(origin));
+    if (preflight) {
+      const headers: Record<string, string> = { vary: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers', 'content-length': '0' };
+      if (permitted) {
+        const { methods, requestHeaders } = derived();
+        headers['access-control-allow-origin'] = origin;
+        headers['access-control-allow-credentials'] = 'true';
+        headers['access-control-allow-methods'] = methods;
+        headers['access-control-allow-headers'] = requestHeaders;
+        headers['access-control-max-age'] = String(PREFLIGHT_MAX_AGE_SECONDS);
+        // Chromium's Private Network Access: a public page may call a mock on a private address.
+        if (req.headers['access-control-request-private-network'] === 'true') headers['access-control-allow-private-network'] = 'true';
+      }
+      res.writeHead(204, headers);
+      res.end();
+      return true;
+    }
+    if (permitted) {
+      res.setHeader('access-control-allow-origin', origin);
+      res.setHeader('access-control-allow-credentials', 'true');
+      res.setHeader('access-control-expose-headers', derived().exposed);
+    }
+    return false;
+  };
+}

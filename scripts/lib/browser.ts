@@ -1,0 +1,98 @@
+/**
+ * The project's one way to launch a browser (tests, screenshots, later browser work): Chromium,
+ * headless, from the `@sparticuz/chromium` package that `npm ci` installs (its binary ships inside
+ * the registry package: no browser download, which these machines and many CI networks cannot do).
+ *
+ *   CGS_CHROMIUM=/usr/bin/chromium      use another Chromium or Chrome instead (a system one)
+ *
+ * The package's binary is brotli-compressed; the first launch on a machine unpacks it (about 7 s)
+ * into `<tmpdir>/cgs-chromium-<version>/`, once, atomically (unpacked in a directory of its own,
+ * then renamed), so parallel workers and other checkouts never see half a binary, and a binary of
+ * another version (the package's own default place is `<tmpdir>/chromium`) is never picked up.
+ *
+ *   chromiumExecutable()   the path of the binary (CGS_CHROMIUM or the unpacked package)
+ *   launchOptions()        Playwright launch options: that binary, headless, the flags below
+ *   launchChromium()       a launched Browser (Playwright), for scripts outside Playwright Test
+ *
+ * In a Playwright config: `use: { launchOptions: launchOptions() }` with `browserName: 'chromium'`.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium, type Browser, type LaunchOptions } from '@playwright/test';
+
+export const CHROMIUM_ENV = 'CGS_CHROMIUM';
+
+/**
+ * Flags for a closed network and a container: no sandbox (root, no user namespaces), and none of
+ * Chromium's own traffic (component updates, sync, field trials, safe browsing lists), whose
+ * refused connections would otherwise show up as noise and slow the start.
+ */
+export const CHROMIUM_ARGS: readonly string[] = [
+  '--no-sandbox',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-default-apps',
+  '--disable-domain-reliability',
+  '--no-first-run',
+  '--no-pings',
+];
+
+/** The package's version (its `exports` hide package.json: read it beside the entry, build/index.js). */
+function packageVersion(require: NodeJS.Require): string {
+  const manifest = JSON.parse(readFileSync(join(dirname(require.resolve('@sparticuz/chromium')), '..', 'package.json'), 'utf8')) as { name: string; version: string };
+  if (manifest.name !== '@sparticuz/chromium') throw new Error(`@sparticuz/chromium: unexpected layout (found ${manifest.name})`);
+  return manifest.version;
+}
+
+/** The unpacked binary of @sparticuz/chromium, unpacking it first when this machine has not yet. */
+function packagedChromium(): string {
+  const require = createRequire(import.meta.url);
+  const home = join(tmpdir(), `cgs-chromium-${packageVersion(require)}`);
+  const binary = join(home, 'chromium');
+  if (existsSync(binary)) return binary;
+  // The package unpacks into os.tmpdir(); a child process with TMPDIR pointing at a fresh
+  // directory unpacks it there, then the directory takes its final name in one rename.
+  const staging = mkdtempSync(join(tmpdir(), 'cgs-chromium-unpack-'));
+  try {
+    const script = `const { default: c } = await import(${JSON.stringify(pathToFileURL(require.resolve('@sparticuz/chromium')).href)}); process.stdout.write(await c.executablePath());`;
+    const unpacked = execFileSync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, TMPDIR: staging }, encoding: 'utf8' });
+    if (dirname(unpacked) !== staging) throw new Error(`@sparticuz/chromium unpacked to ${unpacked}, not under ${staging}`);
+    try {
+      renameSync(staging, home);
+    } catch (error) {
+      // Another process finished first: use its copy.
+      if (!existsSync(binary)) throw error;
+    }
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+  return binary;
+}
+
+let executable: string | undefined;
+
+/** The Chromium to launch: `$CGS_CHROMIUM` when set, else the one `npm ci` installed. */
+export function chromiumExecutable(): string {
+  const override = process.env[CHROMIUM_ENV];
+  if (override) {
+    if (!existsSync(override)) throw new Error(`${CHROMIUM_ENV}=${override}: no such file`);
+    return override;
+  }
+  executable ??= packagedChromium();
+  return executable;
+}
+
+/** Playwright launch options for the project's Chromium. */
+export function launchOptions(): LaunchOptions {
+  return { executablePath: chromiumExecutable(), headless: true, args: [...CHROMIUM_ARGS] };
+}
+
+/** A headless Chromium, launched with the project's options (close it when done). */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch(launchOptions());
+}
