@@ -9,6 +9,7 @@ import type { PlanTier } from './domain/accounts/model.ts';
 import type { WebhookOptions } from './events/webhooks.ts';
 import type { HandlerTable } from './pipeline/types.ts';
 import type { AccountState } from './store.ts';
+import type { WebOptions } from './web/index.ts';
 
 export interface TestResponse {
   status: number;
@@ -47,12 +48,12 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function createHarness(options: { start?: number; handlers?: HandlerTable; webhooks?: WebhookOptions } = {}): Promise<Harness> {
+export async function createHarness(options: { start?: number; handlers?: HandlerTable; webhooks?: WebhookOptions; web?: WebOptions } = {}): Promise<Harness> {
   const errors: unknown[] = [];
   // A scheduled task that throws fails the next request of the test, like a request error would.
   const clock = new Clock({ mode: 'manual', onTaskError: (error) => errors.push(error), ...(options.start !== undefined ? { start: options.start } : {}) });
   // Every hit of the response cache is recomputed and compared: a stale answer fails the test.
-  const mock = buildMock({ clock, logError: (error) => errors.push(error), responseCache: { verify: true }, ...(options.handlers ? { handlers: options.handlers } : {}), ...(options.webhooks ? { webhooks: options.webhooks } : {}) });
+  const mock = buildMock({ clock, logError: (error) => errors.push(error), responseCache: { verify: true }, ...(options.handlers ? { handlers: options.handlers } : {}), ...(options.webhooks ? { webhooks: options.webhooks } : {}), ...(options.web ? { web: options.web } : {}) });
   await mock.app.ready();
 
   const toResponse = (res: { statusCode: number; headers: Record<string, unknown>; payload: string }): TestResponse => {
