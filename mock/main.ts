@@ -20,6 +20,11 @@
  *                     CGS_CONTROL_TOKEN); the public API is not affected
  *   --insecure-control
  *                     allow binding an address other than loopback without a control token
+ *   --cors on|off     answer CORS preflights and let pages on other origins read every answer
+ *                     (default on; mock/web/cors.ts)
+ *   --cors-origin LIST
+ *                     only these origins (comma-separated or repeated, `http://localhost:3000`);
+ *                     default: any origin
  */
 import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -35,6 +40,7 @@ import { DefectNameError, parseDefects } from './defects.ts';
 import { hashKey } from './pipeline/authenticate.ts';
 import { loadStateFile, PersistenceError, restoreState, saveStateFile, type StateSnapshot } from './persistence.ts';
 import { Store } from './store.ts';
+import { DOCS_PATH } from './web/index.ts';
 
 const DEMO_ACCOUNT_ID = 'acc_demo';
 
@@ -60,6 +66,8 @@ let values: {
   'control-token'?: string;
   'insecure-control'?: boolean;
   'public-url'?: string;
+  cors?: string;
+  'cors-origin'?: string[];
 };
 try {
   ({ values } = parseArgs({
@@ -74,12 +82,14 @@ try {
       'public-url': { type: 'string' },
       'control-token': { type: 'string' },
       'insecure-control': { type: 'boolean' },
+      cors: { type: 'string' },
+      'cors-origin': { type: 'string', multiple: true },
     },
     strict: true,
     allowPositionals: false,
   }));
 } catch (error) {
-  fail(`${(error as Error).message}\nusage: npm start -- [--port N] [--host H] [--seed N] [--clock real|manual] [--state FILE] [--defect NAME]... [--response-cache on|off] [--public-url URL] [--control-token TOKEN] [--insecure-control]`);
+  fail(`${(error as Error).message}\nusage: npm start -- [--port N] [--host H] [--seed N] [--clock real|manual] [--state FILE] [--defect NAME]... [--response-cache on|off] [--public-url URL] [--control-token TOKEN] [--insecure-control] [--cors on|off] [--cors-origin ORIGIN,...]`);
 }
 
 // An empty PORT or HOST counts as unset.
@@ -92,6 +102,20 @@ if (responseCache !== 'on' && responseCache !== 'off') fail(`--response-cache is
 const publicUrlFlag = values['public-url'] ?? (process.env.PUBLIC_URL || undefined);
 const publicUrl = publicUrlFlag === undefined ? undefined : parsePublicUrl(publicUrlFlag);
 if (publicUrl instanceof Error) fail(publicUrl.message);
+const cors = values.cors ?? 'on';
+if (cors !== 'on' && cors !== 'off') fail(`--cors is on or off, not ${JSON.stringify(cors)}`);
+const corsOrigins = (values['cors-origin'] ?? []).flatMap((list) => list.split(',')).map((origin) => origin.trim()).filter((origin) => origin !== '');
+for (const origin of corsOrigins) {
+  // An origin is exactly what a browser sends: scheme, host and port, no path, no trailing slash.
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(origin);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || parsed.origin !== origin) fail(`--cors-origin takes origins such as http://localhost:3000, not ${JSON.stringify(origin)}`);
+}
+if (cors === 'off' && corsOrigins.length > 0) fail('--cors-origin has no effect with --cors off');
 let defects: Set<string>;
 try {
   defects = parseDefects(values.defect ?? []);
@@ -171,6 +195,7 @@ const { app, services } = buildMock({
   defects,
   responseCache: { enabled: responseCache === 'on' },
   ...(publicUrl !== undefined ? { publicUrl } : {}),
+  web: { cors: { enabled: cors === 'on', origins: corsOrigins } },
   control: {
     onReset: (s) => seedDemo(s, resetSeed),
     ...(statePath !== undefined ? { stateFile: statePath } : {}),
@@ -202,6 +227,8 @@ for (const [name, key] of demoKeys(services, seed)) console.log(`  ${name.padEnd
 console.log(`Control plane: ${origin}/__mock (contract: spec/mock-control.yaml${controlToken !== undefined ? '; needs the control token as a bearer token' : ''})`);
 if (controlToken === undefined && !isLoopback(host)) console.warn(`mock: --insecure-control: anyone who can reach ${host}:${boundPort} can reset this mock, mint keys and read webhook secrets through /__mock`);
 console.log(`Media (images, videos, player pages; no key needed): ${services.store.publicOrigin}/media/`);
+console.log(`API reference: ${origin}${DOCS_PATH} (both documents; "Try it out" calls this mock)`);
+console.log(cors === 'off' ? 'CORS: off (pages on other origins are refused)' : `CORS: on for ${corsOrigins.length > 0 ? corsOrigins.join(', ') : 'any origin'}`);
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
