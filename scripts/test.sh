@@ -26,3 +26,6 @@ npm run --silent conformance:shards
 
 echo "== defect proof: every injected contract violation is noticed (npm run conformance:defects)"
 npm run --silent conformance:defects
+
+echo "== the mock in a real browser: a page on another origin, CORS, /docs/ (npm run test:browser)"
+npm run --silent test:browser
