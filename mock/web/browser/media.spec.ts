@@ -2,16 +2,9 @@
  * The media the mock hands out, shown by a page on another origin in a real Chromium: every kind of
  * image (creative, creative thumbnail, asset, delivery, product primary and gallery) renders in an
  * <img> with the size the resource states, and a video creative plays in a <video>.
- *
- * The media are mock/media/ (issue #12 §2), built on another branch: until it is merged here these
- * tests are skipped, and from then on they run (the guard is the module's presence, not anything
- * the mock answers, so a broken media route fails rather than skips). Remove the guard once merged.
  */
-import { existsSync } from 'node:fs';
 import type { Page } from '@playwright/test';
 import { expect, pageFetch, test, type Site } from './fixtures.ts';
-
-test.skip(!existsSync(new URL('../../media/serve.ts', import.meta.url)), 'mock/media (issue #12 §2) is not on this branch yet');
 
 // The page's DOM, as far as these tests use it (the project's TypeScript has no DOM library).
 interface PageImage {
