@@ -48,6 +48,12 @@ function same(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
+/** Equal and without a `$ref` inside, so equal all the way down (a `$ref`'s target may differ). */
+function settled(a: unknown, b: unknown): boolean {
+  const text = JSON.stringify(a);
+  return text === JSON.stringify(b) && (text === undefined || !text.includes('"$ref"'));
+}
+
 function show(value: unknown): string {
   const text = JSON.stringify(value);
   return text === undefined ? 'unset' : text.length > 80 ? `${text.slice(0, 77)}...` : text;
@@ -107,7 +113,7 @@ class Differ {
       seen = new Set(seen).add(visit);
     }
     const at = pointer === '' ? location : `${location} › ${pointer}`;
-    if (same(a.node, b.node)) return;
+    if (settled(a.node, b.node)) return;
     if (!isObj(a.node) || !isObj(b.node)) {
       // `true`/`false` schemas or missing ones.
       if (a.node === undefined || b.node === undefined) {
@@ -151,7 +157,7 @@ class Differ {
       return;
     }
     for (const t of a) {
-      if (b.has(t) || (t === 'integer' && b.has('number'))) continue;
+      if (b.has(t) || (t === 'integer' && b.has('number')) || (t === 'number' && b.has('integer'))) continue;
       if (t === 'null') this.add(bySense(direction, 'tighten'), 'schema.nullable.removed', at, 'no longer nullable');
       else this.add(bySense(direction, 'tighten'), 'schema.type.removed', at, `type \`${t}\` no longer allowed (now ${[...b].join('|')})`);
     }
@@ -268,10 +274,15 @@ class Differ {
   private branches(x: Obj, y: Obj, key: 'oneOf' | 'anyOf', direction: Direction, location: string, pointer: string, seen: Set<string>): void {
     const a = Array.isArray(x[key]) ? x[key] : [];
     const b = Array.isArray(y[key]) ? y[key] : [];
-    if (same(a, b)) return;
+    if (settled(a, b)) return;
     const at = pointer === '' ? location : `${location} › ${pointer}`;
     const ka = a.map((n) => this.branchKey(this.base, n));
     const kb = b.map((n) => this.branchKey(this.head, n));
+    // Branches found on both sides (the same $ref): their targets may still have changed.
+    ka.forEach((k, i) => {
+      const j = kb.indexOf(k);
+      if (j >= 0) this.schema(a[i], b[j], direction, location, `${pointer}/${key}/${i}`, seen);
+    });
     const unmatchedA = a.filter((_, i) => !kb.includes(ka[i]!));
     const unmatchedB = b.filter((_, i) => !ka.includes(kb[i]!));
     // The same number of unmatched branches: the same branches, edited in place.
@@ -286,7 +297,7 @@ class Differ {
   private allOf(x: Obj, y: Obj, direction: Direction, location: string, pointer: string, seen: Set<string>): void {
     const a = Array.isArray(x['allOf']) ? x['allOf'] : [];
     const b = Array.isArray(y['allOf']) ? y['allOf'] : [];
-    if (same(a, b)) return;
+    if (settled(a, b)) return;
     const at = pointer === '' ? location : `${location} › ${pointer}`;
     for (let i = 0; i < Math.max(a.length, b.length); i += 1) {
       if (i >= a.length) this.add(bySense(direction, 'tighten'), 'schema.allOf.added', at, `\`allOf\` part ${show(b[i])} added`);
@@ -395,7 +406,8 @@ class Differ {
     }
   }
 
-  private responses(a: Json | undefined, b: Json | undefined, location: string): void {
+  /** `bodies`: the direction of the response bodies (`request` for a webhook: its receiver sends them). */
+  private responses(a: Json | undefined, b: Json | undefined, location: string, bodies: Direction = 'response'): void {
     const ra = isObj(a) ? a : {};
     const rb = isObj(b) ? b : {};
     for (const status of Object.keys(ra)) {
@@ -411,19 +423,25 @@ class Differ {
       if (!(status in rb)) continue;
       const x = this.deref(this.base, ra[status]).node;
       const y = this.deref(this.head, rb[status]).node;
-      if (!isObj(x) || !isObj(y) || same(x, y)) continue;
+      if (!isObj(x) || !isObj(y) || settled(x, y)) continue;
       const at = `${location} › response ${status}`;
       this.docs(x, y, at);
       this.headers(x['headers'], y['headers'], at);
-      this.content(x['content'], y['content'], 'response', at);
+      this.content(x['content'], y['content'], bodies, at);
     }
   }
 
-  private requestBody(a: Json | undefined, b: Json | undefined, location: string): void {
+  /** `direction`: `response` for a webhook, whose request body the client receives. */
+  private requestBody(a: Json | undefined, b: Json | undefined, location: string, direction: Direction = 'request'): void {
     const x = this.deref(this.base, a).node;
     const y = this.deref(this.head, b).node;
     const at = `${location} › request body`;
     if (x === undefined && y === undefined) return;
+    if (direction === 'response') {
+      if (!isObj(x) || !isObj(y)) return this.add(isObj(x) ? 'breaking' : 'non-breaking', isObj(x) ? 'request-body.removed' : 'request-body.added', at, isObj(x) ? 'payload removed' : 'payload added');
+      this.docs(x, y, at);
+      return this.content(x['content'], y['content'], 'response', at);
+    }
     if (!isObj(x)) {
       if (isObj(y)) this.add(y['required'] === true ? 'breaking' : 'non-breaking', y['required'] === true ? 'request-body.added-required' : 'request-body.added', at, `${y['required'] === true ? 'required' : 'optional'} request body added`);
       return;
@@ -439,7 +457,8 @@ class Differ {
   // -------------------------------------------------------------------------------------------
   // Operations and webhooks
 
-  operation(x: Obj, y: Obj, pathA: Obj, pathB: Obj, location: string): void {
+  /** `webhook`: the service sends the request and the client answers it, so directions swap. */
+  operation(x: Obj, y: Obj, pathA: Obj, pathB: Obj, location: string, webhook = false): void {
     this.docs(x, y, location);
     if (x['operationId'] !== y['operationId']) this.add('documentation', 'operation.id.changed', location, `operationId changed from ${show(x['operationId'])} to ${show(y['operationId'])}`);
     if (x['deprecated'] !== y['deprecated']) this.add('non-breaking', y['deprecated'] === true ? 'operation.deprecated' : 'operation.undeprecated', location, y['deprecated'] === true ? `marked deprecated${typeof y['x-sunset'] === 'string' ? `, sunset ${y['x-sunset']}` : ''}` : 'no longer deprecated');
@@ -454,8 +473,8 @@ class Differ {
     if (!same(x['x-rate-limit-group'], y['x-rate-limit-group'])) this.add('breaking', 'rate-limit.group.changed', location, `rate-limit group changed from ${show(x['x-rate-limit-group'])} to ${show(y['x-rate-limit-group'])}`);
     if (!same(x['x-event-type'], y['x-event-type'])) this.add('breaking', 'webhook.event-type.changed', location, `event type changed from ${show(x['x-event-type'])} to ${show(y['x-event-type'])}`);
     this.parameters(x, y, pathA, pathB, location);
-    this.requestBody(x['requestBody'], y['requestBody'], location);
-    this.responses(x['responses'], y['responses'], location);
+    this.requestBody(x['requestBody'], y['requestBody'], location, webhook ? 'response' : 'request');
+    this.responses(x['responses'], y['responses'], location, webhook ? 'request' : 'response');
   }
 
   operations(group: 'paths' | 'webhooks'): void {
@@ -478,7 +497,7 @@ class Differ {
         } else if (!isObj(x)) {
           const what = group === 'webhooks' ? `new event type \`${key}\`` : isObj(itemA) ? `new method ${method.toUpperCase()} on ${key}` : `new path ${key}`;
           this.add('non-breaking', group === 'webhooks' ? 'webhook.added' : 'operation.added', where, what);
-        } else this.operation(x, y, a, b, where);
+        } else this.operation(x, y, a, b, where, group === 'webhooks');
       }
     }
   }
