@@ -9,6 +9,9 @@ npm run --silent lint
 echo "== generated types are up to date (npm run check:generated)"
 npm run --silent check:generated
 
+echo "== versioning gate: the working document against the last release (npm run contract:diff; README \"Bumping the version\")"
+npm run --silent contract:diff
+
 echo "== typecheck (npm run typecheck)"
 npm run --silent typecheck
 

@@ -189,3 +189,44 @@ export function versionOf(source: Source): string {
   const info = source.document['info'] as { version?: unknown } | undefined;
   return typeof info?.version === 'string' ? info.version : 'unknown';
 }
+
+// ---------------------------------------------------------------------------------------------
+// Frozen releases
+
+export const SUMS_FILE = 'SHA256SUMS';
+
+function sha256(path: string): string {
+  return createHash('sha256').update(readFileSync(path)).digest('hex');
+}
+
+/** Every file of every release, as `<sha256>  <version>/<file>` lines (sha256sum's format), sorted. */
+export function releaseSums(root = ROOT): string[] {
+  const dir = join(root, RELEASES_DIR);
+  return releases(root).flatMap((version) =>
+    readdirSync(join(dir, version))
+      .sort()
+      .map((file) => `${sha256(join(dir, version, file))}  ${version}/${file}`),
+  );
+}
+
+/**
+ * What is wrong with the frozen releases: a file whose hash differs from spec/releases/SHA256SUMS
+ * (edited after the release), a file it does not list, a listed file that is gone. Empty when intact.
+ * Only `npm run release` writes SHA256SUMS (appending the new release's lines).
+ */
+export function verifyReleases(root = ROOT): string[] {
+  const sumsPath = join(root, RELEASES_DIR, SUMS_FILE);
+  const recorded = existsSync(sumsPath) ? readFileSync(sumsPath, 'utf8').split('\n').filter((l) => l.trim() !== '') : [];
+  const byFile = new Map(recorded.map((line) => [line.slice(66), line.slice(0, 64)]));
+  const problems: string[] = [];
+  const present = new Set<string>();
+  for (const line of releaseSums(root)) {
+    const file = line.slice(66);
+    present.add(file);
+    const expected = byFile.get(file);
+    if (expected === undefined) problems.push(`${RELEASES_DIR}/${file} is not in ${RELEASES_DIR}/${SUMS_FILE}: releases are cut by npm run release, never added by hand`);
+    else if (expected !== line.slice(0, 64)) problems.push(`${RELEASES_DIR}/${file} was edited after its release (sha256 ${line.slice(0, 12)}…, released ${expected.slice(0, 12)}…): a release never changes; restore it (git checkout -- ${RELEASES_DIR}/${file}) and make the change in ${DOCUMENT_FILE} under a new version`);
+  }
+  for (const file of byFile.keys()) if (!present.has(file)) problems.push(`${RELEASES_DIR}/${file} is listed in ${SUMS_FILE} but missing: restore it`);
+  return problems;
+}
