@@ -88,7 +88,8 @@ async function startMock(index: number, controlToken: string): Promise<{ baseURL
   for (let attempt = 1; attempt <= 3; attempt += 1) {
     const port = await freePort();
     const log = openSync(`${REPORT_DIR}mock-${index}.log`, 'w');
-    const command = [`${ROOT}node_modules/.bin/tsx`, 'mock/main.ts', '--port', String(port), '--host', '127.0.0.1', '--clock', 'manual'];
+    // The mock serves the version the suite checks against (CONFORMANCE_API_VERSION, default current).
+    const command = [`${ROOT}node_modules/.bin/tsx`, 'mock/main.ts', '--port', String(port), '--host', '127.0.0.1', '--clock', 'manual', '--api-version', process.env['CONFORMANCE_API_VERSION'] || 'current'];
     const child = spawn(process.execPath, ['-e', WATCHDOG, ...command], {
       cwd: ROOT,
       // The control token by environment, not on the command line (where `ps` would show it).

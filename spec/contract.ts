@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { parseApiVersion, readNextDocument, type ApiVersion } from './versions.ts';
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object.
 const addFormats = addFormatsModule.default;
@@ -20,6 +21,7 @@ export type JsonObject = { readonly [key: string]: unknown };
 /** The parts of the document this module relies on; every other node stays `unknown`. */
 export interface OpenApiDocument {
   readonly openapi: string;
+  readonly info: { readonly version: string; readonly [key: string]: unknown };
   readonly servers?: readonly { readonly url: string }[];
   readonly paths: { readonly [template: string]: JsonObject };
   readonly webhooks: { readonly [eventType: string]: JsonObject };
@@ -117,8 +119,16 @@ export function readDocument(yamlUrl: URL = documentUrl, jsonUrl: URL = generate
   return parse(text);
 }
 
+/**
+ * Which version of the API this process reads: `current` (spec/openapi.yaml) or `next` (the
+ * pending version, spec/overlays/next.yaml applied; spec/versions.ts). The mock sets
+ * CGS_API_VERSION from `--api-version` (mock/api-version.ts) before this module loads; the
+ * conformance suite chooses with CONFORMANCE_API_VERSION.
+ */
+export const apiVersion: ApiVersion = parseApiVersion(process.env['CGS_API_VERSION'] || process.env['CONFORMANCE_API_VERSION'] || undefined, 'CGS_API_VERSION (or CONFORMANCE_API_VERSION)');
+
 function loadDocument(): OpenApiDocument {
-  const parsed: unknown = readDocument();
+  const parsed: unknown = apiVersion === 'next' ? readNextDocument() : readDocument();
   if (!isObject(parsed)) throw new Error(`${documentUrl.pathname}: not a YAML mapping`);
   if (typeof parsed['openapi'] !== 'string' || !parsed['openapi'].startsWith('3.1')) {
     throw new Error(`${documentUrl.pathname}: expected openapi 3.1.x`);
