@@ -57,7 +57,7 @@ async function renderOpenApiJson(root: string): Promise<string> {
 async function renderNextJson(root: string): Promise<string> {
   const documentText = await readFile(join(root, OPENAPI_SOURCE), 'utf8');
   const overlayText = await readFile(join(root, OVERLAY_FILE), 'utf8');
-  const payload = { $comment: header('spec/versions.ts (overlay applied)', `${OPENAPI_SOURCE} + ${OVERLAY_FILE}`).slice(3), sha256: nextInputsSha(documentText, overlayText), document: renderNext(documentText, overlayText) };
+  const payload = { $comment: header('spec/versions.ts (overlay applied)', `${OPENAPI_SOURCE}+${OVERLAY_FILE}`).slice(3), sha256: nextInputsSha(documentText, overlayText), document: renderNext(documentText, overlayText) };
   return `${JSON.stringify(payload)}\n`;
 }
 
