@@ -1,5 +1,5 @@
 /**
- * `npm run conformance:previous -- --ref <git ref> [--api-version current|next] [--grep <regex>]
+ * `npm run conformance:previous -- --ref <git ref|release> [--api-version current|next] [--grep <regex>]
  *                                  [--expect-failures <regex>]`
  *
  * "Clients written against the old version still work": the conformance suite as it was at <ref>
@@ -10,6 +10,7 @@
  * serving today's document (or the pending version with --api-version next, through the mock's
  * MOCK_API_VERSION) and checks it against the document of <ref>.
  *
+ * --ref release: the commit that cut the latest release (spec/releases/<latest>/).
  * --expect-failures <regex>: the run succeeds when the tests that fail are exactly those whose
  * titles match, and at least one does (how npm test shows the pending change breaks only the 429
  * tests). Without it the exit status is the suite's.
@@ -18,11 +19,12 @@
  * repository, nothing to prune after a crash.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ROOT, parseApiVersion, type ApiVersion } from '../spec/versions.ts';
+import { RELEASES_DIR, ROOT, latestRelease, parseApiVersion, type ApiVersion } from '../spec/versions.ts';
 
 function fail(message: string): never {
   console.error(`conformance:previous: ${message}\nusage: npm run conformance:previous -- --ref <git ref> [--api-version current|next] [--grep <regex>] [--expect-failures <regex>]`);
@@ -44,14 +46,21 @@ try {
 }
 const expectFailures = values['expect-failures'] === undefined ? undefined : new RegExp(values['expect-failures']);
 
+const git = (args: string[]): string => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 let commit: string;
 try {
-  commit = execFileSync('git', ['rev-parse', '--verify', `${values.ref}^{commit}`], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  // `release`: the commit that cut the latest release (the last to touch spec/releases/<latest>/).
+  const latest = latestRelease();
+  const ref = values.ref === 'release' ? (latest === undefined ? '' : git(['log', '-1', '--format=%H', '--', `${RELEASES_DIR}/${latest}`])) : values.ref;
+  commit = git(['rev-parse', '--verify', `${ref}^{commit}`]);
 } catch {
   fail(`${values.ref} is not a commit of this repository (a clone with its history is needed)`);
 }
 
-const tree = mkdtempSync(join(tmpdir(), 'cgs-previous-'));
+// One directory per checkout and commit (tsx's compile cache is keyed by path: a second run is faster).
+const tree = join(tmpdir(), `cgs-previous-${createHash('sha256').update(ROOT).digest('hex').slice(0, 8)}-${commit.slice(0, 12)}`);
+rmSync(tree, { recursive: true, force: true });
+mkdirSync(tree, { recursive: true });
 const started = Date.now();
 try {
   // The suite of <ref>: its tests, checks, fixtures, document and configuration.
@@ -71,9 +80,9 @@ try {
   delete env['CONFORMANCE_API_VERSION'];
   delete env['CGS_API_VERSION'];
   delete env['CONFORMANCE_BASE_URL'];
-  const args = ['playwright', 'test', '-c', 'conformance/playwright.config.ts', '--reporter=line,json', ...(values.grep ? ['--grep', values.grep] : [])];
+  const args = ['test', '-c', 'conformance/playwright.config.ts', '--reporter=line,json', ...(values.grep ? ['--grep', values.grep] : [])];
   console.log(`conformance:previous: the suite of ${values.ref} (${commit.slice(0, 12)}) against the current mock (--api-version ${apiVersion})`);
-  const run = spawnSync(join(ROOT, 'node_modules/.bin/npx'), args, { cwd: tree, env, stdio: 'inherit' });
+  const run = spawnSync(join(ROOT, 'node_modules/.bin/playwright'), args, { cwd: tree, env, stdio: 'inherit' });
   const suiteStatus = run.status ?? 1;
 
   const failed: string[] = [];
@@ -93,7 +102,10 @@ try {
   }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   console.log(`conformance:previous: ${passed} passed, ${failed.length} failed in ${seconds} s${failed.length > 0 ? `:\n${failed.map((t) => `  - ${t}`).join('\n')}` : ''}`);
-  if (expectFailures === undefined) process.exitCode = suiteStatus;
+  if (passed + failed.length === 0) {
+    console.error(`conformance:previous: no test of ${values.ref} ran${values.grep ? ` (--grep ${values.grep})` : ''}`);
+    process.exitCode = 1;
+  } else if (expectFailures === undefined) process.exitCode = suiteStatus;
   else {
     const unexpected = failed.filter((t) => !expectFailures.test(t));
     if (failed.length === 0) {
