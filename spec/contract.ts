@@ -82,6 +82,12 @@ export interface OperationInfo {
   requestBody?: RequestBodyInfo;
   /** Keyed by status as written in the document ('200', '4XX', 'default'). */
   responses: Record<string, ResponseInfo>;
+  /**
+   * When the document marks the operation `deprecated`: its `x-deprecated-at` (announcement) and
+   * `x-sunset` dates (YYYY-MM-DD), sent as the `Deprecation` (RFC 9745) and `Sunset` (RFC 8594)
+   * headers. The versioning gate (npm run contract:diff) requires both, at least 90 days apart.
+   */
+  deprecation?: { deprecatedAt?: string; sunset?: string };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -319,10 +325,22 @@ function buildOperations(): OperationInfo[] {
         parameters,
         ...(requestBody === undefined ? {} : { requestBody }),
         responses: readResponses(operation['responses'], `${at}/responses`),
+        ...(operation['deprecated'] === true ? { deprecation: readDeprecation(operation, at) } : {}),
       });
     }
   }
   return list;
+}
+
+function readDeprecation(operation: JsonObject, at: string): { deprecatedAt?: string; sunset?: string } {
+  const dates: { deprecatedAt?: string; sunset?: string } = {};
+  for (const [key, name] of [['x-deprecated-at', 'deprecatedAt'], ['x-sunset', 'sunset']] as const) {
+    const value = operation[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) throw new Error(`${at}/${key}: expected a date YYYY-MM-DD`);
+    dates[name] = value;
+  }
+  return dates;
 }
 
 export const operationsList: readonly OperationInfo[] = deepFreeze(buildOperations());

@@ -47,7 +47,26 @@ function plainText429(operation: OperationInfo | undefined): boolean {
 }
 const unmatched429 = operationsList.find((o) => o.operationId === 'listProducts')?.responses['429'];
 
-export function withRateLimitHeaders(response: RawResponse, decision: Decision | undefined): RawResponse {
+/**
+ * `Deprecation` (RFC 9745: `@` and the Unix time of the announcement) and `Sunset` (RFC 8594: an
+ * HTTP-date) for an operation the document marks deprecated with those dates; nothing otherwise.
+ */
+export function deprecationHeaders(operation: OperationInfo | undefined): Record<string, string> {
+  const dates = operation?.deprecation;
+  if (dates === undefined) return {};
+  const at = (date: string): number => Date.parse(`${date}T00:00:00Z`);
+  return {
+    ...(dates.deprecatedAt === undefined ? {} : { deprecation: `@${at(dates.deprecatedAt) / 1000}` }),
+    ...(dates.sunset === undefined ? {} : { sunset: new Date(at(dates.sunset)).toUTCString() }),
+  };
+}
+
+/**
+ * The headers every answer of the API ends with, in one place: RateLimit and RateLimit-Policy
+ * (when a limit was consulted), and Deprecation and Sunset on a deprecated operation.
+ */
+export function withRateLimitHeaders(response: RawResponse, decision: Decision | undefined, operation?: OperationInfo): RawResponse {
+  if (operation?.deprecation !== undefined) Object.assign(response.headers, deprecationHeaders(operation));
   if (!decision) return response;
   response.headers.ratelimit = rateLimitHeader(decision.reported);
   response.headers['ratelimit-policy'] = decision.policy;
