@@ -3,10 +3,10 @@
  * (and their rule ledgers), each classified breaking, non-breaking or documentation-only, located
  * and explained in one line.
  *
- * Written here because no library did the job (measured in docs/decisions.md, D-VER): openapi-diff
- * 0.24.1 refuses 3.1 documents, api-smart-diff 1.0.6 takes 3 s per diff of this document, leaves
+ * Written here because no library did the job (measured in docs/decisions.md, V7): openapi-diff
+ * 0.24.1 refuses 3.1 documents; api-smart-diff 1.0.6 takes 3 s per diff of this document, leaves
  * every `x-` table "unclassified", throws on `required` inside `allOf`, and reports thousands of
- * spurious schema changes when a webhook is removed. The catalogue follows oasdiff's checks
+ * spurious schema changes for an edit of three nodes. The catalogue follows oasdiff's checks
  * (https://github.com/oasdiff/oasdiff, checker/): the direction decides — what a client SENDS may be
  * loosened but not tightened, what it RECEIVES may be tightened but not loosened.
  *
