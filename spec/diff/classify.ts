@@ -230,7 +230,6 @@ class Differ {
     const pb = isObj(y['properties']) ? y['properties'] : {};
     const ra = new Set(Array.isArray(x['required']) ? x['required'].map(String) : []);
     const rb = new Set(Array.isArray(y['required']) ? y['required'].map(String) : []);
-    const closedA = x['additionalProperties'] === false || x['unevaluatedProperties'] === false;
     for (const name of Object.keys(pa)) {
       if (name in pb) continue;
       const p = `${pointer}/properties/${name}`;
@@ -263,10 +262,9 @@ class Differ {
       } else if (isObj(aa) && isObj(ab)) this.schema(aa, ab, direction, location, `${pointer}/additionalProperties`, seen);
       else this.add(bySense(direction, isObj(ab) || ab === false ? 'tighten' : 'loosen'), 'schema.additionalProperties.changed', at, `\`additionalProperties\` changed from ${show(aa)} to ${show(ab)}`);
     }
-    void closedA;
   }
 
-  private branchKey(doc: Obj, node: Json): string {
+  private branchKey(node: Json): string {
     if (isObj(node) && typeof node['$ref'] === 'string') return node['$ref'];
     return JSON.stringify(node);
   }
@@ -276,8 +274,8 @@ class Differ {
     const b = Array.isArray(y[key]) ? y[key] : [];
     if (settled(a, b)) return;
     const at = pointer === '' ? location : `${location} › ${pointer}`;
-    const ka = a.map((n) => this.branchKey(this.base, n));
-    const kb = b.map((n) => this.branchKey(this.head, n));
+    const ka = a.map((n) => this.branchKey(n));
+    const kb = b.map((n) => this.branchKey(n));
     // Branches found on both sides (the same $ref): their targets may still have changed.
     ka.forEach((k, i) => {
       const j = kb.indexOf(k);
@@ -362,8 +360,8 @@ class Differ {
     if (direction === 'response' && removed.length === 1 && added.length === 1) {
       this.add('breaking', 'media-type.changed', location, `media type changed from ${removed[0]} to ${added[0]}`);
     } else {
-      for (const t of removed) this.add(direction === 'request' ? 'breaking' : 'breaking', 'media-type.removed', `${location} ${t}`, direction === 'request' ? `media type ${t} no longer accepted` : `media type ${t} no longer sent`);
-      for (const t of added) this.add(direction === 'request' ? 'non-breaking' : 'non-breaking', 'media-type.added', `${location} ${t}`, direction === 'request' ? `media type ${t} now accepted` : `media type ${t} may now be sent`);
+      for (const t of removed) this.add('breaking', 'media-type.removed', `${location} ${t}`, direction === 'request' ? `media type ${t} no longer accepted` : `media type ${t} no longer sent`);
+      for (const t of added) this.add('non-breaking', 'media-type.added', `${location} ${t}`, direction === 'request' ? `media type ${t} now accepted` : `media type ${t} may now be sent`);
     }
     for (const t of Object.keys(ca)) {
       if (!(t in cb)) continue;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { diffDocuments, type Change, type RuleLedger } from './classify.ts';
 import { evaluate, type HistoryEntry } from './policy.ts';
-import { OVERLAY_FILE, RELEASES_DIR, ROOT, loadSource, renderNext } from '../versions.ts';
+import { OVERLAY_FILE, RELEASES_DIR, ROOT, compareSemver, loadSource, renderNext, versionOf } from '../versions.ts';
 
 type Doc = { [key: string]: any };
 const released = loadSource(join(ROOT, RELEASES_DIR, '1.9.0'));
@@ -197,5 +197,13 @@ describe('the kinds on the real document', () => {
     const sorted = (from: Doc, to: Doc): string[] => [...new Set(diffDocuments(from, to).filter((c) => c.severity !== 'documentation').map((c) => `${c.severity} ${c.kind}`))];
     expect(sorted(v190(), head)).toEqual([forward]);
     expect(sorted(head, v190())).toEqual([backward]);
+  });
+});
+
+describe('the pending version', () => {
+  it('comes after the working document (bump spec/overlays/next.yaml when the working document reaches its number)', () => {
+    const working = versionOf(loadSource('working'));
+    const next = versionOf(loadSource('next'));
+    expect(compareSemver(next, working), `spec/overlays/next.yaml sets ${next}, the working document is at ${working}: set the overlay's version (and its history entry) after ${working}`).toBeGreaterThan(0);
   });
 });
