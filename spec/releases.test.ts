@@ -3,7 +3,7 @@ import { cpSync, mkdtempSync, appendFileSync, rmSync, writeFileSync, mkdirSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RELEASES_DIR, ROOT, latestRelease, releases, verifyReleases } from './versions.ts';
+import { RELEASES_DIR, ROOT, SourceError, latestRelease, loadSource, releases, verifyReleases, versionOf } from './versions.ts';
 
 describe('the frozen releases', () => {
   const copy = mkdtempSync(join(tmpdir(), 'cgs-releases-'));
@@ -37,5 +37,18 @@ describe('the frozen releases', () => {
       expect.arrayContaining([expect.stringContaining('1.9.0/notes.md is not in'), expect.stringContaining('9.9.9/openapi.yaml is not in'), expect.stringContaining('1.9.0/rules.yaml is listed in SHA256SUMS but missing')]),
     );
     expect(problems).toHaveLength(3);
+  });
+});
+
+describe('the sources contract:diff reads', () => {
+  it('reads a release by number, the latest release, a directory, a git ref and the pending version', () => {
+    expect(versionOf(loadSource('1.9.0'))).toBe('1.9.0');
+    expect(loadSource('release').rules?.rules.length).toBeGreaterThan(0);
+    expect(loadSource(join(ROOT, RELEASES_DIR, '1.9.0')).document).toEqual(loadSource('1.9.0').document);
+    const atHead = loadSource('HEAD');
+    expect(atHead.label).toBe('HEAD (git)');
+    expect(atHead.rules?.rules.length).toBeGreaterThan(0);
+    expect(versionOf(loadSource('next'))).not.toBe(versionOf(loadSource('working')));
+    expect(() => loadSource('no-such-thing')).toThrow(SourceError);
   });
 });
