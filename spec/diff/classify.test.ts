@@ -41,7 +41,7 @@ function base(): Doc {
       },
     },
     webhooks: {
-      'thing.created': { post: { 'x-event-type': 'thing.created', requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } }, responses: { '2XX': { description: 'received' } } } },
+      'thing.created': { post: { 'x-event-type': 'thing.created', parameters: [{ name: 'webhook-id', in: 'header', required: true, schema: { type: 'string' } }, { name: 'webhook-trace', in: 'header', schema: { type: 'string' } }], requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } }, responses: { '2XX': { description: 'received' } } } },
     },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', 'x-scope-implies': { 'things:write': ['read'] } } },
@@ -113,6 +113,8 @@ const ROWS: Row[] = [
   { name: 'parameter required', change: (d) => (list(d).parameters[0].required = true), forward: ['breaking', 'parameter.required.set'], backward: ['non-breaking', 'parameter.required.unset'] },
   { name: 'parameter location', change: (d) => (list(d).parameters[1].in = 'query'), forward: ['breaking', 'parameter.location.changed'], backward: ['breaking', 'parameter.location.changed'] },
   { name: 'parameter maximum', change: (d) => (list(d).parameters[0].schema.maximum = 50), forward: ['breaking', 'schema.maximum.tightened'], backward: ['non-breaking', 'schema.maximum.loosened'] },
+  { name: 'webhook header', change: (d) => d.webhooks['thing.created'].post.parameters.shift(), forward: ['breaking', 'webhook-header.removed'], backward: ['non-breaking', 'webhook-header.added'] },
+  { name: 'webhook header required', change: (d) => (d.webhooks['thing.created'].post.parameters[1].required = true), forward: ['non-breaking', 'webhook-header.required.set'], backward: ['breaking', 'webhook-header.required.unset'] },
   { name: 'response header ETag', change: (d) => delete list(d).responses['200'].headers.ETag, forward: ['breaking', 'response-header.removed'], backward: ['non-breaking', 'response-header.added'] },
   { name: 'response header required', change: (d) => (list(d).responses['200'].headers['Retry-After'].required = true), forward: ['non-breaking', 'response-header.required.set'], backward: ['breaking', 'response-header.required.unset'] },
   { name: 'response header schema', change: (d) => (list(d).responses['200'].headers['Retry-After'].schema.minimum = 1), forward: ['non-breaking', 'schema.minimum.set'], backward: ['breaking', 'schema.minimum.unset'] },

@@ -307,7 +307,8 @@ class Differ {
   // -------------------------------------------------------------------------------------------
   // Parameters, bodies, responses, headers
 
-  private parameters(a: Obj, b: Obj, pathA: Obj, pathB: Obj, location: string): void {
+  /** `webhook`: the parameters are the headers the service sends with a delivery (the receiver reads them). */
+  private parameters(a: Obj, b: Obj, pathA: Obj, pathB: Obj, location: string, webhook = false): void {
     const collect = (doc: Obj, path: Obj, op: Obj): Map<string, Obj> => {
       const map = new Map<string, Obj>();
       for (const list of [path['parameters'], op['parameters']]) {
@@ -324,6 +325,7 @@ class Differ {
     const ma = collect(this.base, pathA, a);
     const mb = collect(this.head, pathB, b);
     const where = (p: Obj): string => `${location} › ${String(p['in'])} parameter \`${String(p['name'])}\``;
+    if (webhook) return this.webhookHeaders(ma, mb, location);
     for (const [key, p] of ma) {
       if (mb.has(key)) continue;
       const moved = [...mb.values()].find((q) => String(q['name']).toLowerCase() === String(p['name']).toLowerCase() && q['in'] !== p['in']);
@@ -350,6 +352,24 @@ class Differ {
       this.docs(p, q, at);
       this.schema(p['schema'], q['schema'], 'request', at);
     }
+  }
+
+  /** A delivery's headers: what the receiver gets, so removing one or making it optional breaks. */
+  private webhookHeaders(ma: Map<string, Obj>, mb: Map<string, Obj>, location: string): void {
+    const where = (p: Obj): string => `${location} › header \`${String(p['name'])}\``;
+    for (const [key, p] of ma) {
+      const q = mb.get(key);
+      if (q === undefined) {
+        this.add('breaking', 'webhook-header.removed', where(p), 'header no longer sent with deliveries');
+        continue;
+      }
+      if ((p['required'] === true) !== (q['required'] === true)) {
+        this.add(q['required'] === true ? 'non-breaking' : 'breaking', q['required'] === true ? 'webhook-header.required.set' : 'webhook-header.required.unset', where(p), q['required'] === true ? 'now always sent' : 'no longer always sent');
+      }
+      this.docs(p, q, where(p));
+      this.schema(p['schema'], q['schema'], 'response', where(p));
+    }
+    for (const [key, q] of mb) if (!ma.has(key)) this.add('non-breaking', 'webhook-header.added', where(q), 'new header sent with deliveries');
   }
 
   private content(a: Json | undefined, b: Json | undefined, direction: Direction, location: string): void {
@@ -470,7 +490,7 @@ class Differ {
     if (!same(x['security'], y['security'])) this.add('breaking', 'security.changed', location, `security requirement changed from ${show(x['security'])} to ${show(y['security'])}`);
     if (!same(x['x-rate-limit-group'], y['x-rate-limit-group'])) this.add('breaking', 'rate-limit.group.changed', location, `rate-limit group changed from ${show(x['x-rate-limit-group'])} to ${show(y['x-rate-limit-group'])}`);
     if (!same(x['x-event-type'], y['x-event-type'])) this.add('breaking', 'webhook.event-type.changed', location, `event type changed from ${show(x['x-event-type'])} to ${show(y['x-event-type'])}`);
-    this.parameters(x, y, pathA, pathB, location);
+    this.parameters(x, y, pathA, pathB, location, webhook);
     this.requestBody(x['requestBody'], y['requestBody'], location, webhook ? 'response' : 'request');
     this.responses(x['responses'], y['responses'], location, webhook ? 'request' : 'response');
   }

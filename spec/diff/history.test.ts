@@ -183,6 +183,7 @@ describe('the kinds on the real document', () => {
   type Row = [string, (d: Doc) => void, string, string];
   const rows: Row[] = [
     ['webhook event type removed', (d) => delete d.webhooks['creative.approved'], 'breaking webhook.removed', 'non-breaking webhook.added'],
+    ['webhook-signature no longer sent', (d) => d.webhooks['creative.approved'].post.parameters.pop(), 'breaking webhook-header.removed', 'non-breaking webhook-header.added'],
     ['ETag on GET /creatives/{id}', (d) => delete d.components.headers['ETag'], 'breaking response-header.removed', 'non-breaking response-header.added'],
     ['a required query parameter', (d) => d.paths['/products'].get.parameters.push({ name: 'region', in: 'query', required: true, schema: { type: 'string' } }), 'breaking parameter.added-required', 'breaking parameter.removed'],
     ['a read quota lowered', (d) => (d['x-rate-limits'].groups.read.limit = 100), 'breaking table.value.decreased', 'non-breaking table.value.increased'],
