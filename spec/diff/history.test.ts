@@ -137,7 +137,7 @@ describe('the policy on any change', () => {
   it('needs info.version to increase, and says to what', () => {
     const head = changed();
     expect(evaluate(v190(), head, diffDocuments(v190(), head)).problems).toEqual([
-      '1 change(s) since 1.9.0 but info.version is still 1.9.0: set info.version to 1.9.1 (documentation only) and add an entry for it to info.x-version-history',
+      '1 change(s) since 1.9.0 but info.version is still 1.9.0: set info.version to 1.9.1 (documentation only) and add an entry for it to info.x-version-history (and set `version` in spec/rules.yaml to it)',
     ]);
     const additive = v190();
     additive.paths['/products'].get.responses['200'].headers['X-Extra'] = { schema: { type: 'string' } };

@@ -73,7 +73,7 @@ function noticeProblem(what: string, announced: unknown, sunset: unknown): strin
 function bumpAdvice(changes: readonly Change[], base: string): string {
   const [major, minor, patch] = parseSemver(base) ?? [0, 0, 0];
   if (changes.some((c) => c.severity === 'breaking')) return `${major}.${minor + 1}.0 with a notice for each breaking change (or ${major + 1}.0.0)`;
-  if (changes.some((c) => c.severity === 'non-breaking')) return `${major}.${minor + 1}.0 (additive)`;
+  if (changes.some((c) => c.severity === 'non-breaking')) return `${major}.${minor + 1}.0 (additive; ${major}.${minor}.${patch + 1} when it corrects the description of an unchanged API)`;
   return `${major}.${minor}.${patch + 1} (documentation only)`;
 }
 
@@ -87,7 +87,7 @@ export function evaluate(base: unknown, head: unknown, changes: readonly Change[
   if (order === undefined) problems.push(`info.version must be MAJOR.MINOR.PATCH: base ${JSON.stringify(baseVersion)}, head ${JSON.stringify(headVersion)}`);
   else if (order < 0) problems.push(`info.version ${headVersion} is lower than ${baseVersion}: versions only increase`);
   else if (order === 0 && changes.length > 0) {
-    problems.push(`${changes.length} change(s) since ${baseVersion} but info.version is still ${baseVersion}: set info.version to ${bumpAdvice(changes, baseVersion)} and add an entry for it to info.x-version-history`);
+    problems.push(`${changes.length} change(s) since ${baseVersion} but info.version is still ${baseVersion}: set info.version to ${bumpAdvice(changes, baseVersion)} and add an entry for it to info.x-version-history (and set \`version\` in spec/rules.yaml to it)`);
   }
   if (order !== undefined && order > 0) {
     const entry = history.find((e) => e.version === headVersion);
