@@ -91,8 +91,10 @@ async function startMock(index: number, controlToken: string): Promise<{ baseURL
     const command = [`${ROOT}node_modules/.bin/tsx`, 'mock/main.ts', '--port', String(port), '--host', '127.0.0.1', '--clock', 'manual'];
     const child = spawn(process.execPath, ['-e', WATCHDOG, ...command], {
       cwd: ROOT,
-      // The control token by environment, not on the command line (where `ps` would show it).
-      env: { ...process.env, CGS_CONTROL_TOKEN: controlToken },
+      // The control token by environment, not on the command line (where `ps` would show it). The
+      // mock serves the version the suite checks against (CONFORMANCE_API_VERSION, default current),
+      // unless MOCK_API_VERSION says otherwise (npm run conformance:previous sets it).
+      env: { ...process.env, CGS_CONTROL_TOKEN: controlToken, MOCK_API_VERSION: process.env['MOCK_API_VERSION'] || process.env['CONFORMANCE_API_VERSION'] || 'current' },
       stdio: ['pipe', log, log],
       // Its own process group, so teardown stops the watchdog, tsx and the node process tsx starts.
       detached: true,

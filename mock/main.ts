@@ -10,6 +10,9 @@
  *   --state FILE      load FILE at start when it exists, save it on SIGINT/SIGTERM and on
  *                     POST /__mock/state/save (atomically)
  *   --defect NAME     start with an injected contract violation (repeatable, or comma-separated)
+ *   --api-version current|next
+ *                     the document served (env MOCK_API_VERSION; default current): next is the
+ *                     pending version, spec/overlays/next.yaml applied (mock/api-version.ts)
  *   --response-cache on|off
  *                     keep the bytes of cacheable reads until the account changes (default on;
  *                     mock/pipeline/response-cache.ts); off computes every answer
@@ -26,8 +29,11 @@
  *                     only these origins (comma-separated or repeated, `http://localhost:3000`);
  *                     default: any origin
  */
+// First: it chooses the document before spec/contract.ts loads.
+import './api-version.ts';
 import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { apiVersion, document } from '../spec/contract.ts';
 import { buildMock, type MockServices } from './app.ts';
 import { Clock, type ClockMode } from './clock.ts';
 import { SCOPES } from './domain/accounts/model.ts';
@@ -68,6 +74,7 @@ let values: {
   'public-url'?: string;
   cors?: string;
   'cors-origin'?: string[];
+  'api-version'?: string;
 };
 try {
   ({ values } = parseArgs({
@@ -84,12 +91,13 @@ try {
       'insecure-control': { type: 'boolean' },
       cors: { type: 'string' },
       'cors-origin': { type: 'string', multiple: true },
+      'api-version': { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
   }));
 } catch (error) {
-  fail(`${(error as Error).message}\nusage: npm start -- [--port N] [--host H] [--seed N] [--clock real|manual] [--state FILE] [--defect NAME]... [--response-cache on|off] [--public-url URL] [--control-token TOKEN] [--insecure-control] [--cors on|off] [--cors-origin ORIGIN,...]`);
+  fail(`${(error as Error).message}\nusage: npm start -- [--port N] [--host H] [--seed N] [--clock real|manual] [--state FILE] [--defect NAME]... [--response-cache on|off] [--public-url URL] [--control-token TOKEN] [--insecure-control] [--cors on|off] [--cors-origin ORIGIN,...] [--api-version current|next]`);
 }
 
 // An empty PORT or HOST counts as unset.
@@ -218,7 +226,7 @@ controlRoutes(); // read spec/mock-control.yaml now rather than on the first con
 const address = app.server.address();
 const boundPort = typeof address === 'object' && address ? address.port : port;
 const origin = `http://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
-console.log(`Creative Generation Service mock listening on ${origin}/api/public/v1 (clock: ${clock.mode}, seed: ${seed})`);
+console.log(`Creative Generation Service mock listening on ${origin}/api/public/v1 (clock: ${clock.mode}, seed: ${seed}, API ${String(document.info.version)}${apiVersion === 'next' ? ': the pending version, spec/overlays/next.yaml' : ''})`);
 if (snapshot) console.log(`State loaded from ${statePath} (${store.accounts.size} accounts, clock ${clock.nowIso()})`);
 else if (statePath !== undefined) console.log(`State file ${statePath} does not exist yet; it is written on shutdown and on POST /__mock/state/save`);
 if (defects.size > 0) console.log(`Injected defects: ${[...defects].join(', ')}`);

@@ -9,6 +9,9 @@ npm run --silent lint
 echo "== generated types are up to date (npm run check:generated)"
 npm run --silent check:generated
 
+echo "== versioning gate: the working document against the last release (npm run contract:diff; README \"Bumping the version\")"
+npm run --silent contract:diff
+
 echo "== typecheck (npm run typecheck)"
 npm run --silent typecheck
 
@@ -26,6 +29,13 @@ npm run --silent conformance:shards
 
 echo "== defect proof: every injected contract violation is noticed (npm run conformance:defects)"
 npm run --silent conformance:defects
+
+# A few tests only (each run starts a suite and a mock): the read-plane 429 (RATE-003), the
+# generation-plane 429 (RATE-001) and the RateLimit headers of every response (RATE-020).
+echo "== the released suite against the current mock: passes; with the pending version fails exactly on the read-plane 429 (npm run conformance:previous)"
+PREVIOUS_TESTS='RATE-003 RATE-021|RATE-020 RATE-019|RATE-001 RATE-023 RATE-026 a generation-plane'
+npm run --silent conformance:previous -- --ref release --grep "$PREVIOUS_TESTS"
+npm run --silent conformance:previous -- --ref release --grep "$PREVIOUS_TESTS" --api-version next --expect-failures '^RATE-003 '
 
 echo "== the mock in a real browser: a page on another origin, CORS, /docs/ (npm run test:browser)"
 npm run --silent test:browser

@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { parseApiVersion, readNextDocument, type ApiVersion } from './versions.ts';
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object.
 const addFormats = addFormatsModule.default;
@@ -20,6 +21,7 @@ export type JsonObject = { readonly [key: string]: unknown };
 /** The parts of the document this module relies on; every other node stays `unknown`. */
 export interface OpenApiDocument {
   readonly openapi: string;
+  readonly info: { readonly version: string; readonly [key: string]: unknown };
   readonly servers?: readonly { readonly url: string }[];
   readonly paths: { readonly [template: string]: JsonObject };
   readonly webhooks: { readonly [eventType: string]: JsonObject };
@@ -80,6 +82,12 @@ export interface OperationInfo {
   requestBody?: RequestBodyInfo;
   /** Keyed by status as written in the document ('200', '4XX', 'default'). */
   responses: Record<string, ResponseInfo>;
+  /**
+   * When the document marks the operation `deprecated`: its `x-deprecated-at` (announcement) and
+   * `x-sunset` dates (YYYY-MM-DD), sent as the `Deprecation` (RFC 9745) and `Sunset` (RFC 8594)
+   * headers. The versioning gate (npm run contract:diff) requires both, at least 90 days apart.
+   */
+  deprecation?: { deprecatedAt?: string; sunset?: string };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -117,8 +125,16 @@ export function readDocument(yamlUrl: URL = documentUrl, jsonUrl: URL = generate
   return parse(text);
 }
 
+/**
+ * Which version of the API this process reads: `current` (spec/openapi.yaml) or `next` (the
+ * pending version, spec/overlays/next.yaml applied; spec/versions.ts). The mock sets
+ * CGS_API_VERSION from `--api-version` (mock/api-version.ts) before this module loads; the
+ * conformance suite chooses with CONFORMANCE_API_VERSION.
+ */
+export const apiVersion: ApiVersion = parseApiVersion(process.env['CGS_API_VERSION'] || process.env['CONFORMANCE_API_VERSION'] || undefined, 'CGS_API_VERSION (or CONFORMANCE_API_VERSION)');
+
 function loadDocument(): OpenApiDocument {
-  const parsed: unknown = readDocument();
+  const parsed: unknown = apiVersion === 'next' ? readNextDocument() : readDocument();
   if (!isObject(parsed)) throw new Error(`${documentUrl.pathname}: not a YAML mapping`);
   if (typeof parsed['openapi'] !== 'string' || !parsed['openapi'].startsWith('3.1')) {
     throw new Error(`${documentUrl.pathname}: expected openapi 3.1.x`);
@@ -309,10 +325,22 @@ function buildOperations(): OperationInfo[] {
         parameters,
         ...(requestBody === undefined ? {} : { requestBody }),
         responses: readResponses(operation['responses'], `${at}/responses`),
+        ...(operation['deprecated'] === true ? { deprecation: readDeprecation(operation, at) } : {}),
       });
     }
   }
   return list;
+}
+
+function readDeprecation(operation: JsonObject, at: string): { deprecatedAt?: string; sunset?: string } {
+  const dates: { deprecatedAt?: string; sunset?: string } = {};
+  for (const [key, name] of [['x-deprecated-at', 'deprecatedAt'], ['x-sunset', 'sunset']] as const) {
+    const value = operation[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) throw new Error(`${at}/${key}: expected a date YYYY-MM-DD`);
+    dates[name] = value;
+  }
+  return dates;
 }
 
 export const operationsList: readonly OperationInfo[] = deepFreeze(buildOperations());

@@ -1,7 +1,8 @@
 /**
  * Header checks that go beyond a schema: RateLimit and RateLimit-Policy grammar and arithmetic
  * (RATE-019..026), Retry-After on every 429 and 503 (RATE-026, ERR-025), strong ETags
- * (ETAG-002/003), and a Location that points at the created resource (CAMP-022, RUN-035, UPSC-009).
+ * (ETAG-002/003), a Location that points at the created resource (CAMP-022, RUN-035, UPSC-009),
+ * and Deprecation (RFC 9745) and Sunset (RFC 8594) exactly on the operations the document deprecates.
  */
 import { rateLimits, type OperationInfo } from '../../spec/contract.ts';
 import { parseDelaySeconds, parseRateLimit, parseRateLimitPolicy, parseStrongETag, type PolicyItem, type RateLimitValue } from './grammar.ts';
@@ -180,4 +181,35 @@ export function checkLocation(operation: OperationInfo, declaresLocation: boolea
     return [{ check: 'location', rules, message: `Location: ${raw} does not point at the created resource ${expected} (${idField} ${id} in the body)` }];
   }
   return [];
+}
+
+/**
+ * Deprecation and Sunset: on an operation the document marks deprecated, `Deprecation: @<Unix time
+ * of x-deprecated-at>` (RFC 9745, a structured-field Date) and `Sunset: <HTTP-date of x-sunset>`
+ * (RFC 8594); on any other operation neither header.
+ */
+export function checkDeprecation(operation: OperationInfo, headers: Headers): Violation[] {
+  const violations: Violation[] = [];
+  const dates = operation.deprecation;
+  const deprecation = joined(headers, 'deprecation');
+  const sunset = joined(headers, 'sunset');
+  const violation = (message: string): Violation => ({ check: 'deprecation', rules: [], message: `${operation.operationId}: ${message}` });
+  const day = (date: string): number => Date.parse(`${date}T00:00:00Z`);
+  if (dates?.deprecatedAt === undefined) {
+    if (deprecation !== undefined) violations.push(violation(`Deprecation: ${deprecation} on an operation the document does not deprecate`));
+  } else if (deprecation === undefined) violations.push(violation(`no Deprecation header; the document deprecates it as of ${dates.deprecatedAt}`));
+  else {
+    const m = /^@(-?\d+)$/.exec(deprecation.trim());
+    if (m === null) violations.push(violation(`Deprecation: ${deprecation} is not a structured-field Date (@<Unix seconds>, RFC 9745)`));
+    else if (Number(m[1]) * 1000 !== day(dates.deprecatedAt)) violations.push(violation(`Deprecation: ${deprecation} is ${new Date(Number(m[1]) * 1000).toISOString()}, the document says ${dates.deprecatedAt}`));
+  }
+  if (dates?.sunset === undefined) {
+    if (sunset !== undefined) violations.push(violation(`Sunset: ${sunset} on an operation without a sunset date`));
+  } else if (sunset === undefined) violations.push(violation(`no Sunset header; the document sets the sunset at ${dates.sunset}`));
+  else {
+    const parsed = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(sunset.trim()) ? Date.parse(sunset) : Number.NaN;
+    if (Number.isNaN(parsed)) violations.push(violation(`Sunset: ${sunset} is not an HTTP-date (RFC 8594, IMF-fixdate)`));
+    else if (parsed !== day(dates.sunset)) violations.push(violation(`Sunset: ${sunset} is not ${dates.sunset}, the document's sunset`));
+  }
+  return violations;
 }

@@ -6,7 +6,7 @@
  */
 import { assumptionAbove, checkBodySchema, checkContentType, checkDeclaredHeaders, checkStatusDeclared, contentTypeRules, declaredResponse, operationFor, parseJsonBody } from './document.ts';
 import { mediaType } from './grammar.ts';
-import { checkDuplicates, checkETag, checkLocation, checkRateLimit, checkRetryAfter, LOCATION_RULES, RETRY_AFTER_409 } from './headers.ts';
+import { checkDeprecation, checkDuplicates, checkETag, checkLocation, checkRateLimit, checkRetryAfter, LOCATION_RULES, RETRY_AFTER_409 } from './headers.ts';
 import { checkPagination, isListEnvelope, PAGINATION_RULES } from './pagination.ts';
 import { checkProblem, PROBLEM_RULES } from './problem.ts';
 import type { CheckOptions, CheckReport, Exchange, Violation } from './types.ts';
@@ -51,6 +51,7 @@ export function checkResponse(exchange: Exchange, options: CheckOptions): CheckR
   }
   if (declared) violations.push(...checkDeclaredHeaders(declared, headers));
   violations.push(...checkDuplicates(headers));
+  if (operation) violations.push(...checkDeprecation(operation, headers));
 
   violations.push(...checkRateLimit(status, headers).violations);
   if (status === 429) ['RATE-023', 'RATE-026'].forEach((r) => checked.add(r));

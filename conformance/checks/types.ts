@@ -41,7 +41,8 @@ export type CheckName =
   | 'pagination'
   | 'retry-after'
   | 'etag'
-  | 'location';
+  | 'location'
+  | 'deprecation';
 
 export interface Violation {
   check: CheckName;

@@ -95,7 +95,7 @@ export async function runPipeline(services: PipelineServices, raw: RawRequest): 
     const start = beginIdempotent(account, input.idempotencyKey, print, now);
     if ('replay' in start) {
       const replay = start.replay;
-      return withRateLimitHeaders({ status: replay.status, headers: { ...replay.headers, 'idempotent-replayed': 'true' }, body: replay.body }, decision);
+      return withRateLimitHeaders({ status: replay.status, headers: { ...replay.headers, 'idempotent-replayed': 'true' }, body: replay.body }, decision, operation);
     }
     const record = start.begun;
 
@@ -114,7 +114,7 @@ export async function runPipeline(services: PipelineServices, raw: RawRequest): 
       const cache = services.responses;
       const cacheKey = handler.cacheable && cache.enabled && !operation.ifMatch ? ResponseCache.keyOf(account, operation.operationId, raw.path, input.query) : undefined;
       const kept = cacheKey === undefined ? undefined : cache.get(cacheKey, account);
-      if (kept && !cache.verify) return withRateLimitHeaders(kept, decision);
+      if (kept && !cache.verify) return withRateLimitHeaders(kept, decision, operation);
       const stamp = cacheKey === undefined ? 0 : accountStamp(account);
 
       const ctx: RequestContext = {
@@ -154,9 +154,9 @@ export async function runPipeline(services: PipelineServices, raw: RawRequest): 
       code = error.code;
     }
     finishIdempotent(account, input.idempotencyKey, record, response, code, resource);
-    return withRateLimitHeaders(response, decision);
+    return withRateLimitHeaders(response, decision, operation);
   } catch (error) {
-    if (error instanceof ApiError) return withRateLimitHeaders(errorResponse(error, operation, raw.fullPath, requestId), decision);
+    if (error instanceof ApiError) return withRateLimitHeaders(errorResponse(error, operation, raw.fullPath, requestId), decision, operation);
     services.logError(error, `${raw.method} ${raw.fullPath}`);
     return withRateLimitHeaders(
       {

@@ -2,11 +2,10 @@
  * Stage: respond. JSON bodies, problem+json errors (RFC 9457 with `code` and `requestId`), the
  * plain-text 429 of the read plane and every write, and the headers every response carries.
  */
-import type { OperationInfo } from '../../spec/contract.ts';
+import { operationsList, type OperationInfo } from '../../spec/contract.ts';
 import { ApiError, problemBody } from '../errors.ts';
 import { rateLimitHeader, type Decision } from '../ratelimit/limiter.ts';
 import { etagOf } from './preconditions.ts';
-import { isGenerationPlane } from './rate-limit.ts';
 import type { OperationResult, RawResponse } from './types.ts';
 
 // The media types as sent: with the charset, as fastify would add it to a text body, so that the
@@ -28,8 +27,8 @@ export function jsonResponse(result: OperationResult): RawResponse & { body: str
 export function errorResponse(error: ApiError, operation: OperationInfo | undefined, instance: string, requestId: string): RawResponse {
   const headers: Record<string, string> = {};
   if (error.retryAfter !== undefined) headers['retry-after'] = String(Math.max(0, Math.ceil(error.retryAfter)));
-  if (error.status === 429 && !isGenerationPlane(operation)) {
-    // RATE-*: plain text on the read plane and every write; clients must not parse it.
+  if (error.status === 429 && plainText429(operation)) {
+    // RATE-003: plain text on the read plane and every write; clients must not parse it.
     headers['content-type'] = 'text/plain; charset=utf-8';
     return { status: 429, headers, body: 'Too Many Requests. Retry after the number of seconds in the Retry-After header.\n' };
   }
@@ -37,7 +36,37 @@ export function errorResponse(error: ApiError, operation: OperationInfo | undefi
   return { status: error.status, headers, body: JSON.stringify(problemBody(error, instance, requestId)) };
 }
 
-export function withRateLimitHeaders(response: RawResponse, decision: Decision | undefined): RawResponse {
+/**
+ * Whether the document declares this operation's 429 as text/plain (the read plane and every write
+ * in 1.9.0; none in the pending version, `--api-version next`). A request matching no operation
+ * answers like the read plane.
+ */
+function plainText429(operation: OperationInfo | undefined): boolean {
+  const declared = operation === undefined ? unmatched429 : operation.responses['429'];
+  return declared !== undefined && declared.contentTypes.includes('text/plain') && !declared.contentTypes.includes('application/problem+json');
+}
+const unmatched429 = operationsList.find((o) => o.operationId === 'listProducts')?.responses['429'];
+
+/**
+ * `Deprecation` (RFC 9745: `@` and the Unix time of the announcement) and `Sunset` (RFC 8594: an
+ * HTTP-date) for an operation the document marks deprecated with those dates; nothing otherwise.
+ */
+export function deprecationHeaders(operation: OperationInfo | undefined): Record<string, string> {
+  const dates = operation?.deprecation;
+  if (dates === undefined) return {};
+  const at = (date: string): number => Date.parse(`${date}T00:00:00Z`);
+  return {
+    ...(dates.deprecatedAt === undefined ? {} : { deprecation: `@${at(dates.deprecatedAt) / 1000}` }),
+    ...(dates.sunset === undefined ? {} : { sunset: new Date(at(dates.sunset)).toUTCString() }),
+  };
+}
+
+/**
+ * The headers every answer of the API ends with, in one place: RateLimit and RateLimit-Policy
+ * (when a limit was consulted), and Deprecation and Sunset on a deprecated operation.
+ */
+export function withRateLimitHeaders(response: RawResponse, decision: Decision | undefined, operation?: OperationInfo): RawResponse {
+  if (operation?.deprecation !== undefined) Object.assign(response.headers, deprecationHeaders(operation));
   if (!decision) return response;
   response.headers.ratelimit = rateLimitHeader(decision.reported);
   response.headers['ratelimit-policy'] = decision.policy;

@@ -11,6 +11,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { compileFromFile } from 'json-schema-to-typescript';
 import { parse as parseYaml } from 'yaml';
 import { createHash } from 'node:crypto';
+import { OVERLAY_FILE, nextInputsSha, renderNext } from '../../spec/versions.ts';
 
 export const OPENAPI_SOURCE = 'spec/openapi.yaml';
 export const SCHEMAS_DIR = 'spec/schemas';
@@ -48,6 +49,18 @@ async function renderOpenApiJson(root: string): Promise<string> {
   return `${JSON.stringify(payload)}\n`;
 }
 
+/**
+ * The pending version as JSON (spec/overlays/next.yaml applied to the document by
+ * openapi-overlays-js), keyed by the sha256 of both inputs: `--api-version next` and
+ * CONFORMANCE_API_VERSION=next read it (spec/versions.ts, readNextDocument).
+ */
+async function renderNextJson(root: string): Promise<string> {
+  const documentText = await readFile(join(root, OPENAPI_SOURCE), 'utf8');
+  const overlayText = await readFile(join(root, OVERLAY_FILE), 'utf8');
+  const payload = { $comment: header('spec/versions.ts (overlay applied)', `${OPENAPI_SOURCE}+${OVERLAY_FILE}`).slice(3), sha256: nextInputsSha(documentText, overlayText), document: renderNext(documentText, overlayText) };
+  return `${JSON.stringify(payload)}\n`;
+}
+
 async function renderJsonSchema(root: string, file: string): Promise<string> {
   const source = `${SCHEMAS_DIR}/${file}`;
   const code = await compileFromFile(join(root, source), {
@@ -66,6 +79,7 @@ export async function renderGenerated(root: string): Promise<Map<string, string>
   const files = new Map<string, string>([
     ['openapi.ts', await renderOpenApi(root)],
     ['openapi.json', await renderOpenApiJson(root)],
+    ['openapi.next.json', await renderNextJson(root)],
   ]);
   let schemaFiles: string[] = [];
   try {

@@ -1,0 +1,121 @@
+/**
+ * `npm run conformance:previous -- --ref <git ref|release> [--api-version current|next] [--grep <regex>]
+ *                                  [--expect-failures <regex>]`
+ *
+ * "Clients written against the old version still work": the conformance suite as it was at <ref>
+ * (its tests, checks, fixtures and document: conformance/, spec/ and the config, extracted with
+ * `git archive` into a temporary tree, node_modules linked from this checkout) runs against the
+ * CURRENT mock: the temporary tree's mock/ is a link to this checkout's mock/, whose modules
+ * resolve to this checkout's spec/ (Node follows the link), so the old suite starts today's mock
+ * serving today's document (or the pending version with --api-version next, through the mock's
+ * MOCK_API_VERSION) and checks it against the document of <ref>.
+ *
+ * --ref release: the commit that cut the latest release (spec/releases/<latest>/).
+ * --expect-failures <regex>: the run succeeds when the tests that fail are exactly those whose
+ * titles match, and at least one does (how npm test shows the pending change breaks only the 429
+ * tests). Without it the exit status is the suite's.
+ *
+ * `git archive` rather than `git worktree add`: the same files, nothing registered in the
+ * repository, nothing to prune after a crash.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { RELEASES_DIR, ROOT, latestRelease, parseApiVersion, type ApiVersion } from '../spec/versions.ts';
+
+function fail(message: string): never {
+  console.error(`conformance:previous: ${message}\nusage: npm run conformance:previous -- --ref <git ref> [--api-version current|next] [--grep <regex>] [--expect-failures <regex>]`);
+  process.exit(2);
+}
+
+let values: { ref?: string; 'api-version'?: string; grep?: string; 'expect-failures'?: string };
+try {
+  ({ values } = parseArgs({ options: { ref: { type: 'string' }, 'api-version': { type: 'string' }, grep: { type: 'string' }, 'expect-failures': { type: 'string' } }, strict: true, allowPositionals: false }));
+} catch (error) {
+  fail((error as Error).message);
+}
+if (values.ref === undefined || values.ref === '') fail('--ref is required');
+let apiVersion: ApiVersion;
+try {
+  apiVersion = parseApiVersion(values['api-version'], '--api-version');
+} catch (error) {
+  fail((error as Error).message);
+}
+const expectFailures = values['expect-failures'] === undefined ? undefined : new RegExp(values['expect-failures']);
+
+const git = (args: string[]): string => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+let commit: string;
+try {
+  // `release`: the commit that cut the latest release (the last to touch spec/releases/<latest>/).
+  const latest = latestRelease();
+  const ref = values.ref === 'release' ? (latest === undefined ? '' : git(['log', '-1', '--format=%H', '--', `${RELEASES_DIR}/${latest}`])) : values.ref;
+  commit = git(['rev-parse', '--verify', `${ref}^{commit}`]);
+} catch {
+  fail(`${values.ref} is not a commit of this repository (a clone with its history is needed)`);
+}
+
+// One directory per checkout and commit (tsx's compile cache is keyed by path: a second run is faster).
+const tree = join(tmpdir(), `cgs-previous-${createHash('sha256').update(ROOT).digest('hex').slice(0, 8)}-${commit.slice(0, 12)}`);
+rmSync(tree, { recursive: true, force: true });
+mkdirSync(tree, { recursive: true });
+const started = Date.now();
+try {
+  // The suite of <ref>: its tests, checks, fixtures, document and configuration.
+  const paths = ['conformance', 'spec', 'package.json', 'tsconfig.json'];
+  const archive = spawnSync('git', ['archive', '--format=tar', commit, ...paths], { cwd: ROOT, maxBuffer: 256 << 20 });
+  if (archive.status !== 0) fail(`git archive ${commit}: ${archive.stderr.toString().trim()}`);
+  const untar = spawnSync('tar', ['-x', '-C', tree], { input: archive.stdout });
+  if (untar.status !== 0) fail(`tar: ${untar.stderr.toString().trim()}`);
+  // Today's mock and today's dependencies.
+  symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'), 'dir');
+  symlinkSync(join(ROOT, 'mock'), join(tree, 'mock'), 'dir');
+  if (!existsSync(join(tree, 'conformance/playwright.config.ts'))) fail(`${values.ref} has no conformance/playwright.config.ts`);
+
+  const report = join(tree, 'previous-report.json');
+  const env: NodeJS.ProcessEnv = { ...process.env, MOCK_API_VERSION: apiVersion, PLAYWRIGHT_JSON_OUTPUT_NAME: report };
+  // The old suite checks against ITS document: nothing may switch it to another one.
+  delete env['CONFORMANCE_API_VERSION'];
+  delete env['CGS_API_VERSION'];
+  delete env['CONFORMANCE_BASE_URL'];
+  const args = ['test', '-c', 'conformance/playwright.config.ts', '--reporter=line,json', ...(values.grep ? ['--grep', values.grep] : [])];
+  console.log(`conformance:previous: the suite of ${values.ref} (${commit.slice(0, 12)}) against the current mock (--api-version ${apiVersion})`);
+  const run = spawnSync(join(ROOT, 'node_modules/.bin/playwright'), args, { cwd: tree, env, stdio: 'inherit' });
+  const suiteStatus = run.status ?? 1;
+
+  const failed: string[] = [];
+  let passed = 0;
+  try {
+    type Suite = { suites?: Suite[]; specs?: { title: string; ok: boolean }[] };
+    const walk = (suite: Suite): void => {
+      for (const spec of suite.specs ?? []) {
+        if (spec.ok) passed += 1;
+        else failed.push(spec.title);
+      }
+      for (const child of suite.suites ?? []) walk(child);
+    };
+    for (const suite of (JSON.parse(readFileSync(report, 'utf8')) as { suites: Suite[] }).suites) walk(suite);
+  } catch (error) {
+    fail(`no report from the suite of ${values.ref}: ${(error as Error).message}`);
+  }
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  console.log(`conformance:previous: ${passed} passed, ${failed.length} failed in ${seconds} s${failed.length > 0 ? `:\n${failed.map((t) => `  - ${t}`).join('\n')}` : ''}`);
+  if (passed + failed.length === 0) {
+    console.error(`conformance:previous: no test of ${values.ref} ran${values.grep ? ` (--grep ${values.grep})` : ''}`);
+    process.exitCode = 1;
+  } else if (expectFailures === undefined) process.exitCode = suiteStatus;
+  else {
+    const unexpected = failed.filter((t) => !expectFailures.test(t));
+    if (failed.length === 0) {
+      console.error(`conformance:previous: expected failures matching ${expectFailures} (the old suite should notice the change), but every test passed`);
+      process.exitCode = 1;
+    } else if (unexpected.length > 0) {
+      console.error(`conformance:previous: failures outside ${expectFailures}:\n${unexpected.map((t) => `  - ${t}`).join('\n')}`);
+      process.exitCode = 1;
+    } else console.log(`conformance:previous: exactly the expected tests failed (${expectFailures})`);
+  }
+} finally {
+  rmSync(tree, { recursive: true, force: true });
+}
