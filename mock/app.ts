@@ -15,7 +15,7 @@ import type { ControlOptions } from './control/http.ts';
 import { LeaseTable } from './control/leases.ts';
 import { registerControlRoutes } from './control/routes.ts';
 import type { Defects } from './defects.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, reasonPhrase } from './errors.ts';
 import { EventLog } from './events/log.ts';
 import { WebhookService, type WebhookOptions } from './events/webhooks.ts';
 import { apiFront, BODY_LIMIT_BYTES, edgeResponse, isApiTarget, malformedUrl } from './front.ts';
@@ -147,6 +147,11 @@ export function buildMock(options: MockOptions = {}): Mock {
     // the front): a test that would see a 404 for a route that exists is told why instead.
     if (isApiTarget(request.url)) services.logError(new Error(`${request.method} ${request.url} reached fastify: API requests go through mock.inject or the server, not app.inject`), 'routing');
     send(reply, edge(new ApiError('NOT_FOUND', `No route at ${instance}; the API lives under ${basePath} and the control plane under /__mock.`), request));
+  });
+  // fastify's answers (the control plane, unknown paths) carry the same reason phrases as the API's.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.raw.statusMessage = reasonPhrase(reply.statusCode);
+    return payload;
   });
   app.addHook('onClose', async () => services.clock.dispose());
 

@@ -7,7 +7,13 @@
  * interface's `code` and `requestId`). Anything else thrown becomes a logged 500 — which no client
  * input may ever cause (the fuzz suite checks that).
  */
+import { STATUS_CODES } from 'node:http';
 
+/**
+ * The reason phrases the mock sends, in the status line and as the problem `title` alike (ERR-003):
+ * RFC 9110's names. node's http.STATUS_CODES still has the older names of 413 and 422, so every
+ * answer passes its phrase to writeHead (`reasonPhrase`).
+ */
 export const REASON_PHRASES: Readonly<Record<number, string>> = {
   400: 'Bad Request',
   401: 'Unauthorized',
@@ -24,6 +30,11 @@ export const REASON_PHRASES: Readonly<Record<number, string>> = {
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 };
+
+/** The reason phrase of a status: the mock's own, else node's. */
+export function reasonPhrase(status: number): string {
+  return REASON_PHRASES[status] ?? STATUS_CODES[status] ?? 'Unknown';
+}
 
 export const ERROR_CODES = {
   VALIDATION_ERROR: [400, 422],

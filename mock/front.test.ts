@@ -247,6 +247,31 @@ describe('the front over a real socket (the listener the server runs)', () => {
     });
   });
 
+  it('ERR-003 the status line and the problem title give the same reason phrase (413, 422, 404, on the API and the control plane)', async () => {
+    await withServer(async (origin, key) => {
+      const phraseOf = async (path: string, init: RequestInit) => {
+        const res = await new Promise<IncomingMessage>((resolve, reject) => {
+          const body = init.body as string | Buffer | undefined;
+          const req = http.request(`${origin}${path}`, { method: init.method, headers: init.headers as Record<string, string>, agent: false }, resolve);
+          req.on('error', reject);
+          req.end(body);
+        });
+        const chunks: Buffer[] = [];
+        for await (const chunk of res) chunks.push(chunk as Buffer);
+        return { line: res.statusMessage, title: (JSON.parse(Buffer.concat(chunks).toString()) as { title: string }).title, status: res.statusCode };
+      };
+      const json = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+      const answers = [
+        await phraseOf('/api/public/v1/campaigns', { method: 'POST', headers: { ...json, 'idempotency-key': 'k1' }, body: '{"name":""}' }),
+        await phraseOf('/api/public/v1/campaigns', { method: 'POST', headers: json, body: Buffer.alloc(BODY_LIMIT_BYTES + 1, 32) }),
+        await phraseOf('/__mock/clock', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"advanceSeconds":-1}' }),
+        await phraseOf('/nowhere', { method: 'GET', headers: {} }),
+      ];
+      expect(answers.map((a) => a.status)).toEqual([422, 413, 422, 404]);
+      for (const a of answers) expect(a.line, JSON.stringify(a)).toBe(a.title);
+    });
+  });
+
   it('an API request sent to fastify (app.inject instead of mock.inject) is reported, not a silent 404', async () => {
     const logged: unknown[] = [];
     const mock = buildMock({ logError: (error) => logged.push(error) });

@@ -20,7 +20,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { basePath } from '../spec/contract.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, reasonPhrase } from './errors.ts';
 import { runPipeline, type PipelineServices } from './pipeline/index.ts';
 import { rateLimit } from './pipeline/rate-limit.ts';
 import { bodyBytes, errorResponse, withRateLimitHeaders } from './pipeline/respond.ts';
@@ -62,7 +62,7 @@ export function apiFront(services: PipelineServices): (req: IncomingMessage, res
   // rejection, or a header value it built wrongly), reported and answered 500.
   const failed = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
     services.logError(error, `${req.method} ${req.url}`);
-    if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+    if (!res.headersSent) res.writeHead(500, reasonPhrase(500), { 'content-type': 'text/plain; charset=utf-8' });
     res.end('Internal Server Error: the mock failed to write its answer.\n');
   };
   const batch = new WriteBatch(failed);
@@ -207,12 +207,13 @@ export class WriteBatch {
 /**
  * Write an answer on the node:http response as it is: its status, its headers (the media types
  * already name their charset), its Content-Length and its bytes, nothing added. A HEAD answer has
- * no body (node drops it) and the length of the GET's.
+ * no body (node drops it) and the length of the GET's. The status line carries the reason phrase
+ * the problem `title` gives (ERR-003), not node's older names of 413 and 422.
  */
 export function writeRaw(res: ServerResponse, response: RawResponse): void {
   const body = bodyBytes(response.body);
   response.headers['content-length'] = String(body.length);
-  res.writeHead(response.status, response.headers);
+  res.writeHead(response.status, reasonPhrase(response.status), response.headers);
   res.end(body);
 }
 

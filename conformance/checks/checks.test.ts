@@ -248,6 +248,15 @@ describe('broken responses fail', () => {
     expect(checksOf(x)).toContain('problem-title');
   });
 
+  it('a problem title that is another name of the status than the status line gives (ERR-003)', () => {
+    const onLine = (x: Exchange, statusText: string): Exchange => ({ ...x, response: { ...x.response, statusText } });
+    expect(checksOf(onLine(good.unprocessable(), 'Unprocessable Content'))).toEqual([]);
+    const x = onLine(good.unprocessable(), 'Unprocessable Entity');
+    expect(checksOf(x)).toContain('problem-title');
+    expect(rulesOf(x)).toContain('ERR-003');
+    expect(checksOf(onLine(good.notFound(), ''))).toEqual([]);
+  });
+
   it('a problem without requestId or code', () => {
     const { requestId: _r, ...noRequestId } = problem(404, 'PRODUCT_NOT_FOUND', 'Not Found', '/products/nope');
     expect(rulesOf(withBody(good.notFound(), noRequestId))).toContain('ERR-007');
