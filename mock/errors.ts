@@ -105,11 +105,13 @@ export class ApiError extends Error {
   readonly extensions: ProblemExtensions;
   /** Seconds for a Retry-After header, where the code carries one. */
   readonly retryAfter: number | undefined;
+  /** The `Allow` header of a 405: the methods the document declares at the path. */
+  readonly allow: readonly string[] | undefined;
 
   constructor(
     code: ErrorCode,
     detail: string,
-    options: { status?: number; extensions?: ProblemExtensions; retryAfter?: number } = {},
+    options: { status?: number; extensions?: ProblemExtensions; retryAfter?: number; allow?: readonly string[] } = {},
   ) {
     super(detail);
     const allowed: readonly number[] = ERROR_CODES[code];
@@ -119,6 +121,7 @@ export class ApiError extends Error {
     this.status = status;
     this.extensions = options.extensions ?? {};
     this.retryAfter = options.retryAfter;
+    this.allow = options.allow;
   }
 }
 

@@ -45,6 +45,8 @@ export type CheckName =
   | 'ratelimit-closest'
   | 'pagination'
   | 'retry-after'
+  | 'auth-challenge'
+  | 'allow'
   | 'etag'
   | 'location';
 

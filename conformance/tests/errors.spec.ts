@@ -251,3 +251,18 @@ test('ERR-039 ERR-042 a malformed JSON body answers 400, a non-JSON body 415 and
   expect(after.json).toEqual(before.json);
   expect(after.header('etag')).toBe(before.header('etag'));
 });
+
+test('ERR-043 another method on a known path answers 405 METHOD_NOT_ALLOWED with Allow naming the path\'s methods, not the refused one', { tag: '@assumed' }, async ({ api }) => {
+  const cases: [string, string, string[]][] = [
+    ['PUT', '/products', ['GET']],
+    ['DELETE', '/runs/estimate', ['POST']],
+    ['POST', '/creatives/crv_conformance_unknown_0000', ['GET', 'PATCH', 'DELETE']],
+  ];
+  for (const [method, path, declared] of cases) {
+    const response = await api.send(method, path, method === 'GET' || method === 'DELETE' ? {} : { body: {} });
+    await expect(response, `${method} ${path}`).toBeProblem(405, 'METHOD_NOT_ALLOWED');
+    const allow = (response.header('allow') ?? '').split(',').map((m) => m.trim());
+    for (const m of declared) expect(allow, response.describe()).toContain(m);
+    expect(allow).not.toContain(method);
+  }
+});

@@ -158,6 +158,7 @@ describe('errors every operation shares', () => {
     const res = await raw('DELETE', '/__mock/clock');
     expect(res.status).toBe(405);
     expect(res.body).toMatchObject({ status: 405, code: 'METHOD_NOT_ALLOWED', title: 'Method Not Allowed' });
+    expect(res.headers['allow']).toBe('GET, HEAD, POST');
   });
 
   it('a path parameter outside its schema is 400 VALIDATION_ERROR (even one fastify finds too long)', async () => {

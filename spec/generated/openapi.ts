@@ -1419,6 +1419,7 @@ export interface components {
             headers: {
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                 [name: string]: unknown;
             };
             content: {
@@ -1433,6 +1434,7 @@ export interface components {
             headers: {
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                 [name: string]: unknown;
             };
             content: {
@@ -1725,6 +1727,10 @@ export interface components {
         "Retry-After": string;
         /** @description Present with `IDEMPOTENCY_IN_PROGRESS` and `CAMPAIGN_CASCADE_PENDING`; seconds to wait (delay-seconds). */
         "Retry-After-Conditional": string;
+        /** @description The challenge of every 401 (RFC 9110 11.6.1): the `Bearer` scheme (RFC 6750) with no parameters, so every 401 stays uniform. */
+        "WWW-Authenticate": string;
+        /** @description The methods the path has (RFC 9110 10.2.1), sent on every 405 (RFC 9110 15.5.6); HEAD wherever GET is. */
+        Allow: string;
         /** @description Strong entity tag of the representation in the body. */
         ETag: string;
         /** @description Strong entity tag of the representation in the body. */
