@@ -150,7 +150,7 @@ test('CAMP-027 a campaign PATCH that changes nothing answers 200 and records not
   const writer = api.as('campaigns:write');
   const before = await getCampaign(api, campaign.campaignId);
   const events = await markEvents(control, account);
-  for (const body of [{ name: campaign.name }, { metadata: { quarter: 'Q1' } }, { metadata: { absent: null } }, { name: campaign.name, metadata: {} }]) {
+  for (const body of [{ name: campaign.name }, { metadata: { quarter: 'Q1' } }, { metadata: { absent: null } }, { name: campaign.name, metadata: {} }, {}]) {
     const same = await writer.patch(campaignPath(campaign.campaignId), { body });
     expect(same, JSON.stringify(body)).toHaveStatus(200);
     expect(same.json, `${JSON.stringify(body)} changes nothing`).toEqual(before.json);

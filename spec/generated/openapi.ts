@@ -946,6 +946,7 @@ export interface components {
             data: components["schemas"]["Creative"][];
             pagination: components["schemas"]["Pagination"];
         };
+        /** @description Every field is optional; an empty object changes nothing and answers 200 recording nothing, like any change that alters nothing. */
         CreativePatch: {
             /** @description One of the delivery ratios; null clears the creative's own ratio so the campaign's applies. */
             aspectRatio?: components["schemas"]["DeliveryRatio"] | null;
@@ -992,6 +993,7 @@ export interface components {
             data: components["schemas"]["Asset"][];
             pagination: components["schemas"]["Pagination"];
         };
+        /** @description Every field is optional; an empty object changes nothing and answers 200 recording nothing, like any change that alters nothing. */
         AssetPatch: {
             favorited?: boolean;
             notes?: string;
@@ -1021,6 +1023,7 @@ export interface components {
             aspectRatio?: components["schemas"]["DeliveryRatio"];
             metadata?: components["schemas"]["Metadata"];
         };
+        /** @description Every field is optional; an empty object changes nothing and answers 200 recording nothing, like any change that alters nothing. */
         CampaignPatch: {
             name?: string;
             metadata?: components["schemas"]["MetadataPatch"];
@@ -2031,6 +2034,7 @@ export interface operations {
             409: components["responses"]["ReviewConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequestsText"];
             503: components["responses"]["WritesPaused"];
         };
