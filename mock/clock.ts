@@ -144,6 +144,16 @@ export class Clock {
     return this.wall();
   }
 
+  /**
+   * Runs `run` once after `ms` of real time whatever the mode (a bound on network waits, such as a
+   * lingering close, mock/front.ts); `cancel` stops it. It never keeps the process alive.
+   */
+  wallTimer(ms: number, run: () => void): { cancel(): void } {
+    const timer = setTimeout(run, ms);
+    timer.unref?.();
+    return { cancel: () => clearTimeout(timer) };
+  }
+
   nowIso(): string {
     return new Date(this.now()).toISOString();
   }

@@ -59,6 +59,7 @@ export async function runPipeline(services: PipelineServices, raw: RawRequest): 
     const matched = matchOperation(raw.method, raw.path);
     if (!matched) {
       decision = rateLimit(limiter, store, { operation: undefined, ip: raw.ip, tokenHash: tokenHashOf(raw) }, now);
+      if (raw.refused) throw raw.refused;
       const allow = allowedMethods(raw.path);
       if (allow.length > 0) throw new ApiError('METHOD_NOT_ALLOWED', `${raw.method} is not allowed on ${raw.fullPath}.`, { allow });
       throw new ApiError('NOT_FOUND', `No operation at ${raw.fullPath}.`);
@@ -84,7 +85,8 @@ export async function runPipeline(services: PipelineServices, raw: RawRequest): 
     // authorize
     authorize(operation, key);
 
-    // validate
+    // validate (what the front refused first: a URL it cannot decode, an oversized body)
+    if (raw.refused) throw raw.refused;
     const input = validateRequest(operation, raw, matched.pathParams);
 
     // faults (before idempotency: a 503 never consumes a key)
