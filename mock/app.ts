@@ -188,7 +188,7 @@ function clientError(clock: Clock, error: Error & { code?: string }, socket: Dup
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? new ApiError('REQUEST_TIMEOUT', 'The request headers did not arrive in time.')
         : new ApiError('VALIDATION_ERROR', `The request could not be parsed: ${error.code ?? error.message}.`, { extensions: { errors: [{ field: 'request', message: 'is not a valid HTTP/1.1 request' }] } });
-  // No request was parsed: no instance to name and no RateLimit headers (nothing was counted, D50).
+  // No request was parsed: no instance to name and no RateLimit headers (nothing was counted, D51).
   const { instance: _unknown, ...problem } = JSON.parse(String(errorResponse(refused, undefined, '', nextRequestId()).body)) as Record<string, unknown>;
   const response = { status: refused.status, body: JSON.stringify(problem) };
   const body = bodyBytes(response.body);

@@ -15,7 +15,7 @@
  *
  * What the front refuses (the 400s and the 413) is answered by the pipeline all the same
  * (`RawRequest.refused`), so the answer has its own request id and the RateLimit headers of the
- * operation it reached (D50). A refused body is read and discarded to its end before the answer is
+ * operation it reached (D51). A refused body is read and discarded to its end before the answer is
  * written and the connection closed (a lingering close, bounded: LINGER_MAX_BYTES, LINGER_MAX_MS), so
  * a client still sending gets the 413, not a reset connection.
  *   write  → status, headers, Content-Length and the bytes, nothing added, at the end of the
@@ -45,7 +45,7 @@ const BODYLESS = new Set(['GET', 'HEAD', 'TRACE']);
 /**
  * A response for a request outside the API that fastify refuses (a broken URL, an oversized body, no
  * route at all): problem+json with its own request id and the per-IP RateLimit headers of a request
- * that reached no operation (`x-unmatched-request`, D50).
+ * that reached no operation (`x-unmatched-request`, D51).
  */
 export function edgeResponse(services: PipelineServices, error: ApiError, url: string | undefined, ip: string | undefined): RawResponse {
   const instance = (url ?? '/').split('?')[0] ?? '/';

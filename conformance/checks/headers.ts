@@ -146,7 +146,7 @@ const AUTH_CHALLENGE_POINTER = '#/components/headers/WWW-Authenticate';
 const ALLOW_POINTER = '#/components/headers/Allow';
 
 /**
- * What HTTP requires of a 401 and a 405 (RFC 9110 11.6.1, 15.5.6; D49): a 401 carries a
+ * What HTTP requires of a 401 and a 405 (RFC 9110 11.6.1, 15.5.6; D50): a 401 carries a
  * `WWW-Authenticate` challenge of the Bearer scheme (AUTH-040); a 405 an `Allow` list of methods
  * that does not name the refused one (ERR-043). Both rest on the document's x-assumption.
  */

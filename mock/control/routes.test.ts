@@ -173,7 +173,7 @@ describe('errors every operation shares', () => {
   });
 
   // fastify rejects a malformed percent-escape before routing; `frameworkErrors` in mock/app.ts
-  // answers it in the contract's shape. On the public API the pipeline answers it (D50): a path
+  // answers it in the contract's shape. On the public API the pipeline answers it (D51): a path
   // outside every operation as here; an operation's path after its key is checked (mock/front.test.ts).
   it('a malformed percent-escape in the path answers 400 problem+json with RateLimit headers', async () => {
     for (const path of ['/__mock/accounts/%E0%A4%A', '/api/public/v1/%ZZ/products']) {
