@@ -8,6 +8,7 @@
  * is malformed and answers in the contract's problem+json shape.
  */
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import inject, { type InjectOptions, type Response as InjectResponse } from 'light-my-request';
 import { basePath } from '../spec/contract.ts';
@@ -16,14 +17,15 @@ import type { ControlOptions } from './control/http.ts';
 import { LeaseTable } from './control/leases.ts';
 import { registerControlRoutes } from './control/routes.ts';
 import type { Defects } from './defects.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, reasonPhrase } from './errors.ts';
 import { EventLog } from './events/log.ts';
 import { WebhookService, type WebhookOptions } from './events/webhooks.ts';
-import { apiFront, BODY_LIMIT_BYTES, edgeResponse, isApiTarget, malformedUrl } from './front.ts';
+import { apiFront, BODY_LIMIT_BYTES, discardRest, edgeResponse, isApiTarget, LINGER_MAX_BYTES, LINGER_MAX_MS, malformedUrl } from './front.ts';
 import { handlers } from './handlers.ts';
 import { originOf } from './media/links.ts';
 import { MediaService, mediaListener, type MediaOptions } from './media/serve.ts';
-import type { PipelineServices } from './pipeline/index.ts';
+import { nextRequestId, type PipelineServices } from './pipeline/index.ts';
+import { bodyBytes, errorResponse, PROBLEM_TYPE } from './pipeline/respond.ts';
 import { ResponseCache, type ResponseCacheOptions } from './pipeline/response-cache.ts';
 import type { HandlerTable, RawResponse } from './pipeline/types.ts';
 import { Limiter } from './ratelimit/limiter.ts';
@@ -127,6 +129,9 @@ export function buildMock(options: MockOptions = {}): Mock {
     frameworkErrors: (error, request, reply) => {
       send(reply, edge(malformedUrl(error.message), request));
     },
+    // What node's parser refuses before any listener runs (headers or a URL over node's 16 KiB,
+    // a broken request line, a header timeout): problem+json too, then a lingering close.
+    clientErrorHandler: (error: Error & { code?: string }, socket) => clientError(services.clock, error, socket),
   });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => done(null, body));
@@ -139,13 +144,16 @@ export function buildMock(options: MockOptions = {}): Mock {
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
     const instance = request.url.split('?')[0] ?? request.url;
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || error.statusCode === 413) {
-      return send(reply, edge(new ApiError('PAYLOAD_TOO_LARGE', `Request bodies are limited to ${BODY_LIMIT_BYTES} bytes.`), request));
+      // As on the API (front.ts): the rest of the body is read and discarded before the answer.
+      const response = edge(new ApiError('PAYLOAD_TOO_LARGE', `Request bodies are limited to ${BODY_LIMIT_BYTES} bytes.`), request);
+      response.headers.connection = 'close';
+      return new Promise<FastifyReply>((resolve) => discardRest(request.raw, services.clock, () => resolve(reply.status(response.status).headers(response.headers).send(response.body))));
     }
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       return send(reply, edge(new ApiError('VALIDATION_ERROR', error.message, { extensions: { errors: [{ field: 'request', message: error.message }] } }), request));
     }
     services.logError(error, `${request.method} ${instance}`);
-    return reply.status(500).type('application/problem+json').send({ type: '/errors/INTERNAL_ERROR', title: 'Internal Server Error', status: 500, code: 'INTERNAL_ERROR', requestId: 'req_edge' });
+    return reply.status(500).type('application/problem+json').send({ type: '/errors/INTERNAL_ERROR', title: 'Internal Server Error', status: 500, code: 'INTERNAL_ERROR', requestId: nextRequestId() });
   });
   app.setNotFoundHandler((request, reply) => {
     const instance = request.url.split('?')[0] ?? request.url;
@@ -153,6 +161,11 @@ export function buildMock(options: MockOptions = {}): Mock {
     // the front): a test that would see a 404 for a route that exists is told why instead.
     if (isApiTarget(request.url)) services.logError(new Error(`${request.method} ${request.url} reached fastify: API requests go through mock.inject or the server, not app.inject`), 'routing');
     send(reply, edge(new ApiError('NOT_FOUND', `No route at ${instance}; the API lives under ${basePath} and the control plane under /__mock.`), request));
+  });
+  // fastify's answers (the control plane, unknown paths) carry the same reason phrases as the API's.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.raw.statusMessage = reasonPhrase(reply.statusCode);
+    return payload;
   });
   app.addHook('onClose', async () => services.clock.dispose());
 
@@ -164,6 +177,43 @@ export function buildMock(options: MockOptions = {}): Mock {
       return inject(listener, injectOptions);
     },
   };
+}
+
+/**
+ * node:http's `clientError`: a request its parser refused before any listener ran. Answered in the
+ * contract's shape (431 `HEADERS_TOO_LARGE` for headers or a URL over node's limit, 408
+ * `REQUEST_TIMEOUT` for headers that never completed, else 400 `VALIDATION_ERROR`), written on
+ * the socket as node would, then a lingering close: what the client still sends is read and
+ * discarded (bounded) before the socket closes, so it reads the answer instead of a reset.
+ */
+function clientError(clock: Clock, error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const refused =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new ApiError('HEADERS_TOO_LARGE', 'The request line and headers exceed 16 KiB.')
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new ApiError('REQUEST_TIMEOUT', 'The request headers did not arrive in time.')
+        : new ApiError('VALIDATION_ERROR', `The request could not be parsed: ${error.code ?? error.message}.`, { extensions: { errors: [{ field: 'request', message: 'is not a valid HTTP/1.1 request' }] } });
+  // No request was parsed: no instance to name and no RateLimit headers (nothing was counted, D51).
+  const { instance: _unknown, ...problem } = JSON.parse(String(errorResponse(refused, undefined, '', nextRequestId()).body)) as Record<string, unknown>;
+  const response = { status: refused.status, body: JSON.stringify(problem) };
+  const body = bodyBytes(response.body);
+  const head = [`HTTP/1.1 ${response.status} ${reasonPhrase(response.status)}`, `content-type: ${PROBLEM_TYPE}`, `content-length: ${body.length}`, 'connection: close', '', ''].join('\r\n');
+  if (!socket.writable) return void socket.destroy();
+  let discarded = 0;
+  const close = () => {
+    timer.cancel();
+    socket.destroy();
+  };
+  const timer = clock.wallTimer(LINGER_MAX_MS, close);
+  socket.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > LINGER_MAX_BYTES) close();
+  });
+  socket.once('end', close);
+  socket.once('error', close);
+  socket.end(Buffer.concat([Buffer.from(head, 'latin1'), body]));
+  socket.resume();
 }
 
 function send(reply: FastifyReply, response: RawResponse): void {

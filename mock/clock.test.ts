@@ -66,3 +66,40 @@ describe('Clock (manual mode)', () => {
     clock.dispose();
   });
 });
+
+describe('Clock.wallNow and advanceSettled', () => {
+  it('wallNow reads the injected wall clock whatever the mode', () => {
+    const clock = new Clock({ mode: 'manual', start: 1_000, wall: () => 42_000 });
+    clock.advance(3600);
+    expect(clock.wallNow()).toBe(42_000);
+    expect(clock.now()).toBe(3_601_000);
+  });
+
+  it('waits for work a task left outside the clock, so what that work schedules inside the advance runs in it, at its own due time', async () => {
+    const clock = new Clock({ mode: 'manual', start: 0 });
+    const ran: [string, number][] = [];
+    let onWire = 0;
+    const send = (name: string, retryAfterMs: number | undefined) => {
+      ran.push([name, clock.now()]);
+      onWire += 1;
+      const sentAt = clock.now();
+      // The answer comes in real time, after the task returned (like an HTTP request).
+      setImmediate(() => {
+        onWire -= 1;
+        if (retryAfterMs !== undefined) clock.schedule(sentAt + retryAfterMs, () => send(`${name}+retry`, undefined));
+      });
+    };
+    clock.schedule(10_000, () => send('a', 60_000));
+    clock.schedule(30_000, () => ran.push(['b', clock.now()]));
+    const work = { busy: () => onWire > 0, settle: () => new Promise<void>((resolve) => { const poll = () => (onWire > 0 ? setImmediate(poll) : resolve()); poll(); }) };
+    await clock.advanceSettled(120, work);
+    expect(ran).toEqual([
+      ['a', 10_000],
+      ['b', 30_000],
+      ['a+retry', 70_000],
+    ]);
+    expect(clock.now()).toBe(120_000);
+    expect(clock.pending).toBe(0);
+    await expect(clock.advanceSettled(-1, work)).rejects.toThrow(RangeError);
+  });
+});

@@ -1,7 +1,8 @@
 /**
  * The injected clock. This is the ONLY file in mock/ that may read the wall clock
- * (`Date.now()` in real-time mode, `setTimeout` to wake the scheduler). Everything else takes
- * `now` from a Clock, so tests advance time instead of sleeping.
+ * (`Date.now()` in real-time mode and for `wallNow`, `setTimeout` to wake the scheduler). Everything
+ * else takes `now` from a Clock, so tests advance time instead of sleeping; a test injects the wall
+ * clock itself with the `wall` option.
  *
  * Two modes:
  * - `real`: time follows the wall clock (from the moment the mode was entered, continuing from
@@ -11,6 +12,12 @@
  * The clock also owns the scheduler: `schedule(at, task)` runs `task` once the clock reaches `at`.
  * In manual mode `advance` runs every due task in time order, with `now()` reading each task's due
  * time while it runs, so a 1,000-item run settles in one advance, deterministically.
+ * `advanceSettled` does the same for tasks whose work finishes outside the clock (a webhook attempt
+ * on the wire): it waits for that work between tasks, so what the work schedules (a retry) still
+ * runs inside the advance, at its own due time.
+ *
+ * `wallNow()` is the real time whatever the mode: what a signature a receiver checks against its own
+ * clock must carry (`webhook-timestamp`, mock/events/webhooks.ts).
  */
 
 export type ClockMode = 'real' | 'manual';
@@ -81,6 +88,16 @@ export interface ClockOptions {
   start?: number;
   /** Where errors thrown by scheduled tasks go (default: console.error). */
   onTaskError?: (error: unknown) => void;
+  /** The wall clock, epoch milliseconds (default `Date.now`; tests inject their own). */
+  wall?: () => number;
+}
+
+/** Work a task leaves under way outside the clock (requests on the wire), for `advanceSettled`. */
+export interface OutsideWork {
+  /** Whether some is under way now. */
+  busy(): boolean;
+  /** Resolves once none is under way. */
+  settle(): Promise<void>;
 }
 
 export const DEFAULT_MANUAL_START = Date.UTC(2026, 0, 1, 0, 0, 0);
@@ -98,12 +115,16 @@ export class Clock {
   /** While a task runs in manual mode, now() reads its due time. */
   private running: number | undefined;
   private draining = false;
+  /** The advance under way (advanceSettled), so that advances run one after another. */
+  private advancing: Promise<void> = Promise.resolve();
   private readonly onTaskError: (error: unknown) => void;
+  private readonly wall: () => number;
 
   constructor(options: ClockOptions = {}) {
+    this.wall = options.wall ?? Date.now;
     this.modeValue = options.mode ?? 'manual';
-    this.base = options.start ?? (this.modeValue === 'real' ? Date.now() : DEFAULT_MANUAL_START);
-    this.wallBase = Date.now();
+    this.base = options.start ?? (this.modeValue === 'real' ? this.wall() : DEFAULT_MANUAL_START);
+    this.wallBase = this.wall();
     this.onTaskError = options.onTaskError ?? ((error) => console.error('scheduled task failed', error));
   }
 
@@ -115,7 +136,22 @@ export class Clock {
   now(): number {
     if (this.running !== undefined) return this.running;
     if (this.modeValue === 'manual') return this.base;
-    return this.base + (Date.now() - this.wallBase);
+    return this.base + (this.wall() - this.wallBase);
+  }
+
+  /** The wall clock's time (epoch ms) whatever the mode: for what is checked against real time. */
+  wallNow(): number {
+    return this.wall();
+  }
+
+  /**
+   * Runs `run` once after `ms` of real time whatever the mode (a bound on network waits, such as a
+   * lingering close, mock/front.ts); `cancel` stops it. It never keeps the process alive.
+   */
+  wallTimer(ms: number, run: () => void): { cancel(): void } {
+    const timer = setTimeout(run, ms);
+    timer.unref?.();
+    return { cancel: () => clearTimeout(timer) };
   }
 
   nowIso(): string {
@@ -127,7 +163,7 @@ export class Clock {
     const current = this.now();
     this.modeValue = mode;
     this.base = current;
-    this.wallBase = Date.now();
+    this.wallBase = this.wall();
     this.rearm();
   }
 
@@ -144,6 +180,31 @@ export class Clock {
     }
     this.drain(target);
     this.base = target;
+  }
+
+  /**
+   * `advance` for tasks that start work outside the clock: after each task, while `work.busy()`,
+   * waits for `work.settle()` before the next, so a task that work schedules (a webhook retry due
+   * inside the advance) runs in this advance, in time order, at its own due time. Advances made this
+   * way run one after another. Resolves when every task due by the target ran and no work is under way.
+   */
+  advanceSettled(seconds: number, work: OutsideWork): Promise<void> {
+    if (!(seconds >= 0) || !Number.isFinite(seconds)) return Promise.reject(new RangeError('advance takes a finite, non-negative number of seconds'));
+    const run = this.advancing.then(() => this.advanceInSteps(Math.round(seconds * 1000), work));
+    this.advancing = run.catch(() => undefined);
+    return run;
+  }
+
+  private async advanceInSteps(ms: number, work: OutsideWork): Promise<void> {
+    const target = this.now() + ms;
+    if (this.modeValue === 'real') this.base += ms;
+    for (;;) {
+      const finished = this.drain(target, () => work.busy());
+      if (finished && !work.busy()) break;
+      await work.settle();
+    }
+    if (this.modeValue === 'manual') this.base = Math.max(this.base, target);
+    else this.rearm();
   }
 
   /** Schedule `run` at `at` (epoch ms). A time in the past runs at the next drain. */
@@ -184,8 +245,12 @@ export class Clock {
     this.timer = undefined;
   }
 
-  private drain(until: number): void {
-    if (this.draining) return; // a task that advances the clock must not re-enter
+  /**
+   * Runs the tasks due by `until` in order; stops early after a task when `pause()` says so.
+   * Returns whether it ran every due task (false: paused, or re-entered).
+   */
+  private drain(until: number, pause?: () => boolean): boolean {
+    if (this.draining) return false; // a task that advances the clock must not re-enter
     this.draining = true;
     try {
       for (let top = this.heap.peek(); top && top.at <= until; top = this.heap.peek()) {
@@ -200,7 +265,9 @@ export class Clock {
         } finally {
           this.running = undefined;
         }
+        if (pause?.()) return false;
       }
+      return true;
     } finally {
       this.draining = false;
     }

@@ -7,7 +7,13 @@
  * interface's `code` and `requestId`). Anything else thrown becomes a logged 500 — which no client
  * input may ever cause (the fuzz suite checks that).
  */
+import { STATUS_CODES } from 'node:http';
 
+/**
+ * The reason phrases the mock sends, in the status line and as the problem `title` alike (ERR-003):
+ * RFC 9110's names. node's http.STATUS_CODES still has the older names of 413 and 422, so every
+ * answer passes its phrase to writeHead (`reasonPhrase`).
+ */
 export const REASON_PHRASES: Readonly<Record<number, string>> = {
   400: 'Bad Request',
   401: 'Unauthorized',
@@ -15,15 +21,22 @@ export const REASON_PHRASES: Readonly<Record<number, string>> = {
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
+  408: 'Request Timeout',
   409: 'Conflict',
   412: 'Precondition Failed',
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',
   429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 };
+
+/** The reason phrase of a status: the mock's own, else node's. */
+export function reasonPhrase(status: number): string {
+  return REASON_PHRASES[status] ?? STATUS_CODES[status] ?? 'Unknown';
+}
 
 export const ERROR_CODES = {
   VALIDATION_ERROR: [400, 422],
@@ -61,6 +74,8 @@ export const ERROR_CODES = {
   IMAGE_UPSCALE_UNPRICED: [409],
   PRECONDITION_FAILED: [412],
   PAYLOAD_TOO_LARGE: [413],
+  REQUEST_TIMEOUT: [408],
+  HEADERS_TOO_LARGE: [431],
   UNSUPPORTED_MEDIA_TYPE: [415],
   IMAGE_UPSCALE_TARGET_NOT_LARGER: [422],
   IMAGE_UPSCALE_SOURCE_UNREADABLE: [422],
@@ -94,11 +109,13 @@ export class ApiError extends Error {
   readonly extensions: ProblemExtensions;
   /** Seconds for a Retry-After header, where the code carries one. */
   readonly retryAfter: number | undefined;
+  /** The `Allow` header of a 405: the methods the document declares at the path. */
+  readonly allow: readonly string[] | undefined;
 
   constructor(
     code: ErrorCode,
     detail: string,
-    options: { status?: number; extensions?: ProblemExtensions; retryAfter?: number } = {},
+    options: { status?: number; extensions?: ProblemExtensions; retryAfter?: number; allow?: readonly string[] } = {},
   ) {
     super(detail);
     const allowed: readonly number[] = ERROR_CODES[code];
@@ -108,6 +125,7 @@ export class ApiError extends Error {
     this.status = status;
     this.extensions = options.extensions ?? {};
     this.retryAfter = options.retryAfter;
+    this.allow = options.allow;
   }
 }
 

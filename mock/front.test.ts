@@ -1,11 +1,15 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { execFile } from 'node:child_process';
+import net, { type AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { buildMock } from './app.ts';
 import { BODY_LIMIT_BYTES, isApiTarget, readBody, splitUrl, WriteBatch } from './front.ts';
 import { handlers } from './handlers.ts';
 import type { RawResponse } from './pipeline/types.ts';
+
+const run = promisify(execFile);
 
 describe('splitUrl (the request target, without new URL on plain paths)', () => {
   // Each target: what the WHATWG parser gives is what splitUrl must give, fast path or not.
@@ -128,7 +132,7 @@ describe('readBody (the body as fastify\'s raw-body parser read it)', () => {
 describe('WriteBatch (the answers of one turn, written together)', () => {
   const fakeRes = (log: string[], name: string, broken = false) =>
     ({
-      writeHead(status: number, headers: Record<string, string>) {
+      writeHead(status: number, _reason: string, headers: Record<string, string>) {
         if (broken) throw new TypeError(`Invalid character in header content ["x-broken"]`);
         log.push(`${name} head ${status} ${headers['content-length']}`);
       },
@@ -229,7 +233,8 @@ describe('the front over a real socket (the listener the server runs)', () => {
   it('in process too, a refused body says the connection is not reused (node:http would add it on a socket)', async () => {
     const mock = buildMock();
     try {
-      const res = await mock.inject({ method: 'POST', url: '/api/public/v1/campaigns', headers: { 'content-type': 'application/json' }, payload: Buffer.alloc(BODY_LIMIT_BYTES + 1, 32) });
+      // An unknown path: no key is asked for, so the refused body is the answer.
+      const res = await mock.inject({ method: 'POST', url: '/api/public/v1/nowhere', headers: { 'content-type': 'application/json' }, payload: Buffer.alloc(BODY_LIMIT_BYTES + 1, 32) });
       expect(res.statusCode).toBe(413);
       expect(res.headers['connection']).toBe('close');
     } finally {
@@ -244,6 +249,105 @@ describe('the front over a real socket (the listener the server runs)', () => {
       expect(bad.status).toBe(400);
       expect(JSON.parse(bad.text)).toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ field: 'path' }] });
       expect(logged).toEqual([]);
+    });
+  });
+
+  it('ERR-003 the status line and the problem title give the same reason phrase (413, 422, 404, on the API and the control plane)', async () => {
+    await withServer(async (origin, key) => {
+      const phraseOf = async (path: string, init: RequestInit) => {
+        const res = await new Promise<IncomingMessage>((resolve, reject) => {
+          const body = init.body as string | Buffer | undefined;
+          const req = http.request(`${origin}${path}`, { method: init.method, headers: init.headers as Record<string, string>, agent: false }, resolve);
+          req.on('error', reject);
+          req.end(body);
+        });
+        const chunks: Buffer[] = [];
+        for await (const chunk of res) chunks.push(chunk as Buffer);
+        return { line: res.statusMessage, title: (JSON.parse(Buffer.concat(chunks).toString()) as { title: string }).title, status: res.statusCode };
+      };
+      const json = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+      const answers = [
+        await phraseOf('/api/public/v1/campaigns', { method: 'POST', headers: { ...json, 'idempotency-key': 'k1' }, body: '{"name":""}' }),
+        await phraseOf('/api/public/v1/campaigns', { method: 'POST', headers: json, body: Buffer.alloc(BODY_LIMIT_BYTES + 1, 32) }),
+        await phraseOf('/__mock/clock', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"advanceSeconds":-1}' }),
+        await phraseOf('/nowhere', { method: 'GET', headers: {} }),
+      ];
+      expect(answers.map((a) => a.status)).toEqual([422, 413, 422, 404]);
+      for (const a of answers) expect(a.line, JSON.stringify(a)).toBe(a.title);
+    });
+  });
+
+  it('#17-4 ERR-044 a URL or a body refused before the operation ran gets its own requestId and the RateLimit headers of the operation reached', async () => {
+    await withServer(async (origin, key) => {
+      const auth = { authorization: `Bearer ${key}` };
+      const json = { ...auth, 'content-type': 'application/json' };
+      const big = Buffer.alloc(BODY_LIMIT_BYTES + 10, 32);
+      const answers = [
+        await exchange(origin, { method: 'PATCH', path: '/api/public/v1/creatives/crv_x', headers: json }, big),
+        await exchange(origin, { method: 'PATCH', path: '/api/public/v1/creatives/crv_x', headers: json }, big),
+        await exchange(origin, { method: 'GET', path: '/api/public/v1/creatives/%E0%A4%A', headers: auth }),
+      ];
+      expect(answers.map((a) => a.status)).toEqual([413, 413, 400]);
+      const ids = answers.map((a) => (JSON.parse(a.text) as { requestId: string }).requestId);
+      expect(new Set(ids).size, ids.join(' ')).toBe(3);
+      expect(ids.every((id) => /^req_[0-9a-f]{12}[0-9a-f]{8,}$/.test(id)), ids.join(' ')).toBe(true);
+      // A creative write is counted against the creative-write limit (60), a read against the read plane's (200).
+      const write = await exchange(origin, { method: 'PATCH', path: '/api/public/v1/creatives/crv_x', headers: json }, '{}');
+      expect(write.status).toBe(404);
+      expect(answers[0]!.headers['ratelimit-policy']).toBe(write.headers['ratelimit-policy']);
+      expect(answers[0]!.headers['ratelimit']).toMatch(/^limit=60,/);
+      const read = await exchange(origin, { method: 'GET', path: '/api/public/v1/creatives/crv_x', headers: auth });
+      expect(answers[2]!.headers['ratelimit-policy']).toBe(read.headers['ratelimit-policy']);
+    });
+  });
+
+  it('#12 §5 a body over the limit always gets the 413 problem, never a reset connection (30 PATCHes of 8 MiB with fetch, from another process)', async () => {
+    // Another process, so the client keeps writing while the server answers (in one process the
+    // two take turns). Before the lingering close, 8 MiB got EPIPE in about 18 of 30 tries here.
+    const client = `
+      const [origin, key] = process.argv.slice(1);
+      const body = Buffer.alloc(8 * 1024 * 1024, 32);
+      const outcomes = [];
+      for (let i = 0; i < 30; i++) {
+        try {
+          const res = await fetch(origin + '/api/public/v1/creatives/crv_x', { method: 'PATCH', headers: { authorization: 'Bearer ' + key, 'content-type': 'application/json' }, body });
+          outcomes.push(res.status + ' ' + (await res.json()).code);
+        } catch (error) {
+          outcomes.push(String(error.cause?.code ?? error.message));
+        }
+      }
+      console.log(JSON.stringify(outcomes));`;
+    await withServer(async (origin, key) => {
+      const { stdout } = await run(process.execPath, ['--input-type=module', '-e', client, origin, key]);
+      const outcomes = JSON.parse(stdout) as string[];
+      expect(outcomes).toHaveLength(30);
+      expect(outcomes.filter((o) => o !== '413 PAYLOAD_TOO_LARGE')).toEqual([]);
+    });
+  });
+
+  it('#12 §5 headers or a URL over node\'s limit answer 431 problem+json with the contract\'s members, not fastify\'s JSON', async () => {
+    await withServer(async (origin) => {
+      const { port } = new URL(origin);
+      const raw = (request: string) =>
+        new Promise<string>((resolve, reject) => {
+          const socket = net.connect(Number(port), '127.0.0.1', () => socket.end(request));
+          const chunks: Buffer[] = [];
+          socket.on('data', (c: Buffer) => chunks.push(c));
+          socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+          socket.on('error', reject);
+        });
+      for (const request of [
+        `GET /api/public/v1/products HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+        `GET /api/public/v1/products?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+      ]) {
+        const answer = await raw(request);
+        const [head, body] = answer.split('\r\n\r\n');
+        expect(head).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
+        expect(head).toMatch(/content-type: application\/problem\+json/i);
+        const problem = JSON.parse(body!) as Record<string, unknown>;
+        expect(problem).toMatchObject({ type: '/errors/HEADERS_TOO_LARGE', title: 'Request Header Fields Too Large', status: 431, code: 'HEADERS_TOO_LARGE' });
+        expect(problem['requestId']).toMatch(/^req_/);
+      }
     });
   });
 

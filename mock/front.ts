@@ -10,8 +10,14 @@
  * with the same outcome, in four steps:
  *
  *   claim  → a request target under the prefix (any method; the pipeline answers 404 and 405)
- *   target → split into path and query; a malformed percent-escape is a 400 (as fastify's was)
+ *   target → split into path and query; a malformed percent-escape is a 400
  *   body   → read for the methods that carry one, up to 1 MiB (413), the whole Content-Length (400)
+ *
+ * What the front refuses (the 400s and the 413) is answered by the pipeline all the same
+ * (`RawRequest.refused`), so the answer has its own request id and the RateLimit headers of the
+ * operation it reached (D51). A refused body is read and discarded to its end before the answer is
+ * written and the connection closed (a lingering close, bounded: LINGER_MAX_BYTES, LINGER_MAX_MS), so
+ * a client still sending gets the 413, not a reset connection.
  *   write  → status, headers, Content-Length and the bytes, nothing added, at the end of the
  *            event-loop turn together with every other answer ready by then (WriteBatch)
  *
@@ -20,25 +26,63 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { basePath } from '../spec/contract.ts';
-import { ApiError } from './errors.ts';
-import { runPipeline, type PipelineServices } from './pipeline/index.ts';
+import type { Clock } from './clock.ts';
+import { ApiError, reasonPhrase } from './errors.ts';
+import { nextRequestId, runPipeline, type PipelineServices } from './pipeline/index.ts';
 import { rateLimit } from './pipeline/rate-limit.ts';
 import { bodyBytes, errorResponse, withRateLimitHeaders } from './pipeline/respond.ts';
 import type { RawRequest, RawResponse } from './pipeline/types.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+/** A lingering close reads and discards at most this much of a refused body... */
+export const LINGER_MAX_BYTES = 16 * 1024 * 1024;
+/** ...for at most this long (real time), then answers and closes whatever is still coming. */
+export const LINGER_MAX_MS = 5_000;
 
 /** Methods whose body is never read (fastify's `bodyless`); every other method's is. */
 const BODYLESS = new Set(['GET', 'HEAD', 'TRACE']);
 
 /**
- * A response for a request refused before the pipeline (a broken URL, an oversized body) or by no
- * route at all: problem+json with the per-IP RateLimit headers.
+ * A response for a request outside the API that fastify refuses (a broken URL, an oversized body, no
+ * route at all): problem+json with its own request id and the per-IP RateLimit headers of a request
+ * that reached no operation (`x-unmatched-request`, D51).
  */
 export function edgeResponse(services: PipelineServices, error: ApiError, url: string | undefined, ip: string | undefined): RawResponse {
   const instance = (url ?? '/').split('?')[0] ?? '/';
   const decision = rateLimit(services.limiter, services.store, { operation: undefined, ip: ip ?? 'unknown' }, services.clock.now());
-  return withRateLimitHeaders(errorResponse(error, undefined, instance, 'req_edge'), decision);
+  return withRateLimitHeaders(errorResponse(error, undefined, instance, nextRequestId()), decision);
+}
+
+/**
+ * A lingering close: reads and discards what remains of a refused request body, then calls `done`
+ * once, when the client has sent it all, or after LINGER_MAX_BYTES more bytes or LINGER_MAX_MS of
+ * real time, whichever comes first. Answering only then means the connection is not closed under a
+ * client still sending (which gets a reset, EPIPE, instead of the answer).
+ */
+export function discardRest(req: IncomingMessage, clock: Clock, done: () => void): void {
+  if (req.complete || req.readableEnded || req.destroyed) return void done();
+  let discarded = 0;
+  let finished = false;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    timer.cancel();
+    req.removeListener('data', onData);
+    req.removeListener('end', finish);
+    req.removeListener('error', finish);
+    req.removeListener('close', finish);
+    done();
+  };
+  const onData = (chunk: Buffer | string) => {
+    discarded += chunk.length;
+    if (discarded > LINGER_MAX_BYTES) finish();
+  };
+  const timer = clock.wallTimer(LINGER_MAX_MS, finish);
+  req.on('data', onData);
+  req.on('end', finish);
+  req.on('error', finish);
+  req.on('close', finish);
+  req.resume();
 }
 
 /** A request target whose path cannot be decoded: 400 naming the path (the front's and fastify's). */
@@ -62,7 +106,7 @@ export function apiFront(services: PipelineServices): (req: IncomingMessage, res
   // rejection, or a header value it built wrongly), reported and answered 500.
   const failed = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
     services.logError(error, `${req.method} ${req.url}`);
-    if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+    if (!res.headersSent) res.writeHead(500, reasonPhrase(500), { 'content-type': 'text/plain; charset=utf-8' });
     res.end('Internal Server Error: the mock failed to write its answer.\n');
   };
   const batch = new WriteBatch(failed);
@@ -71,11 +115,26 @@ export function apiFront(services: PipelineServices): (req: IncomingMessage, res
       .then((response) => batch.push(req, res, response))
       .catch((error) => failed(req, res, error));
   };
-  const refuse = (req: IncomingMessage, res: ServerResponse, error: ApiError, closeConnection: boolean): void => {
-    const response = edgeResponse(services, error, req.url, req.socket.remoteAddress);
-    // The client may still be sending the body it was refused: the connection is not reused.
-    if (closeConnection) response.headers.connection = 'close';
-    batch.push(req, res, response);
+  // A refused body: the pipeline answers it; the answer is written once the rest of the body was
+  // read and discarded, and the connection is not reused.
+  const refuseBody = (req: IncomingMessage, res: ServerResponse, raw: RawRequest, error: ApiError): void => {
+    raw.refused = error;
+    let response: RawResponse | undefined;
+    let drained = false;
+    const write = () => {
+      if (response !== undefined && drained) batch.push(req, res, response);
+    };
+    runPipeline(services, raw)
+      .then((answered) => {
+        answered.headers.connection = 'close';
+        response = answered;
+        write();
+      })
+      .catch((failure) => failed(req, res, failure));
+    discardRest(req, services.clock, () => {
+      drained = true;
+      write();
+    });
   };
 
   return (req, res) => {
@@ -84,10 +143,6 @@ export function apiFront(services: PipelineServices): (req: IncomingMessage, res
     let raw: RawRequest;
     try {
       const { pathname, searchParams } = splitUrl(url);
-      if (pathname.includes('%') && !decodable(pathname)) {
-        refuse(req, res, malformedUrl(`'${pathname}' is not a valid url component`), false);
-        return true;
-      }
       raw = {
         // HEAD is answered as GET without a body (RFC 9110 9.3.2; node sends no body on HEAD).
         method: req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET'),
@@ -98,6 +153,11 @@ export function apiFront(services: PipelineServices): (req: IncomingMessage, res
         body: undefined,
         ip: req.socket.remoteAddress ?? 'unknown',
       };
+      if (pathname.includes('%') && !decodable(pathname)) {
+        raw.refused = malformedUrl(`'${pathname}' is not a valid url component`);
+        answer(req, res, raw);
+        return true;
+      }
     } catch (error) {
       failed(req, res, error);
       return true;
@@ -107,7 +167,7 @@ export function apiFront(services: PipelineServices): (req: IncomingMessage, res
       return true;
     }
     readBody(req, (error, body) => {
-      if (error) return refuse(req, res, error, true);
+      if (error) return refuseBody(req, res, raw, error);
       raw.body = body;
       answer(req, res, raw);
     });
@@ -207,12 +267,13 @@ export class WriteBatch {
 /**
  * Write an answer on the node:http response as it is: its status, its headers (the media types
  * already name their charset), its Content-Length and its bytes, nothing added. A HEAD answer has
- * no body (node drops it) and the length of the GET's.
+ * no body (node drops it) and the length of the GET's. The status line carries the reason phrase
+ * the problem `title` gives (ERR-003), not node's older names of 413 and 422.
  */
 export function writeRaw(res: ServerResponse, response: RawResponse): void {
   const body = bodyBytes(response.body);
   response.headers['content-length'] = String(body.length);
-  res.writeHead(response.status, response.headers);
+  res.writeHead(response.status, reasonPhrase(response.status), response.headers);
   res.end(body);
 }
 

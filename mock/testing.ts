@@ -48,10 +48,10 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function createHarness(options: { start?: number; handlers?: HandlerTable; webhooks?: WebhookOptions; web?: WebOptions } = {}): Promise<Harness> {
+export async function createHarness(options: { start?: number; handlers?: HandlerTable; webhooks?: WebhookOptions; web?: WebOptions; wall?: () => number } = {}): Promise<Harness> {
   const errors: unknown[] = [];
   // A scheduled task that throws fails the next request of the test, like a request error would.
-  const clock = new Clock({ mode: 'manual', onTaskError: (error) => errors.push(error), ...(options.start !== undefined ? { start: options.start } : {}) });
+  const clock = new Clock({ mode: 'manual', onTaskError: (error) => errors.push(error), ...(options.start !== undefined ? { start: options.start } : {}), ...(options.wall ? { wall: options.wall } : {}) });
   // Every hit of the response cache is recomputed and compared: a stale answer fails the test.
   const mock = buildMock({ clock, logError: (error) => errors.push(error), responseCache: { verify: true }, ...(options.handlers ? { handlers: options.handlers } : {}), ...(options.webhooks ? { webhooks: options.webhooks } : {}), ...(options.web ? { web: options.web } : {}) });
   await mock.app.ready();

@@ -14,22 +14,19 @@
  *     -d '{"url":"http://127.0.0.1:4020/","eventTypes":["creative.approved","run.completed"]}'
  *
  * Options: `--port N` (default 4020; 0 picks a free one), `--secret whsec_...` (required),
- * `--no-replay-window` (check the signature only: for a mock whose clock is in manual mode and
- * far from the wall clock), `--verbose` (print the whole payload too).
+ * `--verbose` (print the whole payload too). The mock signs with the wall clock's second however far
+ * its own clock was moved, so the replay window is always checked, as a stock receiver does.
  */
-import { timingSafeEqual } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { Webhook } from 'standardwebhooks';
 
 export interface ListenerOptions {
   port: number;
   secret: string;
-  /** Check the five-minute replay window (default true). */
-  replayWindow?: boolean;
   /** Print the whole payload as well. */
   verbose?: boolean;
   /** Where lines go (default console.log). */
@@ -54,21 +51,6 @@ function signatureHeaders(request: IncomingMessage): Headers {
     return Array.isArray(value) ? value.join(' ') : (value ?? '');
   };
   return { 'webhook-id': one('webhook-id'), 'webhook-timestamp': one('webhook-timestamp'), 'webhook-signature': one('webhook-signature') };
-}
-
-/** The signature alone, without the replay window (the library always checks both). */
-function verifySignatureOnly(webhook: Webhook, body: string, headers: Headers): unknown {
-  const { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': signatures } = headers;
-  if (!id || !timestamp || !signatures) throw new WebhookVerificationError('Missing required headers');
-  if (!/^\d+$/.test(timestamp)) throw new WebhookVerificationError('Invalid Signature Headers');
-  const expected = Buffer.from(webhook.sign(id, new Date(Number(timestamp) * 1000), body).slice(3));
-  for (const entry of signatures.split(' ')) {
-    const [version, signature] = entry.split(',');
-    if (version !== 'v1' || signature === undefined) continue;
-    const given = Buffer.from(signature);
-    if (given.length === expected.length && timingSafeEqual(given, expected)) return JSON.parse(body);
-  }
-  throw new WebhookVerificationError('No matching signature found');
 }
 
 function readBody(request: IncomingMessage): Promise<string | undefined> {
@@ -111,7 +93,6 @@ export function describeDelivery(headers: Headers, payload: any, duplicate: bool
 export async function startListener(options: ListenerOptions): Promise<Listener> {
   const webhook = new Webhook(options.secret); // throws on a secret that is not base64
   const print = options.print ?? ((line: string) => console.log(line));
-  const replayWindow = options.replayWindow ?? true;
   const seen = new Set<string>();
 
   const server = createServer((request, response) => {
@@ -125,13 +106,13 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       const headers = signatureHeaders(request);
       let payload: any;
       try {
-        payload = replayWindow ? webhook.verify(body, headers) : verifySignatureOnly(webhook, body, headers);
+        payload = webhook.verify(body, headers);
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         answer(response, 400, `Rejected: ${reason}\n`);
         print(`✗ rejected ${headers['webhook-id'] || '(no webhook-id)'}: ${reason}`);
         if (/timestamp too (old|new)/.test(reason)) {
-          print('    the webhook-timestamp is more than five minutes from this machine\'s clock; a mock on a manual clock signs with its own time: use --no-replay-window');
+          print('    the webhook-timestamp is more than five minutes from this machine\'s clock: a replayed or long-delayed delivery (the mock signs with the wall clock)');
         } else if (/signature/i.test(reason)) {
           print('    check --secret: it is the secret the mock answered when this endpoint was registered');
         }
@@ -169,18 +150,17 @@ async function main(): Promise<void> {
     options: {
       port: { type: 'string', default: '4020' },
       secret: { type: 'string' },
-      'no-replay-window': { type: 'boolean', default: false },
       verbose: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
-  const usage = 'usage: npm run webhooks:listen -- --port 4020 --secret whsec_... [--no-replay-window] [--verbose]';
+  const usage = 'usage: npm run webhooks:listen -- --port 4020 --secret whsec_... [--verbose]';
   if (values.help) return void console.log(usage);
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0..65535\n${usage}`);
   if (!values.secret?.startsWith('whsec_')) throw new Error(`--secret whsec_... is required: the secret the mock answered when the endpoint was registered\n${usage}`);
-  const listener = await startListener({ port, secret: values.secret, replayWindow: !values['no-replay-window'], verbose: values.verbose });
-  console.log(`Listening for webhooks on ${listener.url} (signature${values['no-replay-window'] ? ' only' : ' and the five-minute replay window'} checked). Ctrl-C stops.`);
+  const listener = await startListener({ port, secret: values.secret, verbose: values.verbose });
+  console.log(`Listening for webhooks on ${listener.url} (signature and the five-minute replay window checked). Ctrl-C stops.`);
   const stop = () => void listener.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -455,6 +455,21 @@ for (const route of routes) {
 }
 for (const byLength of routesByMethod.values()) for (const list of byLength.values()) list.sort((a, b) => bySpecificity(a.route, b.route));
 
+/**
+ * The methods the document declares at a concrete path (upper case, HEAD wherever GET is: a HEAD is
+ * answered as the GET), for the `Allow` header of a 405 (RFC 9110 15.5.6); empty when no template matches.
+ */
+export function allowedMethods(pathname: string): string[] {
+  const parts = splitPath(pathname);
+  if (parts === undefined) return [];
+  const methods = new Set<string>();
+  for (const [method, byLength] of routesByMethod) {
+    if (byLength.get(parts.length)?.some(({ route }) => matchRoute(route, parts) !== undefined)) methods.add(method.toUpperCase());
+  }
+  if (methods.has('GET')) methods.add('HEAD');
+  return ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => methods.has(m));
+}
+
 /** Whether any operation's path template matches (404 when not, 405 when it does but the method does not). */
 export function pathExists(pathname: string): boolean {
   const parts = splitPath(pathname);

@@ -135,7 +135,7 @@ describe('conforming responses pass', () => {
   });
 
   it('does not read a body into a HEAD response', () => {
-    const x = exchange('HEAD', '/products', 405, PROBLEM_TYPE, '');
+    const x = exchange('HEAD', '/products', 405, { ...PROBLEM_TYPE, allow: ['POST'] }, '');
     expect(checksOf(x)).toEqual([]);
   });
 
@@ -246,6 +246,34 @@ describe('broken responses fail', () => {
   it('a problem title that is not the reason phrase', () => {
     const x = withBody(good.notFound(), problem(404, 'PRODUCT_NOT_FOUND', 'PRODUCT_NOT_FOUND', '/products/nope'));
     expect(checksOf(x)).toContain('problem-title');
+  });
+
+  it('a problem title that is another name of the status than the status line gives (ERR-003)', () => {
+    const onLine = (x: Exchange, statusText: string): Exchange => ({ ...x, response: { ...x.response, statusText } });
+    expect(checksOf(onLine(good.unprocessable(), 'Unprocessable Content'))).toEqual([]);
+    const x = onLine(good.unprocessable(), 'Unprocessable Entity');
+    expect(checksOf(x)).toContain('problem-title');
+    expect(rulesOf(x)).toContain('ERR-003');
+    expect(checksOf(onLine(good.notFound(), ''))).toEqual([]);
+  });
+
+  it('a 401 without the Bearer challenge (AUTH-040, assumed)', () => {
+    const unauthorized = (headers: Headers) => exchange('GET', '/products', 401, { ...PROBLEM_TYPE, ...headers }, problem(401, 'UNAUTHORIZED', 'Unauthorized', '/products'));
+    expect(checksOf(unauthorized({ 'www-authenticate': ['Bearer'] }))).toEqual([]);
+    expect(checksOf(unauthorized({ 'www-authenticate': ['Bearer realm="api"'] }))).toEqual([]);
+    for (const x of [unauthorized({}), unauthorized({ 'www-authenticate': ['Basic realm="api"'] })]) {
+      const found = checkResponse(x, OPTIONS).violations.filter((v) => v.check === 'auth-challenge');
+      expect(found.map((v) => [v.rules, v.assumption])).toEqual([[['AUTH-040'], '#/components/headers/WWW-Authenticate']]);
+    }
+    expect(checkResponse(unauthorized({ 'www-authenticate': ['Bearer'] }), OPTIONS).checked).toContain('AUTH-040');
+  });
+
+  it('a 405 without Allow, or whose Allow names the refused method (ERR-043, assumed)', () => {
+    const refused = (headers: Headers) => exchange('PUT', '/products', 405, { ...PROBLEM_TYPE, ...headers }, problem(405, 'METHOD_NOT_ALLOWED', 'Method Not Allowed', '/products'));
+    expect(checksOf(refused({ allow: ['GET, HEAD'] }))).toEqual([]);
+    expect(checksOf(refused({}))).toEqual(['allow']);
+    expect(checksOf(refused({ allow: ['GET, PUT'] }))).toEqual(['allow']);
+    expect(rulesOf(refused({}))).toEqual(['ERR-043']);
   });
 
   it('a problem without requestId or code', () => {
@@ -399,12 +427,13 @@ describe('assumed or pinned', () => {
 
   it('a 401 code other than the decided UNAUTHORIZED is assumed; its pinned problem members are not', () => {
     const body = { ...problem(401, 'AUTH_FAILED', 'Unauthorized', '/products'), type: '/errors/AUTH_FAILED' };
-    const violations = checkResponse(exchange('GET', '/products', 401, PROBLEM_TYPE, body), OPTIONS).violations;
+    const challenged = { ...PROBLEM_TYPE, 'www-authenticate': ['Bearer'] };
+    const violations = checkResponse(exchange('GET', '/products', 401, challenged, body), OPTIONS).violations;
     expect(violations.map((v) => v.check)).toEqual(['body-schema']);
     // the mark sits on the decided `code` node of the Unauthorized response
     expect(violations[0]?.assumption).toMatch(/^#\/components\/responses\/Unauthorized\/.*\/code$/);
 
-    const broken = checkResponse(exchange('GET', '/products', 401, PROBLEM_TYPE, { ...body, type: '/errors/OTHER' }), OPTIONS).violations;
+    const broken = checkResponse(exchange('GET', '/products', 401, challenged, { ...body, type: '/errors/OTHER' }), OPTIONS).violations;
     const typeViolation = broken.find((v) => v.check === 'problem-type');
     expect(typeViolation?.assumption).toBeUndefined();
   });

@@ -239,10 +239,14 @@ export function checkBodySchema(declared: Declared, type: string, value: unknown
   return schemaViolation('body-schema', pointer, value, `the ${declared.operation.operationId} ${declared.statusKey} body`);
 }
 
+/** Headers checked on every response by checkChallenges (headers.ts), declared or not. */
+const CHECKED_ELSEWHERE = new Set(['www-authenticate', 'allow']);
+
 /** Declared headers: present when required, and matching their schema. */
 export function checkDeclaredHeaders(declared: Declared, headers: Readonly<Record<string, readonly string[]>>): Violation[] {
   const out: Violation[] = [];
   for (const [name, header] of Object.entries(declared.response.headers)) {
+    if (CHECKED_ELSEWHERE.has(name)) continue;
     const values = headers[name];
     const ruleIds = headerRules(name);
     if (values === undefined || values.length === 0) {

@@ -143,6 +143,34 @@ export function checkRetryAfter(status: number, headers: Headers, code?: string)
   return parsed.ok ? [] : [{ check: 'retry-after', rules, message: `Retry-After: ${parsed.error}` }];
 }
 
+const AUTH_CHALLENGE_POINTER = '#/components/headers/WWW-Authenticate';
+const ALLOW_POINTER = '#/components/headers/Allow';
+
+/**
+ * What HTTP requires of a 401 and a 405 (RFC 9110 11.6.1, 15.5.6; D50): a 401 carries a
+ * `WWW-Authenticate` challenge of the Bearer scheme (AUTH-040); a 405 an `Allow` list of methods
+ * that does not name the refused one (ERR-043). Both rest on the document's x-assumption.
+ */
+export function checkChallenges(method: string, status: number, headers: Headers): Violation[] {
+  if (status === 401) {
+    const challenge = joined(headers, 'www-authenticate');
+    if (challenge === undefined || !/^bearer(?:[ ,]|$)/i.test(challenge.trim())) {
+      return [{ check: 'auth-challenge', rules: ['AUTH-040'], message: `a 401 with WWW-Authenticate ${JSON.stringify(challenge ?? null)}; expected the Bearer challenge`, assumption: AUTH_CHALLENGE_POINTER }];
+    }
+  }
+  if (status === 405) {
+    const allow = joined(headers, 'allow');
+    const methods = allow?.split(',').map((m) => m.trim()) ?? [];
+    if (allow === undefined || methods.some((m) => !/^[A-Z]+$/.test(m))) {
+      return [{ check: 'allow', rules: ['ERR-043'], message: `a 405 with Allow ${JSON.stringify(allow ?? null)}; expected the list of the path's methods`, assumption: ALLOW_POINTER }];
+    }
+    if (methods.includes(method.toUpperCase())) {
+      return [{ check: 'allow', rules: ['ERR-043'], message: `a 405 to ${method.toUpperCase()} whose Allow (${allow}) names ${method.toUpperCase()}`, assumption: ALLOW_POINTER }];
+    }
+  }
+  return [];
+}
+
 /** A strong ETag wherever the operation declares one (ETAG-002 on reads, ETAG-003 on writes). */
 export function checkETag(operation: OperationInfo, declaresETag: boolean, headers: Headers): Violation[] {
   const raw = joined(headers, 'etag');

@@ -6,7 +6,7 @@
  */
 import { assumptionAbove, checkBodySchema, checkContentType, checkDeclaredHeaders, checkStatusDeclared, contentTypeRules, declaredResponse, operationFor, parseJsonBody } from './document.ts';
 import { mediaType } from './grammar.ts';
-import { checkDeprecation, checkDuplicates, checkETag, checkLocation, checkRateLimit, checkRetryAfter, LOCATION_RULES, RETRY_AFTER_409 } from './headers.ts';
+import { checkChallenges, checkDeprecation, checkDuplicates, checkETag, checkLocation, checkRateLimit, checkRetryAfter, LOCATION_RULES, RETRY_AFTER_409 } from './headers.ts';
 import { checkPagination, isListEnvelope, PAGINATION_RULES } from './pagination.ts';
 import { checkProblem, PROBLEM_RULES } from './problem.ts';
 import type { CheckOptions, CheckReport, Exchange, Violation } from './types.ts';
@@ -49,7 +49,11 @@ export function checkResponse(exchange: Exchange, options: CheckOptions): CheckR
     const schema = checkBodySchema(declared, type, json);
     if (schema) violations.push(schema);
   }
+  // The 401 challenge and the 405 Allow are checked by checkChallenges, on every response.
   if (declared) violations.push(...checkDeclaredHeaders(declared, headers));
+  if (status === 401) checked.add('AUTH-040');
+  if (status === 405) checked.add('ERR-043');
+  violations.push(...checkChallenges(request.method, status, headers));
   violations.push(...checkDuplicates(headers));
   if (operation) violations.push(...checkDeprecation(operation, headers));
 
@@ -68,7 +72,7 @@ export function checkResponse(exchange: Exchange, options: CheckOptions): CheckR
 
   if (status >= 400 && type === 'application/problem+json' && json !== undefined) {
     PROBLEM_RULES.filter((r) => r !== 'ERR-008' || status === 422).forEach((r) => checked.add(r));
-    violations.push(...checkProblem(status, request.url, json));
+    violations.push(...checkProblem(status, request.url, json, response.statusText ?? ''));
   }
 
   if (declared) {

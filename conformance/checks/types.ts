@@ -9,6 +9,11 @@ export interface Exchange {
   };
   response: {
     status: number;
+    /**
+     * The reason phrase of the status line as received (empty or absent over HTTP/2, which has
+     * none, or when the client does not expose it).
+     */
+    statusText?: string;
     /** Lower-case name → values in arrival order (a header sent twice has two entries). */
     headers: Readonly<Record<string, readonly string[]>>;
     /** The raw body, decoded as UTF-8. */
@@ -40,6 +45,8 @@ export type CheckName =
   | 'ratelimit-closest'
   | 'pagination'
   | 'retry-after'
+  | 'auth-challenge'
+  | 'allow'
   | 'etag'
   | 'location'
   | 'deprecation';

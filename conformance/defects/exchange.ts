@@ -20,6 +20,8 @@ export interface ProxyResponse {
   status: number;
   headers: Headers;
   body: string;
+  /** The reason phrase the target sent with `status` (the proxy passes it on while the status is unchanged). */
+  reason?: { status: number; text: string };
 }
 
 export const API_BASE = basePath;

@@ -82,7 +82,9 @@ export async function startProxy(target: string, defect: Defect | undefined): Pr
         },
         (incoming) => {
           // A HEAD answer keeps the length of the body it does not carry (RFC 9110 9.3.2).
-          readBody(incoming).then((bytes) => resolve({ status: incoming.statusCode ?? 502, headers: flatten(incoming.headers, request.method === 'HEAD'), body: bytes.toString('utf8') }), reject);
+          const status = incoming.statusCode ?? 502;
+          const reason = incoming.statusMessage ? { reason: { status, text: incoming.statusMessage } } : {};
+          readBody(incoming).then((bytes) => resolve({ status, headers: flatten(incoming.headers, request.method === 'HEAD'), body: bytes.toString('utf8'), ...reason }), reject);
         },
       );
       outgoing.on('error', reject);
@@ -98,6 +100,8 @@ export async function startProxy(target: string, defect: Defect | undefined): Pr
         const response = await exchange(defect, memory, request, (sent) => forward(sent, raw));
         forwarded += 1;
         const body = Buffer.from(response.body, 'utf8');
+        // The target's reason phrase, while a defect left the status alone (ERR-003 compares it with the title).
+        if (response.reason !== undefined && response.reason.status === response.status) outgoing.statusMessage = response.reason.text;
         if (request.method === 'HEAD') {
           outgoing.writeHead(response.status, response.headers);
           outgoing.end();

@@ -182,7 +182,7 @@ test('ASST-016 EVT-020 an asset PATCH that alters nothing answers 200 and record
   const set = await writer.patch(assetPath(asset.assetId), { body: { notes: 'conformance', metadata: { conformance: 'yes' } } });
   expect(set).toHaveStatus(200);
   const events = await markEvents(control, account);
-  const bodies = [{ favorited: asset.favorited }, { notes: 'conformance' }, { metadata: { conformance: 'yes' } }, { metadata: { absent: null } }];
+  const bodies = [{ favorited: asset.favorited }, { notes: 'conformance' }, { metadata: { conformance: 'yes' } }, { metadata: { absent: null } }, {}];
   for (const body of bodies) {
     const same = await writer.patch(assetPath(asset.assetId), { body });
     expect(same, JSON.stringify(body)).toHaveStatus(200);

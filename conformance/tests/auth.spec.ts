@@ -111,6 +111,20 @@ test('AUTH-036 a 401 on the read plane and on the generation plane carries code 
   }
 });
 
+test('AUTH-040 every 401 (no key, a bad key, on a read and on a write) carries the Bearer challenge, the same for every cause', { tag: '@assumed' }, async ({ api, account }) => {
+  const bad = `Bearer ${unknownKeyLike(account.key('read'))}`;
+  const answers = [
+    await api.get('/products', { authorization: null }),
+    await api.get('/presets', { authorization: bad }),
+    await api.patch('/creatives/crv_conformance_unknown_0000', { authorization: null, body: { metadata: {} } }),
+  ];
+  for (const response of answers) {
+    expect(response).toHaveStatus(401);
+    expect(response.header('www-authenticate')?.trim().split(/[ ,]/)[0]?.toLowerCase(), response.describe()).toBe('bearer');
+  }
+  expect(new Set(answers.map((r) => r.header('www-authenticate'))).size, 'one challenge whatever the cause').toBe(1);
+});
+
 test('AUTH-032 AUTH-035 a revoked key answers 401 on its next request, with the uniform body', { tag: '@control' }, async ({ api, account, control }) => {
   await expect(await api.get('/products', { query: { limit: 1 } })).toHaveStatus(200);
   await control.revokeKey(account.accountId!, account.keyId('read'));

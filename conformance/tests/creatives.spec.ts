@@ -222,6 +222,18 @@ test('CRTV-030 ERR-040 ERR-008 a rejectionReason of 0 or 501 characters answers 
   await expect(await api.as('creatives:review').post(approvePath(c.creativeId), { idempotencyKey: newKey('approve') }), 'still pending, so it can be approved').toHaveStatus(200);
 });
 
+test('CRTV-030 ERR-040 ERR-008 approve and reject refuse an unknown body field alike: 422 VALIDATION_ERROR with one errors entry naming it, and the creative stays pending', { tag: ['@control', '@assumed'] }, async ({ api, control, account }) => {
+  const { creatives } = await readyCampaign(api, control, account, 1);
+  const c = creatives[0]!;
+  const reviewer = api.as('creatives:review');
+  for (const path of [approvePath(c.creativeId), rejectPath(c.creativeId)]) {
+    const refused = await reviewer.post(path, { idempotencyKey: newKey('review'), body: { x: 1 } });
+    await expect(refused, path).toBeProblem(422, 'VALIDATION_ERROR');
+    expect(refused.problem.errors?.map((e) => e.field), refused.describe()).toEqual(['x']);
+  }
+  expect((await getCreative(api, c.creativeId)).json).toEqual(c);
+});
+
 test('CRTV-016 approving an approved creative, or rejecting a rejected one, is a no-op 200 that records nothing', { tag: '@control' }, async ({ api, control, account }) => {
   const { creatives } = await readyCampaign(api, control, account, 2);
   const [a, r] = creatives as [Creative, Creative];
@@ -445,7 +457,7 @@ test('CRTV-024 CRTV-027 GEN-008 ETAG-003 EVT-035 a metadata PATCH keeps the crea
   expectEventsByKey(await events.since(), [['creative.updated', c.creativeId]], account.keyId('creatives:write'));
 });
 
-test('CRTV-026 a creative PATCH that alters nothing answers 200, records nothing and sends no event', { tag: '@control' }, async ({ api, control, account }) => {
+test('CRTV-026 a creative PATCH that alters nothing (an empty object included) answers 200, records nothing and sends no event', { tag: '@control' }, async ({ api, control, account }) => {
   const { creatives } = await readyCampaign(api, control, account, 1);
   const c = creatives[0]!;
   const writer = api.as('creatives:write');
@@ -453,7 +465,8 @@ test('CRTV-026 a creative PATCH that alters nothing answers 200, records nothing
   expect(first).toHaveStatus(200);
   const events = await markEvents(control, account);
 
-  const bodies = [{ metadata: { channel: 'conformance' } }, { metadata: { absent: null } }, { metadata: {} }];
+  // {} too: both fields are optional, and no 422 cause of this PATCH covers an empty body.
+  const bodies = [{ metadata: { channel: 'conformance' } }, { metadata: { absent: null } }, { metadata: {} }, {}];
   for (const body of bodies) {
     const same = await writer.patch(creativePath(c.creativeId), { body });
     expect(same, JSON.stringify(body)).toHaveStatus(200);

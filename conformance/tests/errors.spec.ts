@@ -251,3 +251,33 @@ test('ERR-039 ERR-042 a malformed JSON body answers 400, a non-JSON body 415 and
   expect(after.json).toEqual(before.json);
   expect(after.header('etag')).toBe(before.header('etag'));
 });
+
+test('ERR-043 another method on a known path answers 405 METHOD_NOT_ALLOWED with Allow naming the path\'s methods, not the refused one', { tag: '@assumed' }, async ({ api }) => {
+  const cases: [string, string, string[]][] = [
+    ['PUT', '/products', ['GET']],
+    ['DELETE', '/runs/estimate', ['POST']],
+    ['POST', '/creatives/crv_conformance_unknown_0000', ['GET', 'PATCH', 'DELETE']],
+  ];
+  for (const [method, path, declared] of cases) {
+    const response = await api.send(method, path, method === 'GET' || method === 'DELETE' ? {} : { body: {} });
+    await expect(response, `${method} ${path}`).toBeProblem(405, 'METHOD_NOT_ALLOWED');
+    const allow = (response.header('allow') ?? '').split(',').map((m) => m.trim());
+    for (const m of declared) expect(allow, response.describe()).toContain(m);
+    expect(allow).not.toContain(method);
+  }
+});
+
+test('ERR-044 ERR-007 RATE-020 a body over the limit is answered like any other refusal of the operation: its own requestId and the operation\'s RateLimit headers', { tag: '@assumed' }, async ({ api }) => {
+  const c = pick(await allCreatives(api), () => true, 'the account has no live creative');
+  const path = `/creatives/${encodeURIComponent(c.creativeId)}`;
+  const writer = api.as('creatives:write');
+  const huge = Buffer.from(JSON.stringify({ metadata: { cf: 'x'.repeat(1024 * 1024 + 16) } }));
+  const refused = [await writer.patch(path, { rawBody: huge, contentType: 'application/json' }), await writer.patch(path, { rawBody: huge, contentType: 'application/json' })];
+  for (const r of refused) await expect(r).toBeProblem(413, 'PAYLOAD_TOO_LARGE');
+  expect(refused[0]!.problem.requestId, 'each answer has its own requestId').not.toBe(refused[1]!.problem.requestId);
+  // The same limits as a PATCH of the creative that reached its handler (the creative-write group).
+  const edit = await writer.patch(path, { body: { metadata: {} } });
+  expect(edit).toHaveStatus(200);
+  const quotas = (r: ApiResponse) => (r.header('ratelimit-policy') ?? '').split(',').map((item) => item.trim().split(';')[0]).sort();
+  expect(quotas(refused[1]!), `${refused[1]!.header('ratelimit-policy')} vs ${edit.header('ratelimit-policy')}`).toEqual(quotas(edit));
+});

@@ -1,4 +1,4 @@
-/** Control plane, clock: getClock, setClock (mode first, then advance; due tasks run in order). */
+/** Control plane, clock: getClock, setClock (mode first, then advance; due tasks run in order, webhook retries included). */
 import type { Clock, ClockMode } from '../clock.ts';
 import type { ControlHandlers } from './http.ts';
 
@@ -11,10 +11,13 @@ export const clockHandlers: ControlHandlers = {
     return { status: 200, body: clockState(services.clock) };
   },
 
-  setClock(request, { services }) {
+  async setClock(request, { services }) {
     const body = (request.body ?? {}) as { mode?: ClockMode; advanceSeconds?: number };
     if (body.mode !== undefined) services.clock.setMode(body.mode);
-    if (body.advanceSeconds !== undefined) services.clock.advance(body.advanceSeconds);
+    // Webhook attempts go out over real HTTP: the advance waits for each answer, so a retry due
+    // inside it runs inside it, at its own due time (a 24-hour drill is one advance).
+    const webhooks = services.webhooks;
+    if (body.advanceSeconds !== undefined) await services.clock.advanceSettled(body.advanceSeconds, { busy: () => webhooks.busy, settle: () => webhooks.idle() });
     return { status: 200, body: clockState(services.clock) };
   },
 };

@@ -218,6 +218,12 @@ export function registerControlRoutes(app: FastifyInstance, services: MockServic
           ? new ControlError(405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${pathname}; see spec/mock-control.yaml.`)
           : new ControlError(404, 'NOT_FOUND', `No control operation at ${pathname}; see spec/mock-control.yaml.`);
       const body = JSON.stringify(problemBody(error, pathname, `req_control_${randomBytes(8).toString('hex')}`));
+      // A 405 names the methods the path has (RFC 9110 15.5.6), HEAD wherever GET is.
+      if (matching.length > 0) {
+        const methods = new Set(matching.map((m) => m.route.operation.method.toUpperCase()));
+        if (methods.has('GET')) methods.add('HEAD');
+        reply.header('allow', ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => methods.has(m)).join(', '));
+      }
       return reply.status(error.status).type('application/problem+json').send(body);
     }
     return serve(hit.route.operation, hit.route.handler, hit.params ?? {}, request, reply, services, options);

@@ -3,15 +3,18 @@
  * of each of the 15 types is caused through the public API (the harness), one review by another
  * actor through the control plane's actions, `run.completed` through a run; the clock is advanced
  * and every delivery that arrives over the socket is verified as a receiver would:
- * the signature with `new Webhook(secret).verify(rawBody, headers)` at the mock clock's time, the
+ * the signature with the unmodified `new Webhook(secret).verify(rawBody, headers)` (its default
+ * five-minute window, judged by the real clock, however far the mock's clock was moved), the
  * headers and the envelope against the document (the `<X>Event` schema and the webhook's own request
  * body), the actor rules, and exactly one delivery per recorded event.
  */
+import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { eventTypes, validatorFor } from '../../spec/contract.ts';
 import { controlViolations } from '../control/conformance.ts';
 import type { RequestOptions, TestResponse } from '../testing.ts';
 import type { DomainEvent } from './model.ts';
+import { attemptTimes, DEFAULT_RETRY_POLICY } from './backoff.ts';
 import { signatureHeadersOf, verifyAt, webhookSuite, type ReceivedOverHttp } from './testing.ts';
 
 const EVENT_SCHEMA: Record<string, string> = {
@@ -47,7 +50,7 @@ interface Checked {
 }
 
 /**
- * Everything a receiver checks, at the mock clock's current time (the library's replay window).
+ * Everything a receiver checks, with the stock verifier at the real time (the library's replay window).
  * The webhook's own request body schema (spec/openapi.yaml `webhooks`) pins `data.deletedAt` on
  * `*.deleted` / `*.restored`; since `data` is rendered when sent (EVT-024), that holds only while
  * the event is still the latest of its resource: `latest: false` checks the `<X>Event` schema only.
@@ -59,7 +62,7 @@ function check(request: ReceivedOverHttp, secret: string, latest: (eventId: stri
   for (const [name, schema] of [['webhook-id', 'WebhookId'], ['webhook-timestamp', 'WebhookTimestamp'], ['webhook-signature', 'WebhookSignature']] as const) {
     expect(validatorFor(`#/components/parameters/${schema}/schema`)(headers[name]), `${name}: ${headers[name]}`).toBe(true);
   }
-  const payload = verifyAt(t.h.clock.now(), secret, request.body, headers) as any; // throws on a bad signature or an old timestamp
+  const payload = new Webhook(secret).verify(request.body, headers) as any; // throws on a bad signature or an old timestamp
   expect(payload).toEqual(JSON.parse(request.body));
   const component = validatorFor(`#/components/schemas/${eventSchema(payload.type)}`);
   expect(component(payload), `${payload.type} vs ${eventSchema(payload.type)}: ${JSON.stringify(component.errors?.slice(0, 3))}`).toBe(true);
@@ -74,6 +77,7 @@ describe('webhooks end to end, over real HTTP', () => {
   it('one delivery per event of each of the 15 types, signed, in the documented envelope, with the actor rules', async () => {
     const { secret } = await register();
     const start = t.h.clock.now();
+    const wallAtStart = Date.now();
 
     // Campaign: created, updated; two of its three creatives generated in the dashboard (the third
     // stays NOT_GENERATED and must never be the subject of an event, EVT-017).
@@ -146,7 +150,9 @@ describe('webhooks end to end, over real HTTP', () => {
       // EVT-021, EVT-022: the type, and the time of the change (not of the delivery).
       expect(d.payload.type).toBe(event.type);
       expect(d.payload.timestamp).toBe(new Date(event.timestamp).toISOString());
-      expect(Number(d.request.headers['webhook-timestamp'])).toBe(Math.floor((event.timestamp + 60_000) / 1000));
+      // #12 §3: signed with the wall clock's second when sent, not the mock clock's (which the log keeps).
+      expect(Number(d.request.headers['webhook-timestamp'])).toBeGreaterThanOrEqual(Math.floor(wallAtStart / 1000));
+      expect(Number(d.request.headers['webhook-timestamp'])).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000));
       // EVT-028: the event id is not in the body.
       expect(d.request.body).not.toContain(d.id);
       // EVT-026: previousAttributes on *.updated only, exactly as recorded.
@@ -204,7 +210,7 @@ describe('webhooks end to end, over real HTTP', () => {
     expect(log.body.data.every((row: any) => row.attempt === 1 && row.status === 'succeeded' && row.responseStatus === 204)).toBe(true);
   });
 
-  it('a receiver that answers 500 gets the same webhook-id again a minute later, re-signed at the new time', async () => {
+  it('a receiver that answers 500 gets the same webhook-id again a minute later (on the mock\'s clock), each attempt verifiable', async () => {
     const { secret } = await register(['asset.archived']);
     t.receiver.status = (_r, i) => (i === 0 ? 500 : 204);
     const asset = [...t.acc.state.assets.values()][0]!;
@@ -213,8 +219,42 @@ describe('webhooks end to end, over real HTTP', () => {
     await t.deliver(60, 2);
     const [a, b] = t.receiver.requests.map((r) => check(r, secret));
     expect(a!.id).toBe(b!.id);
-    expect(Number(b!.request.headers['webhook-timestamp']) - Number(a!.request.headers['webhook-timestamp'])).toBe(60);
-    expect(b!.request.headers['webhook-signature']).not.toBe(a!.request.headers['webhook-signature']);
+    const attempted = t.service.deliveries(t.acc.state).map((row) => row.attemptedAt!);
+    expect(attempted[1]! - attempted[0]!).toBe(60_000);
+  });
+
+  it('#12 §3 after the clock moved by days, a stock standardwebhooks receiver (default tolerance) verifies every delivery; the envelope keeps the time of the change', async () => {
+    const { secret } = await register(['asset.archived', 'asset.unarchived']);
+    t.receiver.status = (_r, i) => (i === 0 ? 500 : 204);
+    const clock = async (advanceSeconds: number) => expect((await t.h.control('POST', '/__mock/clock', { advanceSeconds })).status).toBe(200);
+    await clock(3 * 86_400);
+    const asset = [...t.acc.state.assets.values()][0]!;
+    await api('POST', `/assets/${asset.assetId}/archive`, 'assets:write');
+    const changedAt = t.h.clock.now();
+    await clock(5 * 86_400); // far past the processing delay: the first attempt (500) and its retry
+    await api('POST', `/assets/${asset.assetId}/unarchive`, 'assets:write');
+    await clock(2 * 86_400);
+    const requests = await t.receiver.waitFor(3);
+    for (const request of requests) {
+      const payload = new Webhook(secret).verify(request.body, signatureHeadersOf(request)) as { timestamp: string };
+      expect(Date.parse(payload.timestamp)).toBeGreaterThanOrEqual(changedAt);
+    }
+    expect((JSON.parse(requests[0]!.body) as { timestamp: string }).timestamp).toBe(new Date(changedAt).toISOString());
+  });
+
+  it('EVT-040 EVT-041 one advance through the control plane runs every retry that falls due inside it, each at its own due time (a 24-hour drill is one advance)', async () => {
+    await register(['asset.archived']);
+    t.receiver.status = () => 500;
+    const asset = [...t.acc.state.assets.values()][0]!;
+    await api('POST', `/assets/${asset.assetId}/archive`, 'assets:write');
+    const changedAt = t.h.clock.now();
+    const advanced = await t.h.control('POST', '/__mock/clock', { advanceSeconds: 25 * 3600 });
+    expect(advanced.body.pendingTasks, 'nothing left on the clock after the advance').toBe(0);
+    const expected = attemptTimes(DEFAULT_RETRY_POLICY, changedAt, changedAt + 60_000);
+    const rows = t.service.deliveries(t.acc.state);
+    expect(rows.map((row) => row.attemptedAt)).toEqual(expected);
+    expect(rows.at(-1)).toMatchObject({ givenUp: true, nextAttemptAt: null });
+    expect(t.receiver.requests).toHaveLength(expected.length);
   });
 
   it('the replay window: a delivery checked more than five minutes after it was signed fails verification', async () => {

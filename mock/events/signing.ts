@@ -5,7 +5,8 @@
  *
  * - Secret: `whsec_` + base64 of 32 random bytes (the standard allows 24 to 64).
  * - Signed content: `${webhook-id}.${webhook-timestamp}.${raw body}`, HMAC-SHA256, base64, `v1,` prefix.
- * - `webhook-timestamp`: Unix seconds of the attempt, read from the injected clock by the caller.
+ * - `webhook-timestamp`: Unix seconds of the moment the request is sent, the wall clock's (the
+ *   caller reads it from the injected clock's `wallNow()`): receivers judge it against their own clock.
  */
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
@@ -33,7 +34,7 @@ export interface SignatureHeaders {
   'webhook-signature': string;
 }
 
-/** The Standard Webhooks headers of one delivery attempt made at `nowMs` (clock time). */
+/** The Standard Webhooks headers of one delivery request sent at `nowMs` (wall-clock time). */
 export function signatureHeaders(secret: string, msgId: string, nowMs: number, body: string): SignatureHeaders {
   const seconds = Math.floor(nowMs / 1000);
   return {

@@ -21,7 +21,7 @@ export interface AttemptRecord {
   duplicate: boolean;
   /** When the attempt fell due (clock ms). */
   scheduledAt: number;
-  /** When it was made (clock ms; also its `webhook-timestamp`); null when not sent. */
+  /** When it was made (clock ms; its `webhook-timestamp` is the wall clock's second when sent); null when not sent. */
   attemptedAt: number | null;
   status: AttemptStatus;
   responseStatus: number | null;

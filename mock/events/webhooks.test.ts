@@ -20,6 +20,9 @@ import type { WebhookService } from './webhooks.ts';
 
 const URL_ = 'http://127.0.0.1:4020/hooks';
 const MIN = 60_000;
+/** The injected wall clock (far from the manual clock): what `webhook-timestamp` carries. */
+const WALL = Date.UTC(2031, 5, 1, 12, 0, 0);
+const wall = () => WALL;
 
 let h: Harness;
 let acc: TestAccount;
@@ -29,7 +32,7 @@ let asset: Asset;
 
 beforeEach(async () => {
   fake = fakeTransport();
-  h = await createHarness({ webhooks: { transport: fake.transport } });
+  h = await createHarness({ webhooks: { transport: fake.transport }, wall });
   acc = await h.account();
   service = h.mock.services.webhooks;
   asset = [...acc.state.assets.values()][0]!;
@@ -65,9 +68,10 @@ describe('processing (EVT-006)', () => {
     expect(fake.received).toHaveLength(1);
     const [sent] = fake.received;
     expect(sent!.url).toBe(URL_);
-    expect(sent!.headers).toMatchObject({ 'content-type': 'application/json', 'webhook-id': event.eventId, 'webhook-timestamp': String((start + MIN) / 1000) });
+    // Signed with the wall clock's second (a receiver's replay window is judged by its own clock).
+    expect(sent!.headers).toMatchObject({ 'content-type': 'application/json', 'webhook-id': event.eventId, 'webhook-timestamp': String(WALL / 1000) });
     expect(sent!.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
-    expect(verifyAt(start + MIN, secret, sent!.body, sent!.headers)).toEqual(sent!.payload);
+    expect(verifyAt(WALL, secret, sent!.body, sent!.headers)).toEqual(sent!.payload);
     expect(sent!.payload).toEqual({
       type: 'asset.updated',
       timestamp: new Date(start).toISOString(),
@@ -211,7 +215,7 @@ describe('after a restart with --state (the clock\'s tasks are not saved)', () =
   function restart(transport: FakeTransport) {
     const store = new Store();
     const loaded = restoreState(store, parseSnapshot(serializeState(h.mock.services.store, h.clock)));
-    const clock = new Clock({ mode: 'manual', start: loaded.epochMs });
+    const clock = new Clock({ mode: 'manual', start: loaded.epochMs, wall });
     const mock = buildMock({ store, clock, webhooks: { transport: transport.transport } });
     const account = store.accounts.get(acc.accountId)!;
     return { mock, clock, account, service: mock.services.webhooks };
@@ -258,7 +262,7 @@ describe('after a restart with --state (the clock\'s tasks are not saved)', () =
       await after.service.idle();
       expect(ids().sort()).toEqual([failing.eventId, waiting.eventId].sort());
       const retry = restored.received.find((r) => r.headers['webhook-id'] === failing.eventId)!;
-      expect(verifyAt(after.clock.now(), secret, retry.body, retry.headers)).toMatchObject({ type: 'asset.updated' });
+      expect(verifyAt(WALL, secret, retry.body, retry.headers)).toMatchObject({ type: 'asset.updated' });
       expect(after.service.deliveries(after.account, { eventId: failing.eventId }).map((r) => [r.attempt, r.status])).toEqual([
         [1, 'failed'],
         [2, 'succeeded'],
@@ -287,7 +291,7 @@ describe('after a restart with --state (the clock\'s tasks are not saved)', () =
       after.service.resume(); // again: nothing is armed twice
       after.clock.advance(0);
       await after.service.idle();
-      expect(restored.received.map((r) => [r.headers['webhook-id'], r.headers['webhook-timestamp']])).toEqual([[event.eventId, String(after.clock.now() / 1000)]]);
+      expect(restored.received.map((r) => [r.headers['webhook-id'], r.headers['webhook-timestamp']])).toEqual([[event.eventId, String(WALL / 1000)]]);
       const rows = after.service.deliveries(after.account).map((r) => [r.attempt, r.status, r.error]);
       expect(rows).toEqual([
         [1, 'failed', 'the mock stopped before the answer came (state saved mid-attempt)'],
@@ -311,14 +315,16 @@ describe('retries (EVT-039..041)', () => {
 
     const expected = attemptTimes(DEFAULT_RETRY_POLICY, changedAt, changedAt + MIN);
     expect(expected).toHaveLength(29);
-    const sentAt = fake.received.map((r) => Number(r.headers['webhook-timestamp']) * 1000);
+    // The schedule is the mock's clock (the log's attemptedAt); each request is signed at the wall clock.
+    const sentAt = service.deliveries(acc.state).map((r) => r.attemptedAt!);
     expect(sentAt).toEqual(expected);
+    expect(new Set(fake.received.map((r) => r.headers['webhook-timestamp']))).toEqual(new Set([String(WALL / 1000)]));
     expect(sentAt.slice(1, 9).map((t, i) => (t - sentAt[i]!) / MIN)).toEqual([1, 2, 4, 8, 16, 32, 60, 60]);
     expect(sentAt.at(-1)! - changedAt).toBeLessThanOrEqual(24 * 3600 * 1000);
 
-    // EVT-039: one webhook-id on every attempt; each attempt signed afresh at its own time.
+    // EVT-039: one webhook-id on every attempt; each attempt signed afresh.
     expect(new Set(fake.received.map((r) => r.headers['webhook-id']))).toEqual(new Set([event.eventId]));
-    for (const [i, r] of fake.received.entries()) expect(verifyAt(sentAt[i]!, secret, r.body, r.headers)).toEqual(r.payload);
+    for (const r of fake.received) expect(verifyAt(WALL, secret, r.body, r.headers)).toEqual(r.payload);
 
     const rows = service.deliveries(acc.state);
     expect(rows.map((r) => r.attempt)).toEqual(expected.map((_t, i) => i + 1));

@@ -10,10 +10,14 @@
  *    and an enabled endpoint selected the type (EVT-005, EVT-006). An endpoint added later gets
  *    nothing of earlier changes (EVT-007).
  * 2. Attempts. Each matching endpoint gets one delivery per event. An attempt is prepared inside a
- *    clock task, at the attempt's clock time: `data` rendered from the current state (EVT-024),
- *    `webhook-timestamp` that time, signed with the endpoint's secret. Only the network I/O happens
- *    afterwards, in real time, one request at a time per endpoint (so the order a receiver sees is
- *    the order of sending, and `outOfOrder` chaos is observable).
+ *    clock task, at the attempt's clock time: `data` rendered from the current state (EVT-024). Only
+ *    the network I/O happens afterwards, in real time, one request at a time per endpoint (so the
+ *    order a receiver sees is the order of sending, and `outOfOrder` chaos is observable). Each
+ *    request is signed as it is sent, with the endpoint's secret and `webhook-timestamp` the wall
+ *    clock's second (`clock.wallNow()`): a receiver judges the five-minute replay window against its
+ *    own clock, so a delivery made after the mock's clock was moved by days still verifies with a
+ *    stock `standardwebhooks` receiver. The envelope `timestamp` stays the time of the change and the
+ *    delivery log's times, the order and the retry schedule stay on the mock's clock.
  * 3. Outcome. A 2xx answer is success. Anything else, a network error or a timeout is retried on the
  *    backoff of backoff.ts (1, 2, 4 ... 60 minutes), until 24 hours after the change (EVT-040,
  *    EVT-041). The `webhook-id` is the event id on every attempt and copy (EVT-039).
@@ -98,9 +102,10 @@ export const MAX_PROCESSING_DELAY_SECONDS = 86_400;
 const DEFAULT_TIMEOUT_MS = 5_000;
 const DEFAULT_MAX_LOG_ROWS = 10_000;
 
-/** A prepared request: rendered and signed at the attempt's clock time, sent later. */
+/** A prepared request: rendered at the attempt's clock time, signed when it is sent. */
 interface Prepared {
-  request: OutgoingDelivery;
+  /** The request as sent now: signed with the wall clock's second. */
+  request(): OutgoingDelivery;
   attemptedAt: number;
 }
 
@@ -289,6 +294,11 @@ export class WebhookService {
     this.store.webhooks.processingDelaySeconds = null;
   }
 
+  /** Whether a request is on the wire (or queued behind one). */
+  get busy(): boolean {
+    return this.inFlight.size > 0;
+  }
+
   /** Resolves once no request is on the wire (retries still scheduled on the clock do not count). */
   async idle(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
@@ -372,25 +382,26 @@ export class WebhookService {
     if (!payload) return void notSent(`the ${delivery.event.resource.kind} ${delivery.event.resource.id} has no public representation any more`);
 
     const body = JSON.stringify(payload);
+    const attempt = delivery.attempts + 1;
+    const { url, secret } = endpoint;
     const prepared: Prepared = {
       attemptedAt: now,
-      request: { url: endpoint.url, headers: { 'content-type': 'application/json', ...signedWithDefects(this.defects, endpoint.secret, delivery.event.eventId, now, body, delivery.attempts + 1) }, body, timeoutMs: this.timeoutMs },
+      request: () => ({ url, headers: { 'content-type': 'application/json', ...signedWithDefects(this.defects, secret, delivery.event.eventId, this.clock.wallNow(), body, attempt) }, body, timeoutMs: this.timeoutMs }),
     };
-    delivery.attempts += 1;
-    const attempt = delivery.attempts;
+    delivery.attempts = attempt;
     const { failFirst } = endpoint.chaos; // chaos as it is when the attempt is made
     const forcedFailure = attempt <= failFirst ? `chaos: failFirst treats attempts 1..${failFirst} as failed` : undefined;
     const copies = duplicateCopies(endpoint.chaos.duplicate, draw(delivery.event.eventId, endpoint.endpointId));
     const row = this.record(state, { ...base, attempt, attemptedAt: now, status: 'pending', responseStatus: null, error: null, nextAttemptAt: null, givenUp: false });
 
     this.enqueue(endpoint.endpointId, async () => {
-      const result = await this.send(prepared.request);
+      const result = await this.send(prepared.request());
       this.settle(row, result, forcedFailure);
       if (row.status === 'succeeded') {
         close();
         for (let copy = 0; copy < copies; copy++) {
           const duplicate = this.record(state, { ...row, duplicate: true, status: 'pending', responseStatus: null, error: null });
-          this.settle(duplicate, await this.send(prepared.request), undefined);
+          this.settle(duplicate, await this.send(prepared.request()), undefined);
         }
         return;
       }

@@ -9,7 +9,7 @@
  * throws an ApiError, which `respond` turns into problem+json (or the plain-text 429).
  */
 import { randomBytes } from 'node:crypto';
-import { matchOperation, pathExists, type OperationInfo } from '../../spec/contract.ts';
+import { allowedMethods, matchOperation, type OperationInfo } from '../../spec/contract.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor } from '../domain/accounts/model.ts';
 import { ApiError, REASON_PHRASES } from '../errors.ts';
@@ -59,7 +59,9 @@ export async function runPipeline(services: PipelineServices, raw: RawRequest): 
     const matched = matchOperation(raw.method, raw.path);
     if (!matched) {
       decision = rateLimit(limiter, store, { operation: undefined, ip: raw.ip, tokenHash: tokenHashOf(raw) }, now);
-      if (pathExists(raw.path)) throw new ApiError('METHOD_NOT_ALLOWED', `${raw.method} is not allowed on ${raw.fullPath}.`);
+      if (raw.refused) throw raw.refused;
+      const allow = allowedMethods(raw.path);
+      if (allow.length > 0) throw new ApiError('METHOD_NOT_ALLOWED', `${raw.method} is not allowed on ${raw.fullPath}.`, { allow });
       throw new ApiError('NOT_FOUND', `No operation at ${raw.fullPath}.`);
     }
     operation = matched.operation;
@@ -83,7 +85,8 @@ export async function runPipeline(services: PipelineServices, raw: RawRequest): 
     // authorize
     authorize(operation, key);
 
-    // validate
+    // validate (what the front refused first: a URL it cannot decode, an oversized body)
+    if (raw.refused) throw raw.refused;
     const input = validateRequest(operation, raw, matched.pathParams);
 
     // faults (before idempotency: a 503 never consumes a key)

@@ -24,9 +24,15 @@ export function jsonResponse(result: OperationResult): RawResponse & { body: str
   return { status: result.status, headers, body: JSON.stringify(result.body) };
 }
 
+/** The challenge of every 401 (RFC 9110 11.6.1): the scheme alone, so every 401 stays uniform (D50). */
+export const BEARER_CHALLENGE = 'Bearer';
+
 export function errorResponse(error: ApiError, operation: OperationInfo | undefined, instance: string, requestId: string): RawResponse {
   const headers: Record<string, string> = {};
   if (error.retryAfter !== undefined) headers['retry-after'] = String(Math.max(0, Math.ceil(error.retryAfter)));
+  // AUTH-040, ERR-043 (D50): what HTTP requires of a 401 and a 405.
+  if (error.status === 401) headers['www-authenticate'] = BEARER_CHALLENGE;
+  if (error.allow !== undefined) headers.allow = error.allow.join(', ');
   if (error.status === 429 && plainText429(operation)) {
     // RATE-003: plain text on the read plane and every write; clients must not parse it.
     headers['content-type'] = 'text/plain; charset=utf-8';

@@ -1,4 +1,5 @@
 /** Types shared by the pipeline stages and the operation handlers. */
+import type { ApiError } from '../errors.ts';
 import type { OperationInfo } from '../../spec/contract.ts';
 import type { Clock } from '../clock.ts';
 import type { Actor, ApiKeyRecord } from '../domain/accounts/model.ts';
@@ -18,6 +19,12 @@ export interface RawRequest {
   /** Raw body bytes, or undefined when the request had none. */
   body: Buffer | undefined;
   ip: string;
+  /**
+   * What the front found wrong before the pipeline (a URL it cannot decode, a body over the limit
+   * or not matching its Content-Length): the pipeline answers it in its place, at the validate
+   * stage of the operation reached (or for no operation, as the route stage answers 404).
+   */
+  refused?: ApiError;
 }
 
 export interface RawResponse {

@@ -152,8 +152,8 @@ function nameConditionalFields(pointer: string, body: unknown, errors: FieldErro
 }
 
 /**
- * D23: 422 on the creative, asset and campaign writes that declare it; 400 elsewhere (the
- * generation plane, whose 422s carry their own codes, and approve, which takes no body).
+ * D23: 422 on the creative, asset and campaign writes (approve and reject included) that declare
+ * it; 400 elsewhere (the generation plane, whose 422s carry their own codes).
  */
 function bodyError(operation: OperationInfo, errors: FieldError[], detail: string): ApiError {
   const status = operation.tag === 'writes' && operation.responses['422'] ? 422 : 400;

@@ -79,6 +79,7 @@ function base(): Doc {
     'x-rate-limits': { windowSeconds: 60, groups: { read: { limit: 200, appliesTo: 'reads' }, writes: { limit: 60, appliesTo: 'writes' } } },
     'x-plans': { tiers: ['core', 'growth'], defaults: { core: { webhooks: false, imageSizes: ['1K'], campaignLimit: 20 } } },
     'x-webhook-delivery': { description: 'at least once', retry: { firstDelaySeconds: 60, horizonSeconds: 86400 } },
+    'x-unmatched-request': { codes: { '404': 'NOT_FOUND' } },
   };
 }
 
@@ -162,6 +163,9 @@ const ROWS: Row[] = [
   // Documentation
   { name: 'description', change: (d) => (list(d).responses['200'].description = 'the things'), forward: ['documentation', 'doc.description'], backward: ['documentation', 'doc.description'] },
   { name: 'x-assumption', change: (d) => (thing(d).properties.note['x-assumption'] = 'decided'), forward: ['documentation', 'doc.x-assumption'], backward: ['documentation', 'doc.x-assumption'] },
+  { name: 'an answer to unmatched requests', change: (d) => (d['x-unmatched-request'].codes['431'] = 'HEADERS_TOO_LARGE'), forward: ['non-breaking', 'table.answer.added'], backward: ['breaking', 'table.answer.removed'] },
+  { name: 'a header on unmatched answers', change: (d) => (d['x-unmatched-request'].headers = { '405': { Allow: { type: 'string' } } }), forward: ['non-breaking', 'table.answer.added'], backward: ['breaking', 'table.answer.removed'] },
+  { name: "an unmatched answer's code", change: (d) => (d['x-unmatched-request'].codes['404'] = 'GONE'), forward: ['breaking', 'table.answer.changed'], backward: ['breaking', 'table.answer.changed'] },
   { name: 'table description', change: (d) => (d['x-webhook-delivery'].description = 'at least once, maybe twice'), forward: ['documentation', 'table.doc'], backward: ['documentation', 'table.doc'] },
   { name: 'deprecation', change: (d) => Object.assign(list(d), { deprecated: true, 'x-deprecated-at': '2027-01-01', 'x-sunset': '2027-04-01' }), forward: ['non-breaking', 'operation.deprecated'], backward: ['non-breaking', 'operation.undeprecated'] },
 ];

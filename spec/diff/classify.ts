@@ -573,6 +573,27 @@ class Differ {
     this.add('breaking', 'table.schedule.changed', location, `changed from ${show(a)} to ${show(b)}`);
   }
 
+  /**
+   * The answers to requests outside every operation (`x-unmatched-request`: a code per status, the
+   * headers per status): like an operation's responses, a status or header added is one more answer
+   * a client may meet (non-breaking, as a new error status is); one removed or changed breaks what a
+   * client relied on.
+   */
+  answers(a: Json | undefined, b: Json | undefined, location: string): void {
+    if (same(a, b)) return;
+    if (isObj(a) && isObj(b)) {
+      for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+        if (DOC_KEYS.has(key)) {
+          if (!same(a[key], b[key])) this.add('documentation', 'table.doc', `${location}.${key}`, `\`${key}\` changed`);
+        } else this.answers(a[key], b[key], `${location}.${key}`);
+      }
+      return;
+    }
+    if (a === undefined) this.add('non-breaking', 'table.answer.added', location, `${show(b)} added`);
+    else if (b === undefined) this.add('breaking', 'table.answer.removed', location, `${show(a)} removed`);
+    else this.add('breaking', 'table.answer.changed', location, `changed from ${show(a)} to ${show(b)}`);
+  }
+
   documentLevel(): void {
     const infoA = isObj(this.base['info']) ? { ...this.base['info'] } : {};
     const infoB = isObj(this.head['info']) ? { ...this.head['info'] } : {};
@@ -609,7 +630,7 @@ class Differ {
     this.table(this.base['x-rate-limits'], this.head['x-rate-limits'], 'x-rate-limits');
     this.table(this.base['x-plans'], this.head['x-plans'], 'x-plans');
     this.schedule(this.base['x-webhook-delivery'], this.head['x-webhook-delivery'], 'x-webhook-delivery');
-    this.schedule(this.base['x-unmatched-request'], this.head['x-unmatched-request'], 'x-unmatched-request');
+    this.answers(this.base['x-unmatched-request'], this.head['x-unmatched-request'], 'x-unmatched-request');
     const known = new Set(['openapi', 'info', 'jsonSchemaDialect', 'servers', 'security', 'tags', 'externalDocs', 'paths', 'webhooks', 'components', 'x-rate-limits', 'x-plans', 'x-webhook-delivery', 'x-unmatched-request']);
     for (const key of new Set([...Object.keys(this.base), ...Object.keys(this.head)])) {
       if (known.has(key) || same(this.base[key], this.head[key])) continue;

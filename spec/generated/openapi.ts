@@ -946,6 +946,7 @@ export interface components {
             data: components["schemas"]["Creative"][];
             pagination: components["schemas"]["Pagination"];
         };
+        /** @description Every field is optional; an empty object changes nothing and answers 200 recording nothing, like any change that alters nothing. */
         CreativePatch: {
             /** @description One of the delivery ratios; null clears the creative's own ratio so the campaign's applies. */
             aspectRatio?: components["schemas"]["DeliveryRatio"] | null;
@@ -992,6 +993,7 @@ export interface components {
             data: components["schemas"]["Asset"][];
             pagination: components["schemas"]["Pagination"];
         };
+        /** @description Every field is optional; an empty object changes nothing and answers 200 recording nothing, like any change that alters nothing. */
         AssetPatch: {
             favorited?: boolean;
             notes?: string;
@@ -1021,6 +1023,7 @@ export interface components {
             aspectRatio?: components["schemas"]["DeliveryRatio"];
             metadata?: components["schemas"]["Metadata"];
         };
+        /** @description Every field is optional; an empty object changes nothing and answers 200 recording nothing, like any change that alters nothing. */
         CampaignPatch: {
             name?: string;
             metadata?: components["schemas"]["MetadataPatch"];
@@ -1419,6 +1422,7 @@ export interface components {
             headers: {
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                 [name: string]: unknown;
             };
             content: {
@@ -1433,6 +1437,7 @@ export interface components {
             headers: {
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                 [name: string]: unknown;
             };
             content: {
@@ -1725,6 +1730,10 @@ export interface components {
         "Retry-After": string;
         /** @description Present with `IDEMPOTENCY_IN_PROGRESS` and `CAMPAIGN_CASCADE_PENDING`; seconds to wait (delay-seconds). */
         "Retry-After-Conditional": string;
+        /** @description The challenge of every 401 (RFC 9110 11.6.1): the `Bearer` scheme (RFC 6750) with no parameters, so every 401 stays uniform. */
+        "WWW-Authenticate": string;
+        /** @description The methods the path has (RFC 9110 10.2.1), sent on every 405 (RFC 9110 15.5.6); HEAD wherever GET is. */
+        Allow: string;
         /** @description Strong entity tag of the representation in the body. */
         ETag: string;
         /** @description Strong entity tag of the representation in the body. */
@@ -2025,6 +2034,7 @@ export interface operations {
             409: components["responses"]["ReviewConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequestsText"];
             503: components["responses"]["WritesPaused"];
         };

@@ -17,6 +17,7 @@ import { campaignStatus, canonicalCampaign, creativesOf } from './present.ts';
 import {
   campaignNotFound,
   createCampaign,
+  assertNoCascade,
   deleteCampaign,
   undeleteCampaign,
   updateCampaign,
@@ -43,6 +44,14 @@ function findCampaign(ctx: RequestContext, id: string | undefined): Campaign {
 /** The target of a write: live (ERR-020, D32: a write on a deleted campaign is a 404). */
 function liveCampaign(ctx: RequestContext, id: string | undefined): Campaign {
   const campaign = findCampaign(ctx, id);
+  if (campaign.deletedAt !== null) throw campaignNotFound();
+  return campaign;
+}
+
+/** The target of a delete: a cascade still running answers 409 first (CAMP-017), then ERR-020's 404. */
+function deletableCampaign(ctx: RequestContext, id: string | undefined): Campaign {
+  const campaign = findCampaign(ctx, id);
+  assertNoCascade(campaign, ctx.now);
   if (campaign.deletedAt !== null) throw campaignNotFound();
   return campaign;
 }
@@ -133,9 +142,9 @@ export const campaignHandlers: HandlerTable = {
   },
 
   deleteCampaign: {
-    target: (ctx) => canonicalCampaign(ctx.account, liveCampaign(ctx, ctx.pathParams.id), ctx.now), // ETAG-004
+    target: (ctx) => canonicalCampaign(ctx.account, deletableCampaign(ctx, ctx.pathParams.id), ctx.now), // ETAG-004
     run(ctx) {
-      const campaign = liveCampaign(ctx, ctx.pathParams.id);
+      const campaign = findCampaign(ctx, ctx.pathParams.id); // deleteCampaign: 409 during a cascade, then 404 if deleted
       const t = deleteCampaign(campaign, creativesOf(ctx.account, campaign), { cascadeSeconds: ctx.account.faults.cascadeSeconds }, ctx.now); // CAMP-005..010, CAMP-017
       return respond(ctx, commit(ctx, t));
     },

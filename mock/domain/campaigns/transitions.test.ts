@@ -150,7 +150,8 @@ const rows: Row[] = [
   ['CAMP-009 a deleted QUEUED creative does not count', { given: given({}, [creative('crv_1', { status: 'QUEUED', deletedAt: EARLIER })]), input: remove(), want: { changed: true, campaign: { deletedAt: NOW, cascadeUntil: NOW }, events: [{ type: 'campaign.deleted' }] } }],
   ['CAMP-010 ERR-010 still being created: 409 CAMPAIGN_NOT_DELETABLE, reason still_being_created', { given: given({ creatingUntil: NOW + 1000 }), input: remove(), want: { error: 'CAMPAIGN_NOT_DELETABLE', status: 409, extensions: { reason: 'still_being_created' } } }],
   ['CAMP-017 ERR-028 live, a restore still finishing: 409 CAMPAIGN_CASCADE_PENDING with Retry-After', { given: given({ cascadeUntil: NOW + 4500 }), input: remove(), want: { error: 'CAMPAIGN_CASCADE_PENDING', status: 409, retryAfter: 5 } }],
-  ['D32 ERR-020 deleted: delete again → 404 CAMPAIGN_NOT_FOUND (even while its cascade runs)', { given: given({ deletedAt: EARLIER, cascadeUntil: NOW + 1000 }), input: remove(), want: { error: 'CAMPAIGN_NOT_FOUND', status: 404 } }],
+  ['CAMP-017 deleted, its delete still finishing: delete again → 409 CAMPAIGN_CASCADE_PENDING (the "any" row wins)', { given: given({ deletedAt: EARLIER, cascadeUntil: NOW + 1000 }), input: remove(), want: { error: 'CAMPAIGN_CASCADE_PENDING', status: 409, retryAfter: 1 } }],
+  ['D32 ERR-020 deleted, its cascade over: delete again → 404 CAMPAIGN_NOT_FOUND', { given: given({ deletedAt: EARLIER, cascadeUntil: NOW }), input: remove(), want: { error: 'CAMPAIGN_NOT_FOUND', status: 404 } }],
   // --- undelete
   [
     'CAMP-011 CAMP-012 CAMP-013 EVT-012 EVT-016 deleted, under the limit: restored with exactly the creatives deleted with it',

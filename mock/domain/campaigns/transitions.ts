@@ -48,8 +48,11 @@ function assertLive(campaign: Campaign): void {
   if (campaign.deletedAt !== null) throw campaignNotFound(); // D32, ERR-020: a write on a deleted campaign is a 404
 }
 
-/** CAMP-017, ERR-028: a delete or restore still finishing its creatives. */
-function assertNoCascade(campaign: Campaign, now: number): void {
+/**
+ * CAMP-017, ERR-028: a delete or restore still finishing its creatives. The state table's "any" row:
+ * it wins over every other outcome of a delete or restore (a repeated delete is a 409 here, not a 404).
+ */
+export function assertNoCascade(campaign: Campaign, now: number): void {
   if (campaign.cascadeUntil > now) {
     throw new ApiError('CAMPAIGN_CASCADE_PENDING', 'A previous delete or restore of this campaign is still finishing its creatives; retry the same request after Retry-After.', {
       retryAfter: Math.max(1, Math.ceil((campaign.cascadeUntil - now) / 1000)),
@@ -199,8 +202,8 @@ export function cascade(creatives: readonly Creative[], step: (c: Creative) => T
 }
 
 export function deleteCampaign(campaign: Campaign, creatives: readonly Creative[], context: { cascadeSeconds: number }, now: number): CampaignTransition {
+  assertNoCascade(campaign, now); // CAMP-017 ("any" state: before the 404 of a deleted campaign)
   assertLive(campaign); // D32: deleting a deleted campaign is a 404
-  assertNoCascade(campaign, now); // CAMP-017
   if (campaign.creatingUntil > now) {
     // CAMP-010, ERR-010
     throw new ApiError('CAMPAIGN_NOT_DELETABLE', 'The campaign is still being created.', { extensions: { reason: 'still_being_created' } });

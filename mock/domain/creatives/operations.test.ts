@@ -454,11 +454,13 @@ describe('approveCreative and rejectCreative', () => {
     expect(res.body.currentStatus).toBe('QUEUED');
   });
 
-  it('CRTV-030 ERR-040 a rejectionReason outside 1-500 characters: 422; an approve body other than {}: 400', async () => {
+  it('CRTV-030 ERR-040 a rejectionReason outside 1-500 characters, or a field sent to approve: 422, one entry per field', async () => {
     const { id } = await oneCreative();
     expectStatus(await reject(id, { rejectionReason: '' }), 422, 'VALIDATION_ERROR');
     expectStatus(await reject(id, { rejectionReason: 'x'.repeat(501) }), 422, 'VALIDATION_ERROR');
-    expectStatus(await approve(id, { body: { note: 'x' } }), 400, 'VALIDATION_ERROR');
+    const refused = await approve(id, { body: { note: 'x' } });
+    expectStatus(refused, 422, 'VALIDATION_ERROR');
+    expect(refused.body.errors).toEqual([{ field: 'note', message: expect.any(String) }]);
     expect(state(id).status).toBe('PENDING');
   });
 

@@ -29,7 +29,7 @@ export interface Upscale {
   createdAt: number;
   startedAt: number | null;
   finalizedAt: number | null;
-  /** Internal: the outcome drawn on accept (kept so a reloaded state finishes alike). */
+  /** Internal: the outcome, drawn again as it starts (kept so a reloaded state finishes alike). */
   drawn: UpscaleDrawn;
   /** Internal: when PROCESSING ends (null: not processing, or stalled). */
   finishesAt: number | null;

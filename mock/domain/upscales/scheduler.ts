@@ -31,7 +31,10 @@ function scaled(env: UpscaleEnv, seconds: number): number {
   return Math.max(1, Math.round((seconds * 1000) / effectiveSpeed(env.store, env.account)));
 }
 
-/** The outcome an upscale will have, drawn on accept from (seed, its ordinal) and the mix. */
+/**
+ * The outcome an upscale will have, drawn from (seed, its ordinal) and the mix in effect when it
+ * starts processing (updateGeneration applies to upscales that start after the change).
+ */
 export function drawUpscale(account: AccountState, ordinal: number): UpscaleDrawn {
   return pick(account.generation.upscaleOutcomeMix, UPSCALE_OUTCOMES, unit(account.generation.seed, `upscale#${ordinal}`, 0, 'upscale'));
 }
@@ -44,8 +47,9 @@ export function launchUpscale(env: UpscaleEnv, upscale: Upscale): void {
 function begin(env: UpscaleEnv, upscaleId: string): void {
   const upscale = env.account.upscales.get(upscaleId);
   if (!upscale || upscale.status !== 'QUEUED') return;
-  const finishesAt = upscale.drawn === 'stall' ? null : env.clock.now() + scaled(env, PROCESSING_SECONDS[upscale.target]);
-  apply(env, upscaleId, { type: 'start', finishesAt });
+  const drawn = drawUpscale(env.account, upscale.ordinal); // drawn as it starts, under the settings then
+  const finishesAt = drawn === 'stall' ? null : env.clock.now() + scaled(env, PROCESSING_SECONDS[upscale.target]);
+  apply(env, upscaleId, { type: 'start', finishesAt, drawn });
   if (finishesAt !== null) scheduleFor(env, finishesAt, () => finish(env, upscaleId));
 }
 

@@ -10,14 +10,14 @@ import type { Transition } from '../shared.ts';
 import { unchanged } from '../shared.ts';
 import { isFinalUpscale, type Upscale } from './model.ts';
 
-export type UpscaleEvent = { type: 'start'; finishesAt: number | null } | { type: 'deliver'; assetId: string } | { type: 'fail'; reason: string };
+export type UpscaleEvent = { type: 'start'; finishesAt: number | null; drawn?: Upscale['drawn'] } | { type: 'deliver'; assetId: string } | { type: 'fail'; reason: string };
 
 export function upscaleTransition(upscale: Upscale, event: UpscaleEvent, now: number): Transition<Upscale> {
   if (isFinalUpscale(upscale.status)) return unchanged(upscale);
   switch (event.type) {
     case 'start':
       if (upscale.status !== 'QUEUED') return unchanged(upscale);
-      return { next: { ...upscale, status: 'PROCESSING', startedAt: now, finishesAt: event.finishesAt }, events: [], changed: true };
+      return { next: { ...upscale, status: 'PROCESSING', startedAt: now, finishesAt: event.finishesAt, drawn: event.drawn ?? upscale.drawn }, events: [], changed: true };
     case 'deliver':
       if (upscale.status !== 'PROCESSING') return unchanged(upscale);
       return { next: { ...upscale, status: 'SUCCEEDED', assetId: event.assetId, holdId: null, finishesAt: null, finalizedAt: now }, events: [], changed: true };

@@ -88,7 +88,8 @@ export function mutationSites(root: SchemaNode, value: unknown): Site[] {
   const walk = (input: SchemaNode, v: unknown, at: PathSegment[]): void => {
     const node = effective(input, v);
     const s = node.schema;
-    sites.push({ kind: 'wrong-type', at, node });
+    // The value's own node, not the oneOf branch it matched: another type may be another branch's.
+    sites.push({ kind: 'wrong-type', at, node: input });
     if (v instanceof RefList) {
       const list = v;
       v = list.ns.map((n) => new Ref(list.pool, n));
