@@ -66,6 +66,7 @@ try {
     port,
     host: values.host ?? '127.0.0.1',
     enforceAssumptions: values['enforce-assumptions'] ?? false,
+    checker: 'worker',
     print: (line) => {
       if (!quiet) console.log(line);
     },
@@ -82,8 +83,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     if (stopping) process.exit(1);
     stopping = true;
     void (async () => {
-      await proxy.close();
-      await proxy.idle();
+      await proxy.close(); // waits for the checks of the exchanges already forwarded
       for (const line of proxy.tally.write(reportDir, values.target!)) console.log(line);
       const failed = values['fail-on-violation'] === true && proxy.tally.counts.violating > 0;
       if (failed) console.log(`cgs-proxy: ${proxy.tally.counts.violating} exchange(s) broke the contract (--fail-on-violation)`);

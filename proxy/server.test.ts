@@ -150,10 +150,10 @@ describe('the validating proxy in front of the mock and the defect catalogue', (
   });
 
   /** A morning of a client's traffic through [validating proxy → defect proxy (defect) → mock]. */
-  async function traffic(defect: Defect | undefined): Promise<{ seen: Seen[]; proxy: ValidatingProxy }> {
+  async function traffic(defect: Defect | undefined, checker: 'inline' | 'worker' = 'inline'): Promise<{ seen: Seen[]; proxy: ValidatingProxy }> {
     const faulty = await startProxy(mockOrigin, defect);
     const reported: { exchange: ObservedExchange; inspection: Inspection }[] = [];
-    const proxy = await startValidatingProxy({ target: `${faulty.origin}${BASE}`, port: 0, enforceAssumptions: true, onExchange: (exchange, inspection) => reported.push({ exchange, inspection }) });
+    const proxy = await startValidatingProxy({ target: `${faulty.origin}${BASE}`, port: 0, enforceAssumptions: true, checker, onExchange: (exchange, inspection) => reported.push({ exchange, inspection }) });
     const seen: Seen[] = [];
     try {
       const created = await send(proxy.origin, 'POST', '/__mock/accounts', ['content-type', 'application/json'], JSON.stringify({ plan: 'enterprise' }));
@@ -241,8 +241,11 @@ describe('the validating proxy in front of the mock and the defect catalogue', (
     expect(caught.filter((name) => checkerBlind.includes(name)), 'a defect the checker was thought blind to').toEqual([]);
   });
 
-  it('writes the rules report: a violated rule failed, a checked one passed', async () => {
-    const { proxy } = await traffic(DEFECTS.find((d) => d.name === 'etag-weak'));
+  it('with its checks on a thread of their own (as cgs-proxy runs): the same findings; the rules report: a violated rule failed, a checked one passed', async () => {
+    const { seen, proxy } = await traffic(DEFECTS.find((d) => d.name === 'etag-weak'), 'worker');
+    for (const s of seen) expect(s.proxy, s.label).toEqual(s.client);
+    expect(seen.some((s) => s.proxy.length > 0)).toBe(true);
+    expect(proxy.checker, 'the checks ran on the checker thread to the end').toBe('worker');
     const dir = mkdtempSync(join(tmpdir(), 'cgs-proxy-report-'));
     try {
       const lines = proxy.tally.write(dir, 'test');

@@ -17,6 +17,9 @@
 import { Agent as HttpAgent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { basePath as documentBasePath } from '../spec/contract.ts';
 import { describe, inspect, isApiRequest, Tally, type Inspection, type ObservedExchange } from './inspect.ts';
 
@@ -29,6 +32,12 @@ export interface ProxyOptions {
   enforceAssumptions?: boolean;
   /** A body larger than this is forwarded but not checked (default 8 MiB). */
   maxCaptureBytes?: number;
+  /**
+   * Where the checks run: `inline`, on the thread that forwards, after each answer is written (the
+   * default); `worker`, on a thread of their own (proxy/checker-worker.ts), so that forwarding never
+   * waits for a check. cgs-proxy uses `worker`.
+   */
+  checker?: 'inline' | 'worker';
   /** Called for every checked API exchange, after its answer was written. */
   onExchange?: (exchange: ObservedExchange, inspection: Inspection) => void;
   /** Where finding lines go (default: none). */
@@ -42,10 +51,15 @@ export interface ValidatingProxy {
   /** The base path clients use on the proxy (the target's). */
   basePath: string;
   tally: Tally;
+  /** Where the checks run now: `inline`, or `worker` while the checker thread runs. */
+  readonly checker: 'inline' | 'worker';
   /** Resolves when every exchange in flight has been checked. */
   idle(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** Exchanges waiting for the checker thread before further ones go unchecked (counted). */
+const MAX_QUEUED_CHECKS = 10_000;
 
 /** Fields of one connection (RFC 9110 7.6.1), never forwarded; Host names the target instead. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host']);
@@ -86,6 +100,16 @@ class Capture {
   }
 }
 
+/** The checker thread: proxy/checker-worker.js in the package; under tsx, the .ts module through tsx's loader. */
+function checkerThread(workerData: unknown): Worker {
+  const own = extname(fileURLToPath(import.meta.url));
+  const module = new URL(`./checker-worker${own}`, import.meta.url);
+  if (own !== '.ts') return new Worker(module, { workerData });
+  const api = import.meta.resolve('tsx/esm/api');
+  const code = `import(${JSON.stringify(api)}).then(({ register }) => { register(); return import(${JSON.stringify(module.href)}); })`;
+  return new Worker(code, { eval: true, workerData });
+}
+
 export async function startValidatingProxy(options: ProxyOptions): Promise<ValidatingProxy> {
   const target = new URL(options.target);
   if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new Error(`--target must be an http or https URL, not ${options.target}`);
@@ -107,19 +131,67 @@ export async function startValidatingProxy(options: ProxyOptions): Promise<Valid
     }
   };
 
-  const check = (exchange: ObservedExchange, origin: string) => {
-    let inspection: Inspection;
-    try {
-      inspection = inspect(exchange, origin, { basePath, enforceAssumptions: options.enforceAssumptions ?? false });
-    } catch (error) {
+  const origin = `${secure ? 'https' : 'http'}://${target.host}`;
+  const inspectOptions = { basePath, enforceAssumptions: options.enforceAssumptions ?? false };
+  const checked = (exchange: ObservedExchange, inspection: Inspection | undefined, error?: string) => {
+    if (!inspection) {
       tally.counts.unchecked += 1;
-      print(`? ${exchange.method} ${exchange.target} → ${exchange.status}  not checked: ${(error as Error).message}`);
+      print(`? ${exchange.method} ${exchange.target} → ${exchange.status}  not checked: ${error}`);
       return;
     }
     tally.add(inspection);
     for (const line of describe(exchange, inspection)) print(line);
     options.onExchange?.(exchange, inspection);
   };
+  const inline = (exchange: ObservedExchange, done: () => void) => {
+    // After the answer is out: the checks never delay it.
+    setImmediate(() => {
+      let inspection: Inspection | undefined;
+      let error: string | undefined;
+      try {
+        inspection = inspect(exchange, origin, inspectOptions);
+      } catch (e) {
+        error = (e as Error).message;
+      }
+      checked(exchange, inspection, error);
+      done();
+    });
+  };
+  let check = inline;
+  let mode: 'inline' | 'worker' = 'inline';
+  let worker: Worker | undefined;
+  if (options.checker === 'worker') {
+    mode = 'worker';
+    worker = checkerThread({ origin, options: inspectOptions });
+    worker.unref();
+    const waiting = new Map<number, { exchange: ObservedExchange; done: () => void }>();
+    let next = 0;
+    worker.on('message', ({ id, inspection, error }: { id: number; inspection?: Inspection; error?: string }) => {
+      const entry = waiting.get(id);
+      if (!entry) return;
+      waiting.delete(id);
+      checked(entry.exchange, inspection, error);
+      entry.done();
+    });
+    // A thread that cannot run: the checks go on inline, the ones it held included.
+    worker.on('error', (error) => {
+      print(`? the checker thread failed (${error.message}); checking on the forwarding thread instead`);
+      check = inline;
+      mode = 'inline';
+      for (const { exchange, done } of waiting.values()) inline(exchange, done);
+      waiting.clear();
+    });
+    check = (exchange, done) => {
+      // Far behind (traffic faster than the checks for a long while): forward, count, do not queue.
+      if (waiting.size >= MAX_QUEUED_CHECKS) {
+        tally.counts.unchecked += 1;
+        return done();
+      }
+      const id = (next += 1);
+      waiting.set(id, { exchange, done });
+      worker!.postMessage({ id, exchange });
+    };
+  }
 
   const handle = (incoming: IncomingMessage, outgoing: ServerResponse) => {
     pending += 1;
@@ -142,11 +214,7 @@ export async function startValidatingProxy(options: ProxyOptions): Promise<Valid
           responseHeaders: grouped(answer.rawHeaders),
           responseBody: responseCapture.bytes(),
         };
-        // After the answer is out: the checks never delay it.
-        setImmediate(() => {
-          check(exchange, `${secure ? 'https' : 'http'}://${target.host}`);
-          settle();
-        });
+        check(exchange, settle);
         return;
       }
       if (api && answer) tally.counts.unchecked += 1;
@@ -204,12 +272,18 @@ export async function startValidatingProxy(options: ProxyOptions): Promise<Valid
     port,
     basePath,
     tally,
+    get checker() {
+      return mode;
+    },
     idle: () => (pending === 0 ? Promise.resolve() : new Promise((resolve) => waiters.push(resolve))),
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
         agent.destroy();
-      }),
+      });
+      if (pending > 0) await new Promise<void>((resolve) => waiters.push(resolve));
+      await worker?.terminate();
+    },
   };
 }
