@@ -115,6 +115,9 @@ describe('the installed package', () => {
     expect(parse(readFileSync(resolved[0]!, 'utf8'))).toEqual(parse(readFileSync(join(ROOT, 'spec/openapi.yaml'), 'utf8')));
     expect(JSON.parse(readFileSync(resolved[1]!, 'utf8'))).toEqual(parse(readFileSync(join(ROOT, 'spec/openapi.yaml'), 'utf8')));
     expect(existsSync(resolved[3]!)).toBe(true);
+    // The control document the packaged mock reads at start, already parsed (scripts/build.ts).
+    const control = JSON.parse(readFileSync(join(project, 'node_modules', NAME, 'dist/spec/generated/mock-control.json'), 'utf8')) as { document: unknown };
+    expect(control.document).toEqual(parse(readFileSync(join(ROOT, 'spec/mock-control.yaml'), 'utf8')));
   });
 
   it('the types compile in an openapi-fetch client that lists, gets with an ETag, PATCHes with If-Match and meets a 412', () => {

@@ -715,14 +715,17 @@ async function packageBuild(): Promise<string> {
   return builtDir;
 }
 
-/** Launch → the first answer of the API (any status), in ms of wall time and of the process's CPU time. */
+/**
+ * Launch → the first answer of the control plane (GET /__mock/clock: what the suite's global setup
+ * waits for; it answers after the API does), in ms of wall time and of the process's CPU time.
+ */
 async function firstAnswer(args: string[]): Promise<{ wallMs: number; cpuMs: number }> {
   const port = await freePort();
   const t0 = performance.now();
   const child = start('cgs-mock', [...args, '--port', String(port), '--clock', 'manual'], { stdout: 'ignore' });
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the mock exited (${child.exitCode}):\n${child.output()}`);
-    const answered = await request(`http://127.0.0.1:${port}`, 'GET', `${BASE}/products`).then(() => true, () => false);
+    const answered = await request(`http://127.0.0.1:${port}`, 'GET', '/__mock/clock').then((r) => r.status === 200, () => false);
     if (answered) break;
     if (performance.now() - t0 > 30_000) throw new Error('the mock did not answer within 30 s');
     await new Promise((resolve) => setTimeout(resolve, 5));

@@ -9,15 +9,18 @@
  * (rewriteRelativeImportExtensions). dist/ mirrors the tree, and the documents are copied beside
  * the modules that read them relative to their own URL (spec/contract.ts reads ./openapi.yaml),
  * so the same code runs from the checkout and from dist/. Also written: dist/openapi.json (the
- * document as plain JSON) and declarations for the generated types (`<package>/types`).
+ * document as plain JSON), dist/spec/generated/mock-control.json (the control document parsed, for
+ * the mock's start-up) and declarations for the generated types (`<package>/types`).
  *
  *   npx tsx scripts/build.ts [--out dist]
  */
+import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import ts from 'typescript';
+import { parse } from 'yaml';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -85,6 +88,9 @@ export function build(outDir: string): { modules: number; ms: number } {
     mkdirSync(dirname(join(outDir, asset)), { recursive: true });
     copyFileSync(join(ROOT, asset), join(outDir, asset));
   }
+  // The control document already parsed (mock/control/document.ts reads it when its sha256 matches the YAML).
+  const control = readFileSync(join(ROOT, 'spec/mock-control.yaml'), 'utf8');
+  write(join(outDir, 'spec/generated/mock-control.json'), JSON.stringify({ sha256: createHash('sha256').update(control).digest('hex'), document: parse(control) }));
   // The document as plain JSON, for tools that do not read YAML (the generated copy wraps it with its hash).
   const generated = JSON.parse(readFileSync(join(ROOT, 'spec/generated/openapi.json'), 'utf8')) as { document: unknown };
   write(join(outDir, 'openapi.json'), `${JSON.stringify(generated.document, null, 2)}\n`);
