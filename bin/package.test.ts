@@ -10,7 +10,7 @@
  * - cgs-webhooks-listen verifies a signed delivery and refuses a forged one;
  * - cgs-conformance passes against the packaged mock shared by its workers (a subset: --grep), writes
  *   JUnit, HTML and the rules report to --report-dir, and exits 1 against the same mock behind a
- *   defect of the catalogue;
+ *   defect of the catalogue; without --base-url it starts the packaged mock itself;
  * - cgs-proxy forwards, reports a defect's violations with their rule ids, writes its rules report on
  *   SIGINT, and its exit status gates with --fail-on-violation.
  *
@@ -209,6 +209,14 @@ describe('cgs-conformance from the installed package', () => {
     expect(output).toContain('DOES NOT CONFORM');
     expect(status, output).toBe(1);
     expect(output).toMatch(/failed rules: .*ETAG-00[23]/);
+  }, SLOW);
+
+  it('without --base-url, starts the packaged mock itself (one per worker) and runs against it', async () => {
+    const reportDir = join(work, 'report-local');
+    const { status, output } = await complete('cgs-conformance', ['--report-dir', reportDir, '--workers', '1', '--grep', 'ETAG-002']);
+    expect(output).toMatch(/started 1 mock\(s\), one per worker/);
+    expect(status, output).toBe(0);
+    expect(readFileSync(join(reportDir, 'mock-0.log'), 'utf8')).toContain('listening on http://127.0.0.1:');
   }, SLOW);
 
   it('refuses a usage error with status 2', async () => {
