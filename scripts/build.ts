@@ -6,8 +6,9 @@
  *
  * Each module is transpiled on its own (`isolatedModules` holds for the whole tree, and
  * `npm run typecheck` is the type check), with its `.ts` import specifiers rewritten to `.js`
- * (rewriteRelativeImportExtensions). dist/ mirrors the tree, and the documents are copied beside
- * the modules that read them relative to their own URL (spec/contract.ts reads ./openapi.yaml),
+ * (rewriteRelativeImportExtensions). dist/ mirrors the tree, and the folders' other files (the
+ * documents, media clips) are copied beside the modules that read them relative to their own URL
+ * (spec/contract.ts reads ./openapi.yaml),
  * so the same code runs from the checkout and from dist/. Also written: dist/openapi.json (the
  * document as plain JSON), dist/spec/generated/mock-control.json (the control document parsed, for
  * the mock's start-up) and declarations for the generated types (`<package>/types`).
@@ -28,8 +29,6 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SOURCE_DIRS = ['bin', 'mock', 'proxy', 'conformance', 'spec'];
 /** Single modules from elsewhere. */
 const SOURCE_FILES = ['scripts/webhooks-listen.ts'];
-/** Documents read at run time relative to the module that reads them. */
-const ASSETS = ['spec/openapi.yaml', 'spec/generated/openapi.json', 'spec/mock-control.yaml', 'spec/rules.yaml'];
 /** Modules that only declare types: shipped as declarations for `<package>/types`. */
 const DECLARATIONS = ['spec/types.ts', 'spec/generated/openapi.ts', 'spec/generated/rules.ts'];
 
@@ -43,7 +42,8 @@ const COMPILER_OPTIONS: ts.CompilerOptions = {
   sourceMap: false,
 };
 
-function modulesUnder(dir: string): string[] {
+/** Every file under `dir` (relative paths), node_modules left out. */
+function filesUnder(dir: string): string[] {
   const out: string[] = [];
   let entries: string[];
   try {
@@ -54,11 +54,14 @@ function modulesUnder(dir: string): string[] {
   for (const name of entries) {
     const path = join(dir, name);
     if (name === 'node_modules') continue;
-    if (statSync(join(ROOT, path)).isDirectory()) out.push(...modulesUnder(path));
-    else if (name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.d.ts')) out.push(path);
+    if (statSync(join(ROOT, path)).isDirectory()) out.push(...filesUnder(path));
+    else out.push(path);
   }
   return out;
 }
+
+const isModule = (path: string): boolean => path.endsWith('.ts') && !path.endsWith('.d.ts');
+const isTest = (path: string): boolean => path.endsWith('.test.ts');
 
 /** The .ts specifiers of a declaration, rewritten to .js (declaration emit keeps them as written). */
 function rewriteSpecifiers(text: string): string {
@@ -72,7 +75,8 @@ export function build(outDir: string): { modules: number; ms: number } {
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, text);
   };
-  const sources = [...SOURCE_DIRS.flatMap(modulesUnder), ...SOURCE_FILES];
+  const files = SOURCE_DIRS.flatMap(filesUnder);
+  const sources = [...files.filter((f) => isModule(f) && !isTest(f)), ...SOURCE_FILES];
   for (const source of sources) {
     const text = readFileSync(join(ROOT, source), 'utf8');
     const { outputText, diagnostics } = ts.transpileModule(text, { compilerOptions: COMPILER_OPTIONS, fileName: source, reportDiagnostics: true });
@@ -84,7 +88,9 @@ export function build(outDir: string): { modules: number; ms: number } {
     const { outputText } = ts.transpileDeclaration(text, { compilerOptions: { ...COMPILER_OPTIONS, declaration: true }, fileName: source });
     write(join(outDir, source.replace(/\.ts$/, '.d.ts')), rewriteSpecifiers(outputText));
   }
-  for (const asset of ASSETS) {
+  // Files the modules read beside themselves (mock/media/clips/*.webm, ...): every file of the
+  // source folders that is not TypeScript.
+  for (const asset of files.filter((f) => !f.endsWith('.ts'))) {
     mkdirSync(dirname(join(outDir, asset)), { recursive: true });
     copyFileSync(join(ROOT, asset), join(outDir, asset));
   }
