@@ -231,14 +231,20 @@ describe('the validating proxy in front of the mock and the defect catalogue', (
       else missed.push(defect.name);
       expect(proxy.tally.counts.violations, defect.name).toBe(violations.length);
     }
-    // Not vacuous: the defects that break what one exchange shows (headers, envelopes, status
-    // codes, problem bodies, rate-limit fields) are caught by the checker in this traffic, except
-    // list-envelope-object: the document's list envelope admits other members, so only the
-    // suite's GEN-006 test (an assertion on the envelope's members) catches it, not the checker.
-    const checkerBlind = ['list-envelope-object'];
-    const exchangeLevel = proxyDefects.filter((d) => ['headers', 'envelope', 'status', 'error-body', 'rate-limit'].includes(d.kind)).map((d) => d.name);
-    expect(exchangeLevel.filter((name) => !caught.includes(name) && !checkerBlind.includes(name))).toEqual([]);
-    expect(caught.filter((name) => checkerBlind.includes(name)), 'a defect the checker was thought blind to').toEqual([]);
+    // Not vacuous: the defects this traffic shows in single exchanges (headers, envelopes, status
+    // codes, problem bodies, rate-limit fields) are caught by the checker, and so by the proxy.
+    // Those of the catalogue's later entries that need a scenario this traffic does not play (a
+    // lapsed plan, a far rate limit, media pages...) are checked exchange by exchange above, when
+    // they show, and caught by the suite's own tests.
+    const shownHere = [
+      'etag-weak', 'etag-missing', 'location-elsewhere', 'json-as-text', 'object-tag-dropped', 'null-fields-omitted', 'timestamp-offset',
+      'create-201-as-200', 'accepted-202-as-200', 'not-found-as-403', 'bad-request-as-422', 'problem-as-json', 'problem-type-mismatch',
+      'problem-request-id-missing', 'problem-422-without-errors', 'problem-instance-wrong', 'precondition-as-409', 'ratelimit-remaining-above-limit',
+      'ratelimit-draft-8', 'ratelimit-reset-timestamp', 'ratelimit-policy-duplicate', 'ratelimit-429-remaining', 'retry-after-missing',
+      'retry-after-http-date', 'read-429-as-problem', 'generation-429-as-text',
+    ];
+    expect(shownHere.filter((name) => !caught.includes(name))).toEqual([]);
+    expect(caught.length).toBeGreaterThanOrEqual(shownHere.length);
   });
 
   it('with its checks on a thread of their own (as cgs-proxy runs): the same findings; the rules report: a violated rule failed, a checked one passed', async () => {
