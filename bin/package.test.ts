@@ -200,6 +200,10 @@ describe('cgs-conformance from the installed package', () => {
     const rules = JSON.parse(readFileSync(join(reportDir, 'rules.json'), 'utf8')) as { rules: { id: string; result: string }[] };
     expect(rules.rules.find((r) => r.id === 'ETAG-002')?.result).toBe('passed');
     expect(readFileSync(join(reportDir, 'junit.xml'), 'utf8')).toContain('<testsuites');
+    // The shards' merge from the package (one report here: the rules are merged the same way).
+    const merged = await complete('cgs-conformance-merge', [reportDir, '--out', join(work, 'merged'), '--rules-only']);
+    expect(merged.status, merged.output).toBe(0);
+    expect((JSON.parse(readFileSync(join(work, 'merged', 'rules.json'), 'utf8')) as { rules: { id: string; result: string }[] }).rules.find((r) => r.id === 'ETAG-002')?.result).toBe('passed');
   }, SLOW);
 
   it('exits 1 when the implementation does not conform (the packaged mock behind the etag-weak defect)', async () => {
