@@ -1,22 +1,25 @@
 /**
  * Before the run: pick the target. With CONFORMANCE_BASE_URL set, check that it answers and that
  * keys are available (the /__mock control plane, or CONFORMANCE_KEYS). Without it, start the mock
- * (`tsx mock/main.ts --port <free> --clock manual`, one per worker, each with a control token) on a
- * free loopback port, wait until it answers, and point the workers at it through the environment
- * (global-teardown.ts stops it).
+ * (`mock/main.ts --port <free> --clock manual`, one per worker, each with a control token: with tsx
+ * in the checkout, the compiled dist/mock/main.js in the package) on a free loopback port, wait until
+ * it answers, and point the workers at it through the environment (global-teardown.ts stops it).
  */
 import type { FullConfig } from '@playwright/test';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, openSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { resolve } from 'node:path';
+import { extname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { controlHeaders } from './fixtures/control.ts';
 import { readEnv } from './fixtures/env.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const REPORT_DIR = process.env['CONFORMANCE_REPORT_DIR'] ? `${resolve(process.env['CONFORMANCE_REPORT_DIR'])}/` : fileURLToPath(new URL('../conformance-report/', import.meta.url));
+/** The mock's entry beside this suite: mock/main.ts run through tsx in the checkout, dist/mock/main.js in the package. */
+const MOCK_MAIN = fileURLToPath(new URL(`../mock/main${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
+const MOCK_COMMAND = MOCK_MAIN.endsWith('.ts') ? [process.execPath, '--import', 'tsx', MOCK_MAIN] : [process.execPath, MOCK_MAIN];
 const START_TIMEOUT_MS = 30_000;
 
 /**
@@ -88,7 +91,7 @@ async function startMock(index: number, controlToken: string): Promise<{ baseURL
   for (let attempt = 1; attempt <= 3; attempt += 1) {
     const port = await freePort();
     const log = openSync(`${REPORT_DIR}mock-${index}.log`, 'w');
-    const command = [`${ROOT}node_modules/.bin/tsx`, 'mock/main.ts', '--port', String(port), '--host', '127.0.0.1', '--clock', 'manual'];
+    const command = [...MOCK_COMMAND, '--port', String(port), '--host', '127.0.0.1', '--clock', 'manual'];
     const child = spawn(process.execPath, ['-e', WATCHDOG, ...command], {
       cwd: ROOT,
       // The control token by environment, not on the command line (where `ps` would show it). The
@@ -142,5 +145,5 @@ export default async function globalSetup(config: FullConfig): Promise<void> {
   process.env['CONFORMANCE_LOCAL_MOCK'] = '1';
   process.env['CONFORMANCE_MOCK_PID'] = mocks.map((m) => m.pid).join(',');
   process.env['CONFORMANCE_ALLOW_SPEND'] = '1';
-  console.log(`conformance: started ${count} mock(s), one per worker, at ${mocks.map((m) => m.baseURL).join(', ')} (manual clocks; logs in conformance-report/mock-<n>.log)`);
+  console.log(`conformance: started ${count} mock(s), one per worker, at ${mocks.map((m) => m.baseURL).join(', ')} (manual clocks; logs in ${REPORT_DIR}mock-<n>.log)`);
 }

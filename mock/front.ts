@@ -303,7 +303,7 @@ export function splitUrl(target: string): { pathname: string; searchParams: URLS
   return { pathname: url.pathname, searchParams: url.searchParams };
 }
 
-function toQuery(params: URLSearchParams): Record<string, string | string[]> {
+export function toQuery(params: URLSearchParams): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of params) {
     const existing = out[name];

@@ -1,5 +1,5 @@
 /**
- * `npm start`: serve the stateful mock at http://HOST:PORT/api/public/v1, with its control plane
+ * `npm start` (and `cgs-mock` of the package, bin/cgs-mock.ts): serve the stateful mock at http://HOST:PORT/api/public/v1, with its control plane
  * under /__mock, and print the demo account's keys.
  *
  *   --port N          port (env PORT, default 4010; 0 picks a free one)
@@ -61,7 +61,11 @@ function integerFlag(name: string, raw: string, min: number, max: number): numbe
   return value;
 }
 
+const USAGE =
+  'usage: cgs-mock (or npm start --) [--port N] [--host H] [--seed N] [--clock real|manual] [--state FILE] [--defect NAME]... [--response-cache on|off] [--public-url URL] [--control-token TOKEN] [--insecure-control] [--cors on|off] [--cors-origin ORIGIN,...] [--api-version current|next]';
+
 let values: {
+  help?: boolean;
   port?: string;
   host?: string;
   seed?: string;
@@ -79,6 +83,7 @@ let values: {
 try {
   ({ values } = parseArgs({
     options: {
+      help: { type: 'boolean' },
       port: { type: 'string' },
       host: { type: 'string' },
       seed: { type: 'string' },
@@ -97,7 +102,11 @@ try {
     allowPositionals: false,
   }));
 } catch (error) {
-  fail(`${(error as Error).message}\nusage: npm start -- [--port N] [--host H] [--seed N] [--clock real|manual] [--state FILE] [--defect NAME]... [--response-cache on|off] [--public-url URL] [--control-token TOKEN] [--insecure-control] [--cors on|off] [--cors-origin ORIGIN,...] [--api-version current|next]`);
+  fail(`${(error as Error).message}\n${USAGE}`);
+}
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
 }
 
 // An empty PORT or HOST counts as unset.

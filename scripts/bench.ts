@@ -18,6 +18,10 @@
  *    and the peak VmHWM) after seeding and after the load. Targets: the same cost per page, < 300 MB.
  * 3. Runs: a 1,000-item run in manual time reaches finalizedAt with one clock advance in < 1 s
  *    (scripts/bench-runs.ts, run as is).
+ * 5. Start: cgs-mock (the package's compiled JavaScript, scripts/build.ts) from launch to its first
+ *    answer, against `npm start` (tsx), several starts each. Target < 1.5 s.
+ * 6. Proxy: the latency cgs-proxy (proxy/server.ts) adds in front of the mock, at 1 and 10
+ *    connections, direct and through the proxy alternately over the rounds (medians of the rounds).
  *
  * Every server and the load generator (scripts/lib/load.ts) run in their own process, so a server
  * never measures itself; they still share the machine's cores, which the summary states.
@@ -26,7 +30,7 @@
  *                    [--profile]   (CPU-profile the mock in phase 1: slower, for finding hot frames)
  *                    [--client http|raw]  (the generator's client, default raw: node:http's
  *                                         client costs the generator more CPU per request than the bare server spends)
- *                    [--only http,page,runs,media]
+ *                    [--only http,page,runs,media,start,proxy] [--start-repeats 5] [--proxy-connections 1,10]
  * 4. Media (D49): the thumbnails the demo account's creatives and assets show (kept after their
  *    first request), fetched without a key at 50 connections: p99 (target < 10 ms, as for the API)
  *    and CPU per request; then the API's req/s alone and, side by side in the same round, while a
@@ -59,7 +63,9 @@ const { values: flags } = parseArgs({
     'runs-repeats': { type: 'string', default: '5' },
     profile: { type: 'boolean', default: false },
     client: { type: 'string', default: 'raw' },
-    only: { type: 'string', default: 'http,page,runs,media' },
+    only: { type: 'string', default: 'http,page,runs,media,start,proxy' },
+    'start-repeats': { type: 'string', default: '5' },
+    'proxy-connections': { type: 'string', default: '1,10' },
   },
   strict: true,
 });
@@ -70,6 +76,8 @@ const CONNECTIONS = Math.max(1, Number(flags.connections));
 const RUNS_REPEATS = Math.max(1, Number(flags['runs-repeats']));
 const PREWARM_MS = 2000;
 const PHASES = new Set(flags.only.split(','));
+const START_REPEATS = Math.max(1, Number(flags['start-repeats']));
+const PROXY_CONNECTIONS = flags['proxy-connections'].split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
 if (flags.client !== 'http' && flags.client !== 'raw') throw new Error('--client is http or raw');
 const CLIENT = flags.client as 'http' | 'raw';
 const TMP = mkdtempSync(path.join(os.tmpdir(), 'cgs-bench-'));
@@ -693,6 +701,115 @@ async function phaseMedia(): Promise<void> {
   await stop(mock);
 }
 // ---------------------------------------------------------------------------------------------
+// Phase 5: cgs-mock's time to first answer (the packaged, compiled mock; a CI gate waits for it)
+
+/** The package's JavaScript (scripts/build.ts, as prepack builds it), under .tmp/ so node_modules resolves. */
+let builtDir: string | undefined;
+async function packageBuild(): Promise<string> {
+  if (!builtDir) {
+    const { build } = await import('./build.ts');
+    builtDir = path.join(ROOT, '.tmp', `bench-dist-${process.pid}`);
+    build(builtDir);
+    process.on('exit', () => rmSync(builtDir!, { recursive: true, force: true }));
+  }
+  return builtDir;
+}
+
+/**
+ * Launch → the first answer of the control plane (GET /__mock/clock: what the suite's global setup
+ * waits for; it answers after the API does), in ms of wall time and of the process's CPU time.
+ */
+async function firstAnswer(args: string[]): Promise<{ wallMs: number; cpuMs: number }> {
+  const port = await freePort();
+  const t0 = performance.now();
+  const child = start('cgs-mock', [...args, '--port', String(port), '--clock', 'manual'], { stdout: 'ignore' });
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the mock exited (${child.exitCode}):\n${child.output()}`);
+    const answered = await request(`http://127.0.0.1:${port}`, 'GET', '/__mock/clock').then((r) => r.status === 200, () => false);
+    if (answered) break;
+    if (performance.now() - t0 > 30_000) throw new Error('the mock did not answer within 30 s');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  const wallMs = performance.now() - t0;
+  const cpu = cpuSeconds(child.pid!);
+  await stop(child);
+  return { wallMs, cpuMs: (cpu.user + cpu.sys) * 1000 };
+}
+
+async function phaseStart(): Promise<void> {
+  const repeats = START_REPEATS;
+  console.log(`\n## 5. cgs-mock: launch to first answer (${repeats} starts each)\n`);
+  const dist = await packageBuild();
+  const rows: (string | number)[][] = [];
+  const results: Record<string, { wallMs: number; cpuMs: number }[]> = {};
+  for (const [label, args] of [
+    ['cgs-mock (dist/bin/cgs-mock.js, the package)', [path.join(dist, 'bin/cgs-mock.js')]],
+    ['npm start (tsx mock/main.ts, the checkout)', ['--import', 'tsx', 'mock/main.ts']],
+  ] as const) {
+    const runs: { wallMs: number; cpuMs: number }[] = [];
+    for (let i = 0; i < repeats; i++) runs.push(await firstAnswer([...args]));
+    results[label] = runs;
+    const walls = runs.map((r) => r.wallMs);
+    rows.push([label, fmtInt(median(walls)), fmtInt(Math.max(...walls)), fmtInt(median(runs.map((r) => r.cpuMs)))]);
+  }
+  const table_ = table(['command', 'median ms', 'worst ms', 'CPU ms (median)'], rows);
+  console.log(table_);
+  const packaged = Object.values(results)[0]!;
+  const worst = Math.max(...packaged.map((r) => r.wallMs));
+  const line = `- cgs-mock, launch to first answer: median **${fmtInt(median(packaged.map((r) => r.wallMs)))} ms**, worst ${fmtInt(worst)} ms of ${repeats} (target < 1,500 ms): ${verdict(worst < 1500)}`;
+  console.log(`\n${line}`);
+  verdicts.push(line);
+  summary.push('### cgs-mock start-up', '', table_, '', line, '');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Phase 6: the validating proxy's added latency (cgs-proxy in front of the mock)
+
+async function phaseProxy(): Promise<void> {
+  console.log(`\n## 6. cgs-proxy: latency added in front of the mock, GET ${LIST} (${ROUNDS} rounds of ${DURATION_MS / 1000} s, direct and through the proxy alternately)\n`);
+  const dist = await packageBuild();
+  const [mockPort, proxyPort] = [await freePort(), await freePort()];
+  const mock = start('mock', [path.join(dist, 'bin/cgs-mock.js'), '--port', String(mockPort), '--clock', 'manual']);
+  const mockOrigin = `http://127.0.0.1:${mockPort}`;
+  const readKey = await waitFor('mock', mock, async () => /^\s+read\s+(cgs_[0-9a-f]{64})$/m.exec(mock.output())?.[1]);
+  await liftReadLimits(mockOrigin);
+  const proxy = start('proxy', [path.join(dist, 'bin/cgs-proxy.js'), '--target', `${mockOrigin}${BASE}`, '--port', String(proxyPort), '--report-dir', path.join(TMP, 'proxy-report')]);
+  await waitFor('proxy', proxy, async () => (proxy.output().includes('cgs-proxy: http') ? true : undefined));
+  const proxyOrigin = `http://127.0.0.1:${proxyPort}`;
+  const auth = { authorization: `Bearer ${readKey}` };
+  const direct = await request(mockOrigin, 'GET', BASE + LIST, auth);
+  const through = await request(proxyOrigin, 'GET', BASE + LIST, auth);
+  if (through.status !== 200 || !through.body.equals(direct.body)) throw new Error('the proxy does not answer the mock\'s bytes');
+
+  const rows: (string | number)[][] = [];
+  const lines: string[] = [];
+  for (const connections of PROXY_CONNECTIONS) {
+    const sides: Record<'direct' | 'proxy', Measured[]> = { direct: [], proxy: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const side of round % 2 ? (['proxy', 'direct'] as const) : (['direct', 'proxy'] as const)) {
+        const origin = side === 'direct' ? mockOrigin : proxyOrigin;
+        sides[side].push(await load(side === 'direct' ? mock.pid! : proxy.pid!, { origin, paths: [BASE + LIST], headers: auth, connections, warmupMs: WARMUP_MS, durationMs: DURATION_MS }));
+      }
+    }
+    const p = (side: 'direct' | 'proxy', key: 'p50' | 'p99') => median(sides[side].map((m) => m.latencyMs[key]));
+    for (const side of ['direct', 'proxy'] as const) {
+      const best = sides[side].reduce((a, b) => (a.latencyMs.p50 <= b.latencyMs.p50 ? a : b));
+      rows.push(loadRow(`${side === 'direct' ? 'mock' : 'through cgs-proxy'}, ${connections} conn.`, { ...best, latencyMs: { ...best.latencyMs, p50: p(side, 'p50'), p99: p(side, 'p99') } }));
+    }
+    const added50 = p('proxy', 'p50') - p('direct', 'p50');
+    const added99 = p('proxy', 'p99') - p('direct', 'p99');
+    lines.push(`- ${connections} connection${connections > 1 ? 's' : ''}: the proxy adds **${fmtMs(added50)} ms at p50** and **${fmtMs(added99)} ms at p99** (medians of ${ROUNDS} rounds: p50 ${fmtMs(p('direct', 'p50'))} → ${fmtMs(p('proxy', 'p50'))} ms, p99 ${fmtMs(p('direct', 'p99'))} → ${fmtMs(p('proxy', 'p99'))} ms)`);
+  }
+  await stop(proxy, 'SIGINT');
+  const report = proxy.output().split('\n').filter((l) => l.startsWith('cgs-proxy: ') && l.includes('forwarded'));
+  await stop(mock);
+  const table_ = table(LOAD_HEADER, rows);
+  console.log(`${table_}\n\n${lines.join('\n')}\n${report.join('\n')}`);
+  verdicts.push(...lines);
+  summary.push('### cgs-proxy: added latency', '', table_, '', ...lines, ...report.map((l) => `- ${l}`), '');
+}
+
+// ---------------------------------------------------------------------------------------------
 
 const cpuModel = /^model name\s*:\s*(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model ?? 'unknown CPU';
 const machine = `${os.availableParallelism()} cores (${cpuModel}), ${Math.round(os.totalmem() / 2 ** 30)} GB RAM, Node ${process.version}, ${os.type()} ${os.release()}`;
@@ -709,6 +826,8 @@ try {
   if (PHASES.has('page')) await timed('O(page)', phasePage);
   if (PHASES.has('runs')) await timed('runs', phaseRuns);
   if (PHASES.has('media')) await timed('media', phaseMedia);
+  if (PHASES.has('start')) await timed('cgs-mock start', phaseStart);
+  if (PHASES.has('proxy')) await timed('cgs-proxy', phaseProxy);
 } catch (error) {
   console.error(`\nbench: ${(error as Error).stack ?? error}`);
   process.exit(1);

@@ -145,8 +145,10 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   };
 }
 
-async function main(): Promise<void> {
+/** The command line (`npm run webhooks:listen`, and `cgs-webhooks-listen` of the package: bin/). */
+export async function main(argv: string[] = process.argv.slice(2), command = 'npm run webhooks:listen --'): Promise<void> {
   const { values } = parseArgs({
+    args: argv,
     options: {
       port: { type: 'string', default: '4020' },
       secret: { type: 'string' },
@@ -154,7 +156,7 @@ async function main(): Promise<void> {
       help: { type: 'boolean', default: false },
     },
   });
-  const usage = 'usage: npm run webhooks:listen -- --port 4020 --secret whsec_... [--verbose]';
+  const usage = `usage: ${command} --port 4020 --secret whsec_... [--verbose]`;
   if (values.help) return void console.log(usage);
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0..65535\n${usage}`);

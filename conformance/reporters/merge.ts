@@ -14,11 +14,14 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { loadLedger } from './ledger.ts';
 import { judgeRules, writeRulesReport, type RulesReport, type TestRecord } from './rules-reporter.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** Playwright's command line, resolved from this module: the checkout's, or the installed package's dependency. */
+const PLAYWRIGHT_CLI = createRequire(import.meta.url).resolve('@playwright/test/cli');
 
 /** Which of two records of the same test stands: a failure is never hidden by a pass elsewhere. */
 const RANK: Record<TestRecord['outcome'], number> = { failed: 3, blocked: 2, passed: 1, skipped: 0 };
@@ -97,7 +100,7 @@ export function mergeReports(options: MergeOptions): MergeResult {
     const dir = mkdtempSync(join(tmpdir(), 'cgs-blobs-'));
     try {
       blobs.forEach((blob, index) => copyFileSync(blob, join(dir, `${index + 1}-${basename(blob)}`)));
-      const merged = spawnSync(process.execPath, [join(ROOT, 'node_modules/@playwright/test/cli.js'), 'merge-reports', '--reporter', 'html,junit', dir], {
+      const merged = spawnSync(process.execPath, [PLAYWRIGHT_CLI, 'merge-reports', '--reporter', 'html,junit', dir], {
         cwd: ROOT,
         env: { ...process.env, PLAYWRIGHT_HTML_OUTPUT_DIR: join(outputDir, 'html'), PLAYWRIGHT_HTML_OPEN: 'never', PLAYWRIGHT_JUNIT_OUTPUT_FILE: join(outputDir, 'junit.xml') },
         encoding: 'utf8',

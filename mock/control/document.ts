@@ -7,11 +7,10 @@
  * routes and validation. It is kept apart from spec/contract.ts on purpose: that module is the
  * public contract, and nothing of the control plane may leak into it.
  */
-import { readFileSync } from 'node:fs';
 import type { ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { parse } from 'yaml';
+import { readDocument } from '../../spec/contract.ts';
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object.
 const addFormats = addFormatsModule.default;
@@ -19,6 +18,12 @@ const addFormats = addFormatsModule.default;
 type JsonObject = { readonly [key: string]: unknown };
 
 const controlDocumentUrl = new URL('../../spec/mock-control.yaml', import.meta.url);
+/**
+ * The document already parsed, with the sha256 of the YAML it came from: written by scripts/build.ts
+ * for the package only (parsing the YAML is most of the packaged mock's start-up); in the checkout
+ * there is none and the YAML is parsed.
+ */
+const controlJsonUrl = new URL('../../spec/generated/mock-control.json', import.meta.url);
 const SCHEMA_ID = 'urn:cgs:mock-control';
 const METHODS = ['get', 'post', 'patch', 'delete', 'put'] as const;
 export type ControlMethod = (typeof METHODS)[number];
@@ -56,7 +61,7 @@ function pointerOf(segments: readonly string[]): string {
 }
 
 function loadDocument(): JsonObject {
-  const parsed: unknown = parse(readFileSync(controlDocumentUrl, 'utf8'));
+  const parsed: unknown = readDocument(controlDocumentUrl, controlJsonUrl);
   if (!isObject(parsed) || typeof parsed['openapi'] !== 'string' || !parsed['openapi'].startsWith('3.1')) {
     throw new Error(`${controlDocumentUrl.pathname}: expected an OpenAPI 3.1 document`);
   }

@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+/**
+ * cgs-conformance: the conformance suite of the package against an implementation, for a CI gate.
+ *
+ *   cgs-conformance --base-url https://staging.example/api/public/v1 --keys keys.json --pinned-only
+ *
+ * It runs `playwright test` with the suite's own config (conformance/playwright.config.ts, compiled
+ * in dist/ for the package), from any working directory, writes JUnit, HTML and the rules report
+ * to --report-dir, prints the rules by section, and exits 0 only when the implementation conforms.
+ * Options: bin/lib/conformance.ts (USAGE).
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { planRun, summarize, UsageError, USAGE, type ConformancePlan, type RulesJson } from './lib/conformance.ts';
+
+const self = fileURLToPath(import.meta.url);
+const CONFIG = fileURLToPath(new URL(`../conformance/playwright.config${extname(self)}`, import.meta.url));
+/** Playwright's command line, resolved from this package: the same instance the suite's tests import. */
+const PLAYWRIGHT_CLI = createRequire(import.meta.url).resolve('@playwright/test/cli');
+
+let plan: ConformancePlan;
+try {
+  plan = planRun(process.argv.slice(2), process.cwd(), (path) => readFileSync(path, 'utf8'));
+} catch (error) {
+  if (!(error instanceof UsageError)) throw error;
+  console.error(`cgs-conformance: ${error.message}\n\n${USAGE}`);
+  process.exit(2);
+}
+if (plan.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+
+// A report left by an earlier run is never read as this run's.
+rmSync(join(plan.reportDir, 'rules.json'), { force: true });
+const child = spawn(process.execPath, [PLAYWRIGHT_CLI, 'test', '-c', CONFIG, ...plan.playwrightArgs], {
+  stdio: 'inherit',
+  env: { ...process.env, ...plan.env },
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
+const status = await new Promise<number>((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+
+let report: RulesJson;
+try {
+  report = JSON.parse(readFileSync(join(plan.reportDir, 'rules.json'), 'utf8')) as RulesJson;
+} catch (error) {
+  console.error(`cgs-conformance: no rules report in ${plan.reportDir} (${(error as Error).message}); Playwright exited ${status}`);
+  process.exit(status === 0 ? 1 : status);
+}
+const verdict = summarize(report, status, plan.reportDir);
+console.log(verdict.lines.join('\n'));
+process.exit(verdict.conforming ? 0 : 1);

@@ -1,0 +1,267 @@
+/**
+ * The package as a team gating its implementation gets it: `npm pack` (its prepack builds dist/),
+ * the tarball installed into an empty project (from npm's cache: --prefer-offline), and each
+ * command run from there, in that project's directory:
+ *
+ * - cgs-mock answers (the same keys for a seed as `npm start`);
+ * - `<package>/openapi.yaml`, `<package>/openapi.json` and `<package>/types` resolve, and the types
+ *   compile in a small typed client (openapi-fetch over the generated `paths`) that lists, gets with
+ *   an ETag, PATCHes with If-Match and meets a 412, against the packaged mock;
+ * - cgs-webhooks-listen verifies a signed delivery and refuses a forged one;
+ * - cgs-conformance passes against the packaged mock shared by its workers (a subset: --grep), writes
+ *   JUnit, HTML and the rules report to --report-dir, and exits 1 against the same mock behind a
+ *   defect of the catalogue; without --base-url it starts the packaged mock itself;
+ * - cgs-proxy forwards, reports a defect's violations with their rule ids, writes its rules report on
+ *   SIGINT, and its exit status gates with --fail-on-violation.
+ *
+ * One file, one pack and one install for all: it is the most expensive test file (see README).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { defectNamed } from '../conformance/defects/catalogue.ts';
+import { startProxy, type Proxy } from '../conformance/defects/proxy.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const NAME = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string }).name;
+const BASE = '/api/public/v1';
+const SLOW = 240_000;
+
+let work: string;
+let project: string;
+const children = new Set<ChildProcess>();
+
+function run(command: string, args: string[], cwd: string): string {
+  const result = spawnSync(command, args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${result.status}:\n${result.stdout}\n${result.stderr}`);
+  return result.stdout;
+}
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** A command of the installed package, from the project's directory; resolves once `ready` matches its output. */
+async function start(command: string, args: string[], ready: RegExp): Promise<Started & { match: RegExpMatchArray }> {
+  const child = spawn(join(project, 'node_modules', '.bin', command), args, { cwd: project, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => (children.delete(child), resolve(code))));
+  const match = await new Promise<RegExpMatchArray>((resolve, reject) => {
+    const seen = (chunk: Buffer) => {
+      output += chunk.toString();
+      const m = ready.exec(output);
+      if (m) resolve(m);
+    };
+    child.stdout!.on('data', seen);
+    child.stderr!.on('data', seen);
+    void exited.then((code) => reject(new Error(`${command} exited ${code} before it was ready:\n${output}`)));
+  });
+  return { child, output: () => output, exited, match };
+}
+
+/** Run a command of the installed package to its end. */
+function complete(command: string, args: string[]): Promise<{ status: number | null; output: string }> {
+  const child = spawn(join(project, 'node_modules', '.bin', command), args, { cwd: project, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  let output = '';
+  child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+  return new Promise((resolve) => child.on('exit', (status) => (children.delete(child), resolve({ status, output }))));
+}
+
+let mock: Started & { match: RegExpMatchArray };
+let origin: string;
+const keys: Record<string, string> = {};
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'cgs-package-'));
+  project = join(work, 'project');
+  mkdirSync(project);
+  const tarball = run('npm', ['pack', '--silent', '--pack-destination', work], ROOT).trim().split('\n').at(-1)!;
+  writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'gate', version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`);
+  const fetchVersion = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies['openapi-fetch']!;
+  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', join(work, tarball), `openapi-fetch@${fetchVersion}`], project);
+
+  mock = await start('cgs-mock', ['--port', '0', '--clock', 'manual', '--seed', '7'], /listening on (http:\/\/127\.0\.0\.1:\d+)\/api\/public\/v1[\s\S]*Control plane/);
+  origin = mock.match[1]!;
+  for (const [, name, key] of mock.output().matchAll(/^\s+(\S+)\s+(cgs_[0-9a-f]{64})$/gm)) keys[name!] = key!;
+}, SLOW);
+
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('the installed package', () => {
+  it('cgs-mock serves the API and prints the demo keys of its seed', async () => {
+    expect(Object.keys(keys)).toContain('all');
+    const response = await fetch(`${origin}${BASE}/products?limit=1`, { headers: { authorization: `Bearer ${keys['read']}` } });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { data: unknown[] }).data).toHaveLength(1);
+    // The same seed gives the same keys as `npm start -- --seed 7` (mock/main.ts derives them).
+    expect(keys['read']).toMatch(/^cgs_[0-9a-f]{64}$/);
+  });
+
+  it('exports the documents and the generated types', () => {
+    const resolved = run(process.execPath, ['--input-type=module', '-e', `for (const p of ['openapi.yaml', 'openapi.json', 'types', 'rules.yaml']) console.log(import.meta.resolve('${NAME}/' + p))`], project).trim().split('\n').map((u) => fileURLToPath(u));
+    expect(parse(readFileSync(resolved[0]!, 'utf8'))).toEqual(parse(readFileSync(join(ROOT, 'spec/openapi.yaml'), 'utf8')));
+    expect(JSON.parse(readFileSync(resolved[1]!, 'utf8'))).toEqual(parse(readFileSync(join(ROOT, 'spec/openapi.yaml'), 'utf8')));
+    expect(existsSync(resolved[3]!)).toBe(true);
+    // The control document the packaged mock reads at start, already parsed (scripts/build.ts).
+    const control = JSON.parse(readFileSync(join(project, 'node_modules', NAME, 'dist/spec/generated/mock-control.json'), 'utf8')) as { document: unknown };
+    expect(control.document).toEqual(parse(readFileSync(join(ROOT, 'spec/mock-control.yaml'), 'utf8')));
+  });
+
+  it('the types compile in an openapi-fetch client that lists, gets with an ETag, PATCHes with If-Match and meets a 412', () => {
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022', 'DOM'], types: [], strict: true, noUncheckedIndexedAccess: true, outDir: 'out', skipLibCheck: true }, include: ['client.ts'] }),
+    );
+    writeFileSync(
+      join(project, 'client.ts'),
+      `import createClient from 'openapi-fetch';
+import type { paths, Schemas } from '${NAME}/types';
+
+declare const process: { argv: string[] };
+const [baseUrl, key] = process.argv.slice(2) as [string, string];
+const client = createClient<paths>({ baseUrl, headers: { authorization: \`Bearer \${key}\` } });
+
+const list = await client.GET('/creatives', { params: { query: { limit: 2 } } });
+const first: Schemas['Creative'] | undefined = list.data?.data[0];
+if (!first) throw new Error(\`list answered \${list.response.status}\`);
+const got = await client.GET('/creatives/{id}', { params: { path: { id: first.creativeId } } });
+const etag = got.response.headers.get('etag') ?? '';
+const patched = await client.PATCH('/creatives/{id}', { params: { path: { id: first.creativeId }, header: { 'If-Match': etag } }, body: { metadata: { sdk: 'typed' } } });
+const stale = await client.PATCH('/creatives/{id}', { params: { path: { id: first.creativeId }, header: { 'If-Match': etag } }, body: { metadata: { sdk: 'stale' } } });
+// @ts-expect-error the document has no such path: the types are the document's, not any
+void client.GET('/no-such-path');
+// @ts-expect-error a creative's id is creativeId
+void first.id;
+console.log(JSON.stringify({
+  listed: list.response.status,
+  count: list.data?.data.length,
+  got: got.response.status,
+  etag,
+  patched: patched.response.status,
+  patchedEtag: patched.response.headers.get('etag'),
+  metadata: patched.data?.metadata,
+  stale: stale.response.status,
+  staleCode: typeof stale.error === 'object' ? stale.error.code : stale.error,
+}));
+`,
+    );
+    run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', project], project);
+    const result = JSON.parse(run(process.execPath, [join(project, 'out/client.js'), `${origin}${BASE}`, keys['all']!], project)) as Record<string, unknown>;
+    expect(result).toMatchObject({ listed: 200, count: 2, got: 200, patched: 200, metadata: { sdk: 'typed' }, stale: 412, staleCode: 'PRECONDITION_FAILED' });
+    expect(result['etag']).toMatch(/^"/);
+    expect(result['patchedEtag']).not.toBe(result['etag']);
+  });
+
+  it('cgs-webhooks-listen verifies a signed delivery and refuses a forged one', async () => {
+    const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+    const listener = await start('cgs-webhooks-listen', ['--port', '0', '--secret', secret], /Listening for webhooks on (http:\/\/127\.0\.0\.1:\d+\/)/);
+    const url = listener.match[1]!;
+    const body = JSON.stringify({ type: 'creative.approved', timestamp: new Date().toISOString(), data: { creativeId: 'crt_1', status: 'APPROVED' } });
+    const id = 'msg_package_test';
+    const now = new Date();
+    const signature = new Webhook(secret).sign(id, now, body);
+    const headers = { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)) };
+    expect((await fetch(url, { method: 'POST', body, headers: { ...headers, 'webhook-signature': signature } })).status).toBe(204);
+    expect((await fetch(url, { method: 'POST', body, headers: { ...headers, 'webhook-signature': 'v1,Zm9yZ2Vk' } })).status).toBe(400);
+    listener.child.kill('SIGTERM');
+    await listener.exited;
+    expect(listener.output()).toContain('✓ creative.approved  msg_package_test');
+    expect(listener.output()).toContain('✗ rejected msg_package_test');
+  });
+});
+
+describe('cgs-conformance from the installed package', () => {
+  // A subset of the suite (the ETag rules): the whole suite against one shared mock is the gate's
+  // own run (README, "Gating an implementation"); npm test runs the whole suite once already.
+  const subset = ['--grep', 'ETAG-00[1-4]'];
+  let faulty: Proxy | undefined;
+  afterAll(async () => faulty?.close());
+
+  it('passes against the packaged mock shared by its workers, with JUnit, HTML and the rules report in --report-dir', async () => {
+    const reportDir = join(work, 'report');
+    const { status, output } = await complete('cgs-conformance', ['--base-url', `${origin}${BASE}`, '--allow-spend', '--report-dir', reportDir, ...subset]);
+    expect(output).toContain('verdict: CONFORMS');
+    expect(status, output).toBe(0);
+    expect(output).toMatch(/Resources and their fields\s+\d+\s+0\s+\d+/);
+    expect(readdirSync(reportDir).sort()).toEqual(expect.arrayContaining(['html', 'junit.xml', 'rules.json', 'rules.md']));
+    const rules = JSON.parse(readFileSync(join(reportDir, 'rules.json'), 'utf8')) as { rules: { id: string; result: string }[] };
+    expect(rules.rules.find((r) => r.id === 'ETAG-002')?.result).toBe('passed');
+    expect(readFileSync(join(reportDir, 'junit.xml'), 'utf8')).toContain('<testsuites');
+    // The shards' merge from the package (one report here: the rules are merged the same way).
+    const merged = await complete('cgs-conformance-merge', [reportDir, '--out', join(work, 'merged'), '--rules-only']);
+    expect(merged.status, merged.output).toBe(0);
+    expect((JSON.parse(readFileSync(join(work, 'merged', 'rules.json'), 'utf8')) as { rules: { id: string; result: string }[] }).rules.find((r) => r.id === 'ETAG-002')?.result).toBe('passed');
+  }, SLOW);
+
+  it('exits 1 when the implementation does not conform (the packaged mock behind the etag-weak defect)', async () => {
+    faulty = await startProxy(origin, defectNamed('etag-weak'));
+    const reportDir = join(work, 'report-defect');
+    const { status, output } = await complete('cgs-conformance', ['--base-url', `${faulty.origin}${BASE}`, '--report-dir', reportDir, '--max-failures=1', ...subset]);
+    expect(output).toContain('DOES NOT CONFORM');
+    expect(status, output).toBe(1);
+    expect(output).toMatch(/failed rules: .*ETAG-00[23]/);
+  }, SLOW);
+
+  it('without --base-url, starts the packaged mock itself (one per worker) and runs against it', async () => {
+    const reportDir = join(work, 'report-local');
+    const { status, output } = await complete('cgs-conformance', ['--report-dir', reportDir, '--workers', '1', '--grep', 'ETAG-002']);
+    expect(output).toMatch(/started 1 mock\(s\), one per worker/);
+    expect(status, output).toBe(0);
+    expect(readFileSync(join(reportDir, 'mock-0.log'), 'utf8')).toContain('listening on http://127.0.0.1:');
+  }, SLOW);
+
+  it('refuses a usage error with status 2', async () => {
+    const { status, output } = await complete('cgs-conformance', ['--shard', '3/2']);
+    expect(status).toBe(2);
+    expect(output).toContain('--shard is I/N');
+  });
+});
+
+describe('cgs-proxy from the installed package', () => {
+  async function proxyRun(target: string, failOnViolation: boolean): Promise<{ status: number | null; output: string; reportDir: string }> {
+    const reportDir = join(work, `proxy-${failOnViolation}-${Date.now()}`);
+    const proxy = await start('cgs-proxy', ['--target', `${target}${BASE}`, '--port', '0', '--report-dir', reportDir, ...(failOnViolation ? ['--fail-on-violation'] : [])], /cgs-proxy: (http:\/\/127\.0\.0\.1:\d+)\/api/);
+    const through = proxy.match[1]!;
+    const list = (await (await fetch(`${through}${BASE}/creatives?limit=1`, { headers: { authorization: `Bearer ${keys['read']}` } })).json()) as { data: { creativeId: string }[] };
+    const one = await fetch(`${through}${BASE}/creatives/${list.data[0]!.creativeId}`, { headers: { authorization: `Bearer ${keys['read']}` } });
+    await one.arrayBuffer();
+    proxy.child.kill('SIGINT');
+    const status = await proxy.exited;
+    return { status, output: proxy.output(), reportDir };
+  }
+
+  it('forwards to a conforming implementation and exits 0 with --fail-on-violation', async () => {
+    const { status, output, reportDir } = await proxyRun(origin, true);
+    expect(output).toContain('2 forwarded, 2 checked, 0 broke the contract');
+    expect(status, output).toBe(0);
+    expect(existsSync(join(reportDir, 'rules.md'))).toBe(true);
+  }, SLOW);
+
+  it('reports the violations of a defective one with their rule ids, and exits 1 with --fail-on-violation', async () => {
+    const faulty = await startProxy(origin, defectNamed('etag-weak'));
+    try {
+      const { status, output, reportDir } = await proxyRun(faulty.origin, true);
+      expect(output).toMatch(/✗ GET \/api\/public\/v1\/creatives\/\S+ → 200 {2}\[ETAG-002\] etag: /);
+      expect(status, output).toBe(1);
+      const report = JSON.parse(readFileSync(join(reportDir, 'rules.json'), 'utf8')) as { rules: { id: string; result: string }[] };
+      expect(report.rules.find((r) => r.id === 'ETAG-002')?.result).toBe('failed');
+      // Without --fail-on-violation the same traffic exits 0: the flag is the gate.
+      expect((await proxyRun(faulty.origin, false)).status).toBe(0);
+    } finally {
+      await faulty.close();
+    }
+  }, SLOW);
+});

@@ -1,0 +1,111 @@
+/**
+ * `npm run build` (run by `prepack`, so `npm pack` always ships a fresh build): the package's
+ * JavaScript in dist/, for the commands of bin/ to start without compiling TypeScript at run time
+ * (a CI gate waits for cgs-mock on every job) and for Playwright, which does not transform files
+ * under node_modules (it would not load the suite's .ts tests from an installed package).
+ *
+ * Each module is transpiled on its own (`isolatedModules` holds for the whole tree, and
+ * `npm run typecheck` is the type check), with its `.ts` import specifiers rewritten to `.js`
+ * (rewriteRelativeImportExtensions). dist/ mirrors the tree, and the folders' other files (the
+ * documents, media clips) are copied beside the modules that read them relative to their own URL
+ * (spec/contract.ts reads ./openapi.yaml),
+ * so the same code runs from the checkout and from dist/. Also written: dist/openapi.json (the
+ * document as plain JSON), dist/spec/generated/mock-control.json (the control document parsed, for
+ * the mock's start-up) and declarations for the generated types (`<package>/types`).
+ *
+ *   npx tsx scripts/build.ts [--out dist]
+ */
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import ts from 'typescript';
+import { parse } from 'yaml';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** What the package runs: every module under these folders, tests excluded. */
+const SOURCE_DIRS = ['bin', 'mock', 'proxy', 'conformance', 'spec'];
+/** Single modules from elsewhere. */
+const SOURCE_FILES = ['scripts/webhooks-listen.ts'];
+/** Modules that only declare types: shipped as declarations for `<package>/types`. */
+const DECLARATIONS = ['spec/types.ts', 'spec/generated/openapi.ts', 'spec/generated/rules.ts'];
+
+const COMPILER_OPTIONS: ts.CompilerOptions = {
+  target: ts.ScriptTarget.ES2022,
+  // ES modules (the package is "type": "module"); transpileModule does not read package.json.
+  module: ts.ModuleKind.ES2022,
+  verbatimModuleSyntax: true,
+  isolatedModules: true,
+  rewriteRelativeImportExtensions: true,
+  sourceMap: false,
+};
+
+/** Every file under `dir` (relative paths), node_modules left out. */
+function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync(join(ROOT, dir));
+  } catch {
+    return out;
+  }
+  for (const name of entries) {
+    const path = join(dir, name);
+    if (name === 'node_modules') continue;
+    if (statSync(join(ROOT, path)).isDirectory()) out.push(...filesUnder(path));
+    else out.push(path);
+  }
+  return out;
+}
+
+const isModule = (path: string): boolean => path.endsWith('.ts') && !path.endsWith('.d.ts');
+const isTest = (path: string): boolean => path.endsWith('.test.ts');
+
+/** The .ts specifiers of a declaration, rewritten to .js (declaration emit keeps them as written). */
+function rewriteSpecifiers(text: string): string {
+  return text.replace(/(from\s+['"]\.{1,2}\/[^'"]+)\.ts(['"])/g, '$1.js$2');
+}
+
+export function build(outDir: string): { modules: number; ms: number } {
+  const started = performance.now();
+  rmSync(outDir, { recursive: true, force: true });
+  const write = (path: string, text: string) => {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+  };
+  const files = SOURCE_DIRS.flatMap(filesUnder);
+  const sources = [...files.filter((f) => isModule(f) && !isTest(f)), ...SOURCE_FILES];
+  for (const source of sources) {
+    const text = readFileSync(join(ROOT, source), 'utf8');
+    const { outputText, diagnostics } = ts.transpileModule(text, { compilerOptions: COMPILER_OPTIONS, fileName: source, reportDiagnostics: true });
+    if (diagnostics?.length) throw new Error(`${source}: ${ts.flattenDiagnosticMessageText(diagnostics[0]!.messageText, '\n')}`);
+    write(join(outDir, source.replace(/\.ts$/, '.js')), outputText);
+  }
+  for (const source of DECLARATIONS) {
+    const text = readFileSync(join(ROOT, source), 'utf8');
+    const { outputText } = ts.transpileDeclaration(text, { compilerOptions: { ...COMPILER_OPTIONS, declaration: true }, fileName: source });
+    write(join(outDir, source.replace(/\.ts$/, '.d.ts')), rewriteSpecifiers(outputText));
+  }
+  // Files the modules read beside themselves (mock/media/clips/*.webm, ...): every file of the
+  // source folders that is not TypeScript.
+  for (const asset of files.filter((f) => !f.endsWith('.ts'))) {
+    mkdirSync(dirname(join(outDir, asset)), { recursive: true });
+    copyFileSync(join(ROOT, asset), join(outDir, asset));
+  }
+  // The control document already parsed (mock/control/document.ts reads it when its sha256 matches the YAML).
+  const control = readFileSync(join(ROOT, 'spec/mock-control.yaml'), 'utf8');
+  write(join(outDir, 'spec/generated/mock-control.json'), JSON.stringify({ sha256: createHash('sha256').update(control).digest('hex'), document: parse(control) }));
+  // The document as plain JSON, for tools that do not read YAML (the generated copy wraps it with its hash).
+  const generated = JSON.parse(readFileSync(join(ROOT, 'spec/generated/openapi.json'), 'utf8')) as { document: unknown };
+  write(join(outDir, 'openapi.json'), `${JSON.stringify(generated.document, null, 2)}\n`);
+  return { modules: sources.length, ms: Math.round(performance.now() - started) };
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const { values } = parseArgs({ options: { out: { type: 'string', default: 'dist' } }, strict: true });
+  const outDir = join(process.cwd(), values.out);
+  const { modules, ms } = build(outDir);
+  console.log(`build: ${modules} modules, the documents and the type declarations in ${relative(process.cwd(), outDir) || '.'}/ (${ms} ms)`);
+}
