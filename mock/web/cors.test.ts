@@ -19,14 +19,14 @@ describe('the CORS lists are derived from the documents', () => {
     expect(lists.requestHeaders).toContain(name);
   });
 
-  it.each([['etag'], ['location'], ['ratelimit'], ['ratelimit-policy'], ['retry-after']])('a script may read %s', (name) => {
+  it.each([['allow'], ['etag'], ['location'], ['ratelimit'], ['ratelimit-policy'], ['retry-after'], ['www-authenticate']])('a script may read %s', (name) => {
     expect(lists.responseHeaders).toContain(name);
   });
 
   it('lists nothing the documents do not declare for a browser (webhook headers go to receivers, not from pages)', () => {
     expect(lists.requestHeaders).toEqual(['authorization', 'content-type', 'idempotency-key', 'if-match', 'prefer']);
     expect(lists.requestHeaders.some((name) => name.startsWith('webhook-'))).toBe(false);
-    expect(lists.responseHeaders).toEqual(['etag', 'location', 'ratelimit', 'ratelimit-policy', 'retry-after']);
+    expect(lists.responseHeaders).toEqual(['allow', 'etag', 'location', 'ratelimit', 'ratelimit-policy', 'retry-after', 'www-authenticate']);
   });
 
   it('allows the methods of both documents', () => {
@@ -114,7 +114,7 @@ describe('CORS on (the default, any origin)', () => {
     const res = await send(harness, method, url, headers);
     expect(res.status, res.body).toBe(status);
     expect(res.headers['access-control-allow-origin']).toBe(APP);
-    expect(res.headers['access-control-expose-headers']).toBe('etag, location, ratelimit, ratelimit-policy, retry-after');
+    expect(res.headers['access-control-expose-headers']).toBe('allow, etag, location, ratelimit, ratelimit-policy, retry-after, www-authenticate');
     expect(res.headers['vary']).toBe('Origin');
   });
 

@@ -72,6 +72,9 @@ export function corsLists(): CorsLists {
     if (operation.requestBody) request.add('Content-Type');
     for (const answer of Object.values(operation.responses)) for (const name of Object.keys(answer.headers)) response.add(name);
   }
+  // The answers outside every operation (a 405's Allow, D50/D51) are answers a page may read too.
+  const unmatched = (document as { 'x-unmatched-request'?: { headers?: Record<string, Record<string, unknown>> } })['x-unmatched-request'];
+  for (const byStatus of Object.values(unmatched?.headers ?? {})) for (const name of Object.keys(byStatus)) response.add(name);
   for (const operation of controlOperations()) methods.add(operation.method.toUpperCase());
   const control = controlHeaders();
   for (const name of control.request) request.add(name);
