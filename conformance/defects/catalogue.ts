@@ -10,7 +10,7 @@
  * `grep` selects the tests that must catch the defect (a Playwright --grep over "file title
  * tags"): the tests naming the rules it breaks, so each defect runs only those.
  */
-import { matchOperation, type OperationInfo } from '../../spec/contract.ts';
+import { matchOperation, rateLimits, type OperationInfo } from '../../spec/contract.ts';
 import {
   apiPath,
   editBody,
@@ -763,6 +763,31 @@ export const DEFECTS: readonly Defect[] = [
     response: (r, { path }) => {
       const value = /^\/upscales(\/|$)/.test(path) && r.status !== 429 ? rateLimitFields(r.headers['ratelimit']) : undefined;
       return value && value.limit > 0 ? withHeaders(r, { ratelimit: `limit=${value.limit}, remaining=${value.limit - 1}, reset=${value.reset}` }) : r;
+    },
+  },
+
+  {
+    name: 'generation-counted-in-read-cap',
+    kind: 'rate-limit',
+    description: 'generation traffic is counted against the read-plane account cap: once a read-plane 429 reports a limit other than the read quota (the account cap) exhausted, generation requests are refused with that cap too, until a read succeeds again',
+    rules: ['RATE-018'],
+    grep: byRules('RATE-018'),
+    via: 'proxy',
+    response: (r, { request, path, memory }) => {
+      if (isReadPlane(path)) {
+        const value = r.status === 429 ? rateLimitFields(r.headers['ratelimit']) : undefined;
+        if (value && value.limit !== rateLimits.groups['read']?.limit) memory.readCapExhausted = { limit: value.limit, reset: value.reset };
+        else if (ok(r)) memory.readCapExhausted = undefined;
+        return r;
+      }
+      const cap = memory.readCapExhausted;
+      if (!cap || !isGenerationPlane(path) || r.status === 429) return r;
+      const policy = [`${cap.limit};w=60`, ...(r.headers['ratelimit-policy'] ?? '').split(',').map((item) => item.trim()).filter((item) => item !== '' && item !== `${cap.limit};w=60`)].join(', ');
+      return {
+        status: 429,
+        headers: withHeaders(r, { 'content-type': 'application/problem+json', etag: undefined, location: undefined, 'retry-after': String(cap.reset), ratelimit: `limit=${cap.limit}, remaining=0, reset=${cap.reset}`, 'ratelimit-policy': policy }).headers,
+        body: JSON.stringify({ type: '/errors/RATE_LIMITED', title: 'Too Many Requests', status: 429, code: 'RATE_LIMITED', instance: pathOfUrl(request.url), requestId: 'req_proxy' }),
+      };
     },
   },
 

@@ -310,6 +310,21 @@ const cases: Case[] = [
     const { answered } = await through('upscales-own-counter', req('POST', '/upscales'), json(202, { upscaleId: 'u1' }, { ratelimit: 'limit=20, remaining=17, reset=30' }));
     expect(answered.headers['ratelimit']).toBe('limit=20, remaining=19, reset=30');
   }],
+  ['generation-counted-in-read-cap', async () => {
+    const memory = new DefectMemory();
+    const before = await through('generation-counted-in-read-cap', req('GET', '/presets'), json(200, { data: [] }), memory);
+    expect(before.answered.status, 'no read cap exhausted yet').toBe(200);
+    const group = await through('generation-counted-in-read-cap', req('GET', '/products'), problem(429, 'RATE_LIMITED', {}, { ratelimit: 'limit=200, remaining=0, reset=30' }), memory);
+    expect(group.answered.status).toBe(429);
+    expect((await through('generation-counted-in-read-cap', req('GET', '/presets'), json(200, { data: [] }), memory)).answered.status, 'the read group quota is not a cap').toBe(200);
+    await through('generation-counted-in-read-cap', req('GET', '/products'), problem(429, 'RATE_LIMITED', {}, { ratelimit: 'limit=2, remaining=0, reset=40', 'ratelimit-policy': '2;w=60, 200;w=60' }), memory);
+    const { answered } = await through('generation-counted-in-read-cap', req('GET', '/presets'), json(200, { data: [] }, { 'ratelimit-policy': '120;w=60, 360;w=60, 600;w=60' }), memory);
+    expect(answered.status).toBe(429);
+    expect(answered.headers).toMatchObject({ 'content-type': 'application/problem+json', ratelimit: 'limit=2, remaining=0, reset=40', 'ratelimit-policy': '2;w=60, 120;w=60, 360;w=60, 600;w=60', 'retry-after': '40' });
+    expect(bodyOf(answered)['code']).toBe('RATE_LIMITED');
+    expect((await through('generation-counted-in-read-cap', req('GET', '/products'), json(200, page(['p1'], null)), memory)).answered.status).toBe(200);
+    expect((await through('generation-counted-in-read-cap', req('GET', '/runs'), json(200, { data: [] }), memory)).answered.status, 'a read that succeeds clears it').toBe(200);
+  }],
   ['has-more-inverted-off-products', async () => {
     const products = await through('has-more-inverted-off-products', req('GET', '/products'), json(200, page(['p1'], 'c2')));
     expect(bodyOf(products.answered)['pagination']['hasMore']).toBe(true);
