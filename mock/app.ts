@@ -15,6 +15,7 @@ import { basePath } from '../spec/contract.ts';
 import { Clock } from './clock.ts';
 import type { ControlOptions } from './control/http.ts';
 import { LeaseTable } from './control/leases.ts';
+import { registerConsole } from './console/serve.ts';
 import { registerControlRoutes } from './control/routes.ts';
 import { ChangeFeed } from './control/stream.ts';
 import type { Defects } from './defects.ts';
@@ -143,6 +144,7 @@ export function buildMock(options: MockOptions = {}): Mock {
 
   registerControlRoutes(app, services, options.control);
   app.addHook('onClose', async () => services.leases.dispose());
+  registerConsole(app);
 
   // Anything fastify itself refuses (an oversized body, a broken request line) still answers in the
   // contract's problem+json shape.

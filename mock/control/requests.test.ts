@@ -52,7 +52,7 @@ describe('GET /__mock/accounts/{accountId}/requests', () => {
 
   it('keeps the newest entries up to the capacity, pages back with before, and cuts long bodies', async () => {
     const key = t.acc.key('read');
-    for (let i = 0; i < JOURNAL_CAPACITY + 5; i++) await t.h.request('GET', '/brands', { key });
+    for (let i = 0; i < JOURNAL_CAPACITY + 5; i++) await t.h.request('GET', '/products', { key });
     const page = await control('listRequests', 'GET', `${journal()}?limit=3`);
     expect(page.body.total).toBe(JOURNAL_CAPACITY + 5);
     expect(page.body.data.map((e: { seq: number }) => e.seq)).toEqual([JOURNAL_CAPACITY + 5, JOURNAL_CAPACITY + 4, JOURNAL_CAPACITY + 3]);

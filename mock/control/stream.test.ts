@@ -101,8 +101,8 @@ describe('GET /__mock/stream', () => {
     const { messages } = await watch(
       `?accountId=${acc.accountId}`,
       async () => {
-        await fetch(`${origin}/api/public/v1/brands`, { headers: { authorization: `Bearer ${other.key('read')}` } });
-        await fetch(`${origin}/api/public/v1/brands`, { headers: { authorization: `Bearer ${acc.key('read')}` } });
+        await fetch(`${origin}/api/public/v1/products`, { headers: { authorization: `Bearer ${other.key('read')}` } });
+        await fetch(`${origin}/api/public/v1/products`, { headers: { authorization: `Bearer ${acc.key('read')}` } });
       },
       (m) => m.some((x) => x.event === 'request'),
     );
