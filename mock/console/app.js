@@ -143,7 +143,7 @@ function openStream(accountId, setLive) {
 // --- small pieces ------------------------------------------------------------------------------
 const statusClass = (s) => {
   const v = String(s ?? '').toLowerCase();
-  if (/^(2\d\d|approved|succeeded|active|completed|ready|live|in_progress|success)$/.test(v)) return 'status ok';
+  if (/^(2\d\d|approved|succeeded|settled|active|completed|ready|live|in_progress|success)$/.test(v)) return 'status ok';
   if (/^([45]\d\d|rejected|failed|revoked|expired|deleted|refused|not_sent|error|archived|stopped|cancelled|partial)$/.test(v)) return 'status bad';
   return 'status wait';
 };
