@@ -73,7 +73,6 @@ function clean(): void {
 
 test('accounts and keys: create an account, read its keys, revoke one (its next request is a 401), change the plan, pause writes', async ({ page }) => {
   await open(page, 'accounts');
-  await accessible(page);
   await page.getByLabel('New account name').fill('Made in the page');
   await page.getByLabel('New account plan').selectOption('growth');
   await page.getByRole('button', { name: 'Create account' }).click();
@@ -115,19 +114,18 @@ test('data: a page of creatives with the next page, a detail with its JSON, the 
   await page.getByRole('button', { name: 'Next page' }).click();
   const second = await api(`/creatives?limit=10&cursor=${first.pagination.nextCursor}`, keys.read!.key).then(json);
   await expect(rows.first()).toContainText(second.data[0].creativeId);
-  await accessible(page);
 
   await rows.first().focus();
   await page.keyboard.press('Enter'); // keyboard-usable
   const one = await api(`/creatives/${second.data[0].creativeId}?showDeleted=true`, keys.read!.key);
   await expect(page.getByTestId('etag')).toHaveText(one.headers.get('etag')!);
   await expect(page.getByLabel('Resource JSON')).toContainText(`"creativeId": "${second.data[0].creativeId}"`);
+  await accessible(page); // the table, its paging and a detail
 
   await page.getByRole('button', { name: 'campaigns' }).click();
   await page.getByLabel(/^Status/).selectOption('COMPLETED');
   const completed = await api('/campaigns?status=COMPLETED&limit=25', keys.read!.key).then(json);
   await expect(rows).toHaveCount(completed.data.length);
-  await accessible(page);
   clean();
 });
 
@@ -150,7 +148,6 @@ test('events and webhooks: add an endpoint, approve a creative as a review link,
     await expect(page.getByTestId('endpoint-secret')).toHaveText(/^whsec_/);
     const endpoints = (await control('GET', `/accounts/${accountId}/webhook-endpoints`)).data;
     expect(endpoints).toEqual([expect.objectContaining({ url: hook, eventTypes: ['creative.approved'] })]);
-    await accessible(page);
 
     // A pending creative, approved from the data view as a review link.
     const pending = await findCreative('PENDING');
@@ -225,7 +222,6 @@ test("runs and the clock: a run's items settle live when the page advances the c
 
 test('requests: the journal shows, live, a request made with fetch outside the page', async ({ page }) => {
   await open(page, 'requests');
-  await accessible(page);
   const res = await api('/creatives?limit=3', keys.read!.key, { headers: { 'x-from': 'outside' } });
   expect(res.status).toBe(200);
   const row = page.locator('tbody tr.selectable', { hasText: '/api/public/v1/creatives?limit=3' });
