@@ -382,7 +382,14 @@ function Detail({ account, kind, row, run, onChanged }) {
       spec.single === false ? Promise.resolve({ body: row, etag: null }) : api(account, `${spec.path}/${encodeURIComponent(id)}`, spec.deleted ? { showDeleted: true } : {}),
       control('GET', `/accounts/${encodeURIComponent(account.accountId)}/events?resourceId=${encodeURIComponent(id)}&limit=50`),
     ]);
-    return { ...one, history: history.data };
+    // An asset made from another (an upscale): its chain up to the root, one read per step.
+    const chain = [];
+    for (let parent = one.body?.derivation?.parentAssetId; parent && chain.length < 10; ) {
+      const up = await api(account, `/assets/${encodeURIComponent(parent)}`, { showDeleted: true });
+      chain.push(up.body);
+      parent = up.body.derivation?.parentAssetId;
+    }
+    return { ...one, history: history.data, chain };
   }, [account.accountId, kind, id]);
   useLive('event', (d) => d.event.resource.id === id && reload());
   return html`<section class="card" aria-labelledby="detail-h">
@@ -398,6 +405,7 @@ function Detail({ account, kind, row, run, onChanged }) {
     </div>`}
     ${state.data && html`
       <dl class="facts"><dt>ETag</dt><dd class="mono" data-testid="etag">${state.data.etag ?? '—'}</dd></dl>
+      ${state.data.chain.length > 0 && html`<h4>Derived from</h4><ol aria-label="Derivation chain">${state.data.chain.map((a) => html`<li><code>${a.assetId}</code> ${a.name} (${a.width}×${a.height})</li>`)}</ol>`}
       <h4>JSON</h4><${Json} value=${state.data.body} label="Resource JSON" />
       <h4>History (event log)</h4>
       ${state.data.history.length === 0 ? html`<p class="muted">No events.</p>` : html`<table><caption class="sr-only">Events about this resource</caption><thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Actor</th></tr></thead><tbody>
@@ -458,6 +466,37 @@ function DataView({ account, run }) {
   </div>`;
 }
 
+const OUTCOMES = ['succeeded', 'failed', 'refused', 'stall'];
+
+/** How the account's next run items turn out, and how fast (GET/PATCH /__mock/accounts/{id}/generation). */
+function Generation({ account, run }) {
+  const id = encodeURIComponent(account.accountId);
+  const [settings, reload] = useAsync(() => control('GET', `/accounts/${id}/generation`), [id]);
+  const [mix, setMix] = useState();
+  const [speed, setSpeed] = useState('');
+  useEffect(() => {
+    if (settings.data) {
+      setMix({ ...settings.data.outcomeMix });
+      setSpeed(settings.data.speed === null ? '' : String(settings.data.speed));
+    }
+  }, [settings.data]);
+  if (!settings.data || !mix) return html`<${ErrorNote} error=${settings.error} />`;
+  const save = (e) => {
+    e.preventDefault();
+    run('Generation', async () => {
+      await control('PATCH', `/accounts/${id}/generation`, { outcomeMix: Object.fromEntries(OUTCOMES.map((o) => [o, Number(mix[o] ?? 0)])), speed: speed === '' ? null : Number(speed) });
+      reload();
+    });
+  };
+  return html`<form class="row" aria-label="How the next run items turn out" onSubmit=${save}>
+    <strong>Next items</strong>
+    ${OUTCOMES.map((o) => html`<label>${o} <input type="number" min="0" step="any" style="width:5em" value=${mix[o] ?? 0} onInput=${(e) => setMix({ ...mix, [o]: e.target.value })} /></label>`)}
+    <label>Speed (empty: global, now ${settings.data.effectiveSpeed}) <input type="number" min="0" step="any" style="width:6em" value=${speed} onInput=${(e) => setSpeed(e.target.value)} /></label>
+    <button type="submit">Save</button>
+    ${settings.data.outcomePattern && html`<span class="muted">Pattern set: <code>${settings.data.outcomePattern.join(', ')}</code></span>`}
+  </form>`;
+}
+
 function RunsView({ account, run }) {
   const [selected, setSelected] = useState();
   const [runs, reloadRuns] = useAsync(() => api(account, '/runs', { limit: PAGE }), [account.accountId]);
@@ -483,6 +522,7 @@ function RunsView({ account, run }) {
         <thead><tr><th scope="col">Run</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead>
         <tbody>${(runs.data?.body.data ?? []).map((x) => html`<tr class="selectable" tabindex="0" data-run-id=${x.runId} aria-selected=${selected === x.runId ? 'true' : 'false'} onClick=${() => setSelected(x.runId)} onKeyDown=${(e) => e.key === 'Enter' && setSelected(x.runId)}>
           <td class="mono">${x.runId}</td><td><${Status} value=${x.status} /></td><td>${when(x.createdAt)}</td></tr>`)}</tbody></table>
+      <${Generation} account=${account} run=${run} />
       <p class="muted">Upscales have no list in the public API: read one by id with <code>GET /upscales/{id}</code>.</p>
     </section>
     <section class="card" aria-labelledby="run-h">

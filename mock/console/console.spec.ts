@@ -194,18 +194,27 @@ async function findCreative(status: string): Promise<string> {
   }
 }
 
-test("runs and the clock: a run's items settle live when the page advances the clock", async ({ page }) => {
-  const products = await api('/products?limit=2', keys.all!.key).then(json);
+test("runs and the clock: the page sets how items turn out, then a run's items settle live when the page advances the clock", async ({ page }) => {
+  await open(page, 'runs');
+  const form = page.getByRole('form', { name: 'How the next run items turn out' });
+  await form.getByLabel('succeeded').fill('1');
+  await form.getByLabel('failed').fill('1');
+  await form.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByTestId('message')).toHaveText('Generation: done');
+  expect((await control('GET', `/accounts/${accountId}/generation`)).outcomeMix).toEqual({ succeeded: 1, failed: 1, refused: 0, stall: 0 });
+
+  const products = await api('/products?limit=3', keys.all!.key).then(json);
   const presets = await api('/presets?limit=1', keys.all!.key).then(json);
   const created = await api('/runs', keys.all!.key, {
     method: 'POST',
     headers: { 'idempotency-key': 'console-run-1' },
-    body: { productIds: products.data.map((p: { productId: string }) => p.productId), creativesPerProduct: 2, presetId: presets.data[0].presetId },
+    body: { productIds: products.data.map((p: { productId: string }) => p.productId), creativesPerProduct: 4, presetId: presets.data[0].presetId },
   });
   expect(created.status).toBe(202);
   const { runId } = await json(created);
 
-  await open(page, 'runs');
+  await page.reload();
+  await expect(page.getByRole('status', { name: 'Live updates' })).toHaveText('live');
   await page.locator(`tr[data-run-id="${runId}"]`).click();
   await expect(page.getByRole('heading', { name: `Run ${runId}` })).toBeVisible();
   await expect(page.getByTestId('items-by-status')).not.toHaveText('—');
@@ -215,6 +224,8 @@ test("runs and the clock: a run's items settle live when the page advances the c
   await page.getByRole('button', { name: '+1 h' }).click();
   const after = await api(`/runs/${runId}`, keys.all!.key).then(json);
   expect(after.status).not.toBe('QUEUED');
+  expect(after.counts.failed).toBeGreaterThan(0); // the mix set in the page
+  expect(after.counts.succeeded).toBeGreaterThan(0);
   await expect(page.locator('#run-h ~ .row .status').first()).toHaveText(after.status); // live, from the stream
   await expect(page.getByTestId('items-by-status')).not.toHaveText(before!);
   clean();
