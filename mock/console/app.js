@@ -374,6 +374,26 @@ const ACTIONS = {
   ],
 };
 
+/** A campaign's creatives as the dashboard sees them (GET /__mock/accounts/{id}/campaigns/{campaignId}/creatives), a page at a time. */
+function CampaignCreatives({ account, campaignId, run }) {
+  const [offset, setOffset] = useState(0);
+  const size = 20;
+  const [page, reload] = useAsync(() => control('GET', `/accounts/${encodeURIComponent(account.accountId)}/campaigns/${encodeURIComponent(campaignId)}/creatives?limit=${size}&offset=${offset}`), [account.accountId, campaignId, offset]);
+  useLive('event', (d) => d.event.resource.kind === 'creative' && reload());
+  return html`<h4>Creatives of this campaign</h4>
+    <${ErrorNote} error=${page.error} />
+    <div class="row"><button type="button" class="secondary" onClick=${() => run('Generate creatives', async () => {
+      const out = await control('POST', `/accounts/${encodeURIComponent(account.accountId)}/actions`, { actor: { kind: 'user' }, action: 'generateCreatives', input: { campaignId } });
+      if (out.status >= 400) throw new Error(`${out.status} ${out.body?.code ?? ''}`);
+      reload();
+    })}>Generate its creatives (dashboard)</button></div>
+    ${page.data && html`<table><caption class="sr-only">The campaign's creatives</caption><thead><tr><th scope="col">Creative</th><th scope="col">Status</th><th scope="col">Media</th><th scope="col">In the API</th></tr></thead>
+      <tbody>${page.data.data.map((c) => html`<tr data-campaign-creative=${c.creativeId}><td class="mono">${c.creativeId}</td><td><${Status} value=${c.deletedAt ? 'deleted' : c.status} /></td><td>${c.mediaType}</td><td>${c.readable ? 'yes' : 'no'}</td></tr>`)}</tbody></table>
+      <div class="row"><button type="button" class="secondary" disabled=${offset === 0} onClick=${() => setOffset(Math.max(0, offset - size))}>Previous creatives</button>
+      <span>${page.data.total === 0 ? 'none' : `${offset + 1}–${Math.min(offset + size, page.data.total)} of ${page.data.total}`}</span>
+      <button type="button" class="secondary" disabled=${offset + size >= page.data.total} onClick=${() => setOffset(offset + size)}>More creatives</button></div>`}`;
+}
+
 function Detail({ account, kind, row, run, onChanged }) {
   const spec = KINDS[kind];
   const id = row[spec.id];
@@ -405,6 +425,7 @@ function Detail({ account, kind, row, run, onChanged }) {
     </div>`}
     ${state.data && html`
       <dl class="facts"><dt>ETag</dt><dd class="mono" data-testid="etag">${state.data.etag ?? '—'}</dd></dl>
+      ${kind === 'campaigns' && html`<${CampaignCreatives} account=${account} campaignId=${id} run=${run} />`}
       ${state.data.chain.length > 0 && html`<h4>Derived from</h4><ol aria-label="Derivation chain">${state.data.chain.map((a) => html`<li><code>${a.assetId}</code> ${a.name} (${a.width}×${a.height})</li>`)}</ol>`}
       <h4>JSON</h4><${Json} value=${state.data.body} label="Resource JSON" />
       <h4>History (event log)</h4>

@@ -126,6 +126,15 @@ test('data: a page of creatives with the next page, a detail with its JSON, the 
   await page.getByLabel(/^Status/).selectOption('COMPLETED');
   const completed = await api('/campaigns?status=COMPLETED&limit=25', keys.read!.key).then(json);
   await expect(rows).toHaveCount(completed.data.length);
+
+  // A campaign's detail lists its creatives as the dashboard sees them, the API-hidden ones included.
+  await page.getByLabel(/^Status/).selectOption('');
+  const campaign = (await api('/campaigns?limit=1', keys.read!.key).then(json)).data[0];
+  await page.locator('tbody tr.selectable', { hasText: campaign.campaignId }).click();
+  const listed = await control('GET', `/accounts/${accountId}/campaigns/${campaign.campaignId}/creatives?limit=20`);
+  expect(listed.total).toBeGreaterThanOrEqual(campaign.creativeCount); // the API counts fewer (not the hidden ones)
+  await expect(page.locator('tr[data-campaign-creative]')).toHaveCount(listed.data.length);
+  await expect(page.locator(`tr[data-campaign-creative="${listed.data[0].creativeId}"]`)).toContainText(listed.data[0].status);
   clean();
 });
 

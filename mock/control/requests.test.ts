@@ -1,4 +1,4 @@
-/** Control plane, the request journal (listRequests) and the account list (listAccounts). */
+/** Control plane: the request journal (listRequests), the account list (listAccounts), a campaign's creatives (listCampaignCreatives). */
 import { describe, expect, it } from 'vitest';
 import { JOURNAL_BODY_BYTES, JOURNAL_CAPACITY } from '../pipeline/journal.ts';
 import { controlSuite } from './conformance.ts';
@@ -86,5 +86,23 @@ describe('GET /__mock/accounts', () => {
       { accountId: t.acc.accountId, name: expect.any(String), tier: 'enterprise', suspended: false, createdAt: '2026-01-01T00:00:00.000Z' },
       { accountId: other.accountId, name: expect.any(String), tier: 'starter', suspended: true, createdAt: '2026-01-01T00:00:00.000Z' },
     ]);
+  });
+});
+
+describe('GET /__mock/accounts/{accountId}/campaigns/{campaignId}/creatives', () => {
+  it("pages a campaign's creatives in its order, those the API hides included", async () => {
+    const campaign = [...t.acc.state.campaigns.values()].find((c) => c.creativeIds.length > 3)!;
+    const base = `/__mock/accounts/${t.acc.accountId}/campaigns/${campaign.campaignId}/creatives`;
+    const first = await control('listCampaignCreatives', 'GET', `${base}?limit=2`);
+    expect(first.body.total).toBe(campaign.creativeIds.length);
+    expect(first.body.data.map((c: { creativeId: string }) => c.creativeId)).toEqual(campaign.creativeIds.slice(0, 2));
+    const rest = await control('listCampaignCreatives', 'GET', `${base}?limit=500&offset=2`);
+    expect(rest.body.data.map((c: { creativeId: string }) => c.creativeId)).toEqual(campaign.creativeIds.slice(2));
+    const all = [...first.body.data, ...rest.body.data];
+    for (const row of all) {
+      const creative = t.acc.state.creatives.get(row.creativeId)!;
+      expect(row).toMatchObject({ status: creative.status, productId: creative.productId, readable: creative.status !== 'NOT_GENERATED' && creative.url !== null });
+    }
+    expect((await control('listCampaignCreatives', 'GET', `/__mock/accounts/${t.acc.accountId}/campaigns/cmp_missing/creatives`)).status).toBe(404);
   });
 });

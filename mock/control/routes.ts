@@ -15,6 +15,7 @@
  *   leases.ts    listLeases, acquireLease, releaseLease
  *   webhooks.ts  webhook endpoints, the delivery log (and re-send), processing delays
  *   generation.ts getGeneration, updateGeneration, getGlobalGeneration, updateGlobalGeneration
+ *   campaigns.ts listCampaignCreatives
  *   requests.ts  listRequests (the request journal, mock/pipeline/journal.ts)
  *   stream.ts    streamChanges (server-sent events: clock, events, deliveries, requests)
  *
@@ -45,6 +46,7 @@ import { keyHandlers } from './keys.ts';
 import { leaseHandlers } from './leases.ts';
 import { webhookHandlers } from './webhooks.ts';
 import { requestHandlers } from './requests.ts';
+import { campaignHandlers } from './campaigns.ts';
 import { streamHandlers } from './stream.ts';
 
 /** Every control handler by operationId. */
@@ -63,6 +65,7 @@ export const controlHandlers: ControlHandlers = {
   ...leaseHandlers,
   ...requestHandlers,
   ...streamHandlers,
+  ...campaignHandlers,
 };
 
 const EXTRA_PHRASES: Record<number, string> = { 501: 'Not Implemented' };
