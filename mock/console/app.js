@@ -211,14 +211,23 @@ function useRunner(setMessage) {
 
 // --- the header: accounts picker, the clock and its buttons --------------------------------------
 function Clock({ run }) {
-  const [clock, setClock] = useState();
+  const [clock, setRead] = useState();
+  const [, tick] = useState(0);
+  const setClock = (c) => setRead({ ...c, readAt: performance.now() });
   useEffect(() => void control('GET', '/clock').then(setClock, () => {}), []);
   useLive('ready', (d) => setClock(d.clock));
   useLive('clock', setClock);
+  // In real mode the mock's time runs on between readings: shown running, from the last reading.
+  useEffect(() => {
+    if (clock?.mode !== 'real') return undefined;
+    const timer = setInterval(() => tick((n) => n + 1), 1000);
+    return () => clearInterval(timer);
+  }, [clock?.mode]);
+  const shown = clock && clock.mode === 'real' ? new Date(Date.parse(clock.now) + (performance.now() - clock.readAt)).toISOString() : clock?.now;
   const move = (label, body) => run(label, async () => setClock(await control('POST', '/clock', body)));
   if (!clock) return html`<span>clock…</span>`;
   return html`<div class="clock" role="group" aria-label="Mock clock">
-    <span>Clock</span><output aria-label="Clock time" data-testid="clock-now">${when(clock.now)}</output>
+    <span>Clock</span><output aria-label="Clock time" data-testid="clock-now">${when(shown)}</output>
     <label>Mode <select aria-label="Clock mode" value=${clock.mode} onChange=${(e) => move('Clock mode', { mode: e.target.value })}>
       <option value="manual">manual</option><option value="real">real</option>
     </select></label>
@@ -336,11 +345,31 @@ function AccountsView({ accounts, account, reloadAccounts, reloadAccount, select
           ${[...(credits.data.journal ?? [])].reverse().slice(0, 50).map((j) => html`<tr><td class="mono">${JSON.stringify(j)}</td></tr>`)}
         </tbody></table>`}
     </section>`}
+    <${Everyone} run=${run} />
     <section class="card" aria-labelledby="reset-h">
       <h3 id="reset-h">Reset</h3>
       <p class="muted">Forgets every account, key and event (the demo account comes back with the same keys when the mock has one).</p>
       <button type="button" class="danger" onClick=${() => { if (confirm('Reset the whole mock?')) run('Reset', async () => { await control('POST', '/reset'); await reloadAccounts(); }); }}>Reset the mock</button>
     </section>`;
+}
+
+/** What applies to every account: global faults, the webhook processing delay, the generation speed. */
+function Everyone({ run }) {
+  const [state, reload] = useAsync(async () => {
+    const [faults, webhooks, generation] = await Promise.all([control('GET', '/faults'), control('GET', '/webhook-settings'), control('GET', '/generation')]);
+    return { faults, webhooks, generation };
+  }, []);
+  if (!state.data) return html`<${ErrorNote} error=${state.error} />`;
+  const { faults, webhooks, generation } = state.data;
+  return html`<section class="card" aria-labelledby="everyone-h">
+    <h3 id="everyone-h">Every account</h3>
+    <div class="row">
+      <label><input type="checkbox" checked=${faults.writesPaused} onChange=${(e) => run('Global writesPaused', async () => { await control('PATCH', '/faults', { writesPaused: e.target.checked }); reload(); })} /> Writes paused for everyone</label>
+      <label>Webhook processing delay (s) <input type="number" min="0" max="86400" style="width:6em" value=${webhooks.processingDelaySeconds} onChange=${(e) => run('Processing delay', async () => { await control('PATCH', '/webhook-settings', { processingDelaySeconds: Number(e.target.value) }); reload(); })} /></label>
+      <label>Generation speed <input type="number" min="0" step="any" style="width:6em" value=${generation.speed} onChange=${(e) => run('Generation speed', async () => { await control('PATCH', '/generation', { speed: Number(e.target.value) }); reload(); })} /></label>
+      <span class="muted">Retries: <code>${JSON.stringify(webhooks.retry)}</code></span>
+    </div>
+  </section>`;
 }
 
 const KINDS = {

@@ -100,6 +100,15 @@ test('accounts and keys: create an account, read its keys, revoke one (its next 
   const paused = await api(`/assets/${asset.assetId}/archive`, allKey, { method: 'POST', headers: { 'idempotency-key': 'console-paused' } });
   expect(paused.status).toBe(503);
   expect((await json(paused)).code).toBe('WRITES_PAUSED');
+
+  // For every account: another account's writes pause too, until it is switched off.
+  await page.getByLabel('Writes paused for everyone').check();
+  await expect(page.getByTestId('message')).toHaveText('Global writesPaused: done');
+  const other = (await json(await api('/assets?limit=1', keys.all!.key))).data[0];
+  expect((await api(`/assets/${other.assetId}/archive`, keys.all!.key, { method: 'POST', headers: { 'idempotency-key': 'console-global-paused' } })).status).toBe(503);
+  await page.getByLabel('Writes paused for everyone').uncheck();
+  await expect(page.getByLabel('Writes paused for everyone')).not.toBeChecked();
+  expect((await control('GET', '/faults')).writesPaused).toBe(false);
   await accessible(page);
   clean();
 });
