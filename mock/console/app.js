@@ -159,8 +159,20 @@ function Thumb({ url, label }) {
   } catch {
     local = false;
   }
-  if (!local) return html`<span class="placeholder" role="img" aria-label=${`${label}: no local image`}>—</span>`;
+  // A video's own URL is no picture: only a still (png, jpg, webp, gif) goes in an <img>.
+  const still = local && /\.(png|jpe?g|webp|gif)$/i.test(new URL(url, location.href).pathname);
+  if (!still) return html`<span class="placeholder" role="img" aria-label=${`${label}: no local image`}>—</span>`;
   return html`<img class="thumb" src=${url} alt=${label} loading="lazy" />`;
+}
+
+/** A checkbox that shows its new state at once, while the change it makes is on its way. */
+function Toggle({ checked, label, onToggle }) {
+  const [value, setValue] = useState(checked);
+  useEffect(() => setValue(checked), [checked]);
+  return html`<label><input type="checkbox" checked=${value} onChange=${(e) => {
+    setValue(e.target.checked);
+    onToggle(e.target.checked);
+  }} /> ${label}</label>`;
 }
 
 function CopyButton({ text, label }) {
@@ -301,8 +313,8 @@ function AccountsView({ accounts, account, reloadAccounts, reloadAccount, select
       <h2 id="account-h">Account <code>${account.accountId}</code> · ${account.name}</h2>
       <div class="row">
         <label>Plan <select aria-label="Plan tier" value=${account.plan.tier} onChange=${(e) => run('Change plan', async () => { await control('PATCH', `/accounts/${id}/plan`, { tier: e.target.value }); reloadAccount(); reloadAccounts(); })}>${TIERS.map((t) => html`<option value=${t}>${t}</option>`)}</select></label>
-        <label><input type="checkbox" checked=${account.suspended} onChange=${(e) => run('Suspend', async () => { await control('PATCH', `/accounts/${id}`, { suspended: e.target.checked }); reloadAccount(); reloadAccounts(); })} /> Suspended</label>
-        <label><input type="checkbox" checked=${account.settings.sparsePages} onChange=${(e) => run('Sparse pages', async () => { await control('PATCH', `/accounts/${id}/settings`, { sparsePages: e.target.checked }); reloadAccount(); })} /> Sparse pages</label>
+        <${Toggle} checked=${account.suspended} label=${`Suspended`} onToggle=${(on) => run('Suspend', async () => { await control('PATCH', `/accounts/${id}`, { suspended: on }); reloadAccount(); reloadAccounts(); })} />
+        <${Toggle} checked=${account.settings.sparsePages} label=${`Sparse pages`} onToggle=${(on) => run('Sparse pages', async () => { await control('PATCH', `/accounts/${id}/settings`, { sparsePages: on }); reloadAccount(); })} />
       </div>
       <dl class="facts">${Object.entries(account.counts).map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>
     </section>
@@ -325,7 +337,7 @@ function AccountsView({ accounts, account, reloadAccounts, reloadAccount, select
     <section class="card" aria-labelledby="faults-h">
       <h3 id="faults-h">Faults and rate limits</h3>
       <div class="row">
-        ${['writesPaused', 'spendUnavailable'].map((f) => html`<label><input type="checkbox" checked=${account.faults[f]} onChange=${(e) => run(f, async () => { await control('PATCH', `/accounts/${id}/faults`, { [f]: e.target.checked }); reloadAccount(); })} /> ${f}</label>`)}
+        ${['writesPaused', 'spendUnavailable'].map((f) => html`<${Toggle} checked=${account.faults[f]} label=${f} onToggle=${(on) => run(f, async () => { await control('PATCH', `/accounts/${id}/faults`, { [f]: on }); reloadAccount(); })} />`)}
         ${['lostRaces', 'forcedRateLimits', 'slowWritesMs'].map((f) => html`<label>${f} <input type="number" min="0" style="width:7em" value=${account.faults[f]} onChange=${(e) => run(f, async () => { await control('PATCH', `/accounts/${id}/faults`, { [f]: Number(e.target.value) }); reloadAccount(); })} /></label>`)}
       </div>
       <form class="row" aria-label="Override a rate limit" onSubmit=${(e) => { e.preventDefault(); run('Rate limit', async () => { await control('PATCH', `/accounts/${id}/limits`, { [limit.name]: limit.quota === '' ? null : Number(limit.quota) }); reloadAccount(); }); }}>
@@ -364,7 +376,7 @@ function Everyone({ run }) {
   return html`<section class="card" aria-labelledby="everyone-h">
     <h3 id="everyone-h">Every account</h3>
     <div class="row">
-      <label><input type="checkbox" checked=${faults.writesPaused} onChange=${(e) => run('Global writesPaused', async () => { await control('PATCH', '/faults', { writesPaused: e.target.checked }); reload(); })} /> Writes paused for everyone</label>
+      <${Toggle} checked=${faults.writesPaused} label=${`Writes paused for everyone`} onToggle=${(on) => run('Global writesPaused', async () => { await control('PATCH', '/faults', { writesPaused: on }); reload(); })} />
       <label>Webhook processing delay (s) <input type="number" min="0" max="86400" style="width:6em" value=${webhooks.processingDelaySeconds} onChange=${(e) => run('Processing delay', async () => { await control('PATCH', '/webhook-settings', { processingDelaySeconds: Number(e.target.value) }); reload(); })} /></label>
       <label>Generation speed <input type="number" min="0" step="any" style="width:6em" value=${generation.speed} onChange=${(e) => run('Generation speed', async () => { await control('PATCH', '/generation', { speed: Number(e.target.value) }); reload(); })} /></label>
       <span class="muted">Retries: <code>${JSON.stringify(webhooks.retry)}</code></span>

@@ -119,6 +119,10 @@ test('data: a page of creatives with the next page, a detail with its JSON, the 
   await page.getByLabel('Page size').selectOption('10');
   const first = await api('/creatives?limit=10', keys.read!.key).then(json);
   await expect(rows).toHaveCount(first.data.length); // one page, as the API pages it
+  // Thumbnails are the mock's own media (mock/media/): the first one has really loaded.
+  const thumb = page.locator('img.thumb').first();
+  await expect(thumb).toBeVisible();
+  await expect.poll(() => thumb.evaluate((img: any) => img.complete && img.naturalWidth > 0)).toBe(true);
   await expect(rows.first()).toContainText(first.data[0].creativeId);
   await page.getByRole('button', { name: 'Next page' }).click();
   const second = await api(`/creatives?limit=10&cursor=${first.pagination.nextCursor}`, keys.read!.key).then(json);
