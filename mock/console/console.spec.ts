@@ -267,3 +267,22 @@ test('requests: the journal shows, live, a request made with fetch outside the p
   await accessible(page);
   clean();
 });
+
+test('with --control-token: the console given ?token= once sends it on every control request, its live stream included', async ({ page }) => {
+  const token = 'console-test-token-0123456789';
+  const guarded = buildMock({ clock: new Clock({ mode: 'manual' }), control: { controlToken: token } });
+  await guarded.app.listen({ port: 0, host: '127.0.0.1' });
+  const at = `http://127.0.0.1:${(guarded.app.server.address() as AddressInfo).port}`;
+  try {
+    expect((await fetch(`${at}/__mock/accounts`)).status).toBe(401); // the control plane is guarded
+    const made = await fetch(`${at}/__mock/accounts`, { method: 'POST', headers: { authorization: `Bearer ${token}` } }).then(json);
+    problems = watch(page);
+    await page.goto(`${at}/console/?token=${token}#/accounts/${made.accountId}`);
+    await expect(page.getByRole('status', { name: 'Live updates' })).toHaveText('live');
+    await expect(page.getByRole('heading', { name: new RegExp(`^Account ${made.accountId}`) })).toBeVisible();
+    expect(page.url()).not.toContain(token); // taken out of the address bar
+    clean();
+  } finally {
+    await guarded.app.close();
+  }
+});
