@@ -15,7 +15,9 @@ import { basePath } from '../spec/contract.ts';
 import { Clock } from './clock.ts';
 import type { ControlOptions } from './control/http.ts';
 import { LeaseTable } from './control/leases.ts';
+import { registerConsole } from './console/serve.ts';
 import { registerControlRoutes } from './control/routes.ts';
+import { ChangeFeed } from './control/stream.ts';
 import type { Defects } from './defects.ts';
 import { ApiError, reasonPhrase } from './errors.ts';
 import { EventLog } from './events/log.ts';
@@ -26,6 +28,7 @@ import { originOf } from './media/links.ts';
 import { MediaService, mediaListener, type MediaOptions } from './media/serve.ts';
 import { nextRequestId, type PipelineServices } from './pipeline/index.ts';
 import { bodyBytes, errorResponse, PROBLEM_TYPE } from './pipeline/respond.ts';
+import { RequestJournal } from './pipeline/journal.ts';
 import { ResponseCache, type ResponseCacheOptions } from './pipeline/response-cache.ts';
 import type { HandlerTable, RawResponse } from './pipeline/types.ts';
 import { Limiter } from './ratelimit/limiter.ts';
@@ -60,7 +63,7 @@ export interface MockOptions {
 }
 
 /** The pipeline's services plus what the control plane reads. */
-export type MockServices = PipelineServices & { defects: Defects; webhooks: WebhookService; media: MediaService; leases: LeaseTable };
+export type MockServices = PipelineServices & { defects: Defects; webhooks: WebhookService; media: MediaService; leases: LeaseTable; journal: RequestJournal; feed: ChangeFeed };
 
 export interface Mock {
   /** The server's fastify instance: `listen` and `close` serve and stop the whole mock (API included). */
@@ -79,7 +82,7 @@ export function buildMock(options: MockOptions = {}): Mock {
   const clock = options.clock ?? new Clock({ mode: 'manual' });
   const events = new EventLog();
   const logError = options.logError ?? ((error: unknown, context: string) => console.error(`[mock] unexpected error in ${context}:`, error));
-  const services: MockServices = {
+  const services = {
     store,
     clock,
     limiter: new Limiter(),
@@ -87,13 +90,16 @@ export function buildMock(options: MockOptions = {}): Mock {
     handlers: options.handlers ?? handlers,
     responses: new ResponseCache(options.responseCache),
     logError,
+    journal: new RequestJournal(),
     defects: options.defects ?? new Set(),
     // Signed webhooks: listens to the event log, delivers over real HTTP on the clock's schedule.
     webhooks: new WebhookService({ store, clock, events, logError, defects: options.defects }, options.webhooks),
     media: new MediaService(options.media),
     // Advisory leases through which test runners share this mock (mock/control/leases.ts).
     leases: new LeaseTable(),
-  };
+  } as MockServices;
+  // The live stream of changes (GET /__mock/stream), fed by the services above.
+  services.feed = new ChangeFeed(services);
 
   const web = webFront(options.web);
   const front = apiFront(services);
@@ -138,6 +144,7 @@ export function buildMock(options: MockOptions = {}): Mock {
 
   registerControlRoutes(app, services, options.control);
   app.addHook('onClose', async () => services.leases.dispose());
+  registerConsole(app);
 
   // Anything fastify itself refuses (an oversized body, a broken request line) still answers in the
   // contract's problem+json shape.
@@ -167,6 +174,8 @@ export function buildMock(options: MockOptions = {}): Mock {
     reply.raw.statusMessage = reasonPhrase(reply.statusCode);
     return payload;
   });
+  // Open streams never end by themselves: close them before the server waits for its connections.
+  app.addHook('preClose', async () => services.feed.closeAll());
   app.addHook('onClose', async () => services.clock.dispose());
 
   return {

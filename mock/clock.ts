@@ -22,6 +22,24 @@
 
 export type ClockMode = 'real' | 'manual';
 
+/**
+ * Real elapsed milliseconds on the process's monotonic timer (never the mock's time): how long
+ * the mock took to answer (the request journal's latency). Kept here with the other real-time reads.
+ */
+export function monotonicMs(): number {
+  return performance.now();
+}
+
+/**
+ * A repeating timer in real time (a live stream's keep-alive), whatever the mock's clock does. It
+ * does not keep the process alive. Returns the function that stops it.
+ */
+export function realInterval(ms: number, run: () => void): () => void {
+  const timer = setInterval(run, ms);
+  timer.unref?.();
+  return () => clearInterval(timer);
+}
+
 export interface Scheduled {
   readonly id: number;
   readonly at: number;
@@ -224,6 +242,23 @@ export class Clock {
   /** Schedule `run` after `seconds` of clock time. */
   after(seconds: number, run: () => void): Scheduled {
     return this.schedule(this.now() + Math.round(seconds * 1000), run);
+  }
+
+  /** When the earliest task not cancelled is due (epoch ms), or undefined when none is scheduled. */
+  nextDue(): number | undefined {
+    for (let top = this.heap.peek(); top; top = this.heap.peek()) {
+      if (!top.cancelled) return top.at;
+      this.heap.pop(); // a cancelled task never runs: drop it now
+    }
+    return undefined;
+  }
+
+  /** Advance exactly to the earliest scheduled task and run what is due then; false when none is. */
+  advanceToNext(): boolean {
+    const due = this.nextDue();
+    if (due === undefined) return false;
+    this.advance(Math.max(0, due - this.now()) / 1000);
+    return true;
   }
 
   /** Number of tasks not yet run (cancelled ones included until they surface). */

@@ -246,6 +246,7 @@ if (controlToken === undefined && !isLoopback(host)) console.warn(`mock: --insec
 console.log(`Media (images, videos, player pages; no key needed): ${services.store.publicOrigin}/media/`);
 console.log(`API reference: ${origin}${DOCS_PATH} (both documents; "Try it out" calls this mock)`);
 console.log(cors === 'off' ? 'CORS: off (pages on other origins are refused)' : `CORS: on for ${corsOrigins.length > 0 ? corsOrigins.join(', ') : 'any origin'}`);
+console.log(`Console: ${origin}/console/${controlToken !== undefined ? ' (with the control token: open /console/?token=<token> once)' : ''}`);
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

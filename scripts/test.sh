@@ -39,3 +39,6 @@ npm run --silent conformance:previous -- --ref release --grep "$PREVIOUS_TESTS" 
 
 echo "== the mock in a real browser: a page on another origin, CORS, /docs/ (npm run test:browser)"
 npm run --silent test:browser
+
+echo "== the console (/console/) in a real browser: every area through the page (npm run test:console)"
+npm run --silent test:console

@@ -1,7 +1,8 @@
-/** Control plane, accounts: createAccount, getAccount, updateAccount, updatePlan, updateSettings. */
+/** Control plane, accounts: listAccounts, createAccount, getAccount, updateAccount, updatePlan, updateSettings. */
 import { createAccount, planFor, provisionKeys } from '../domain/accounts/service.ts';
 import type { ImageSize, Plan, PlanTier } from '../domain/accounts/model.ts';
 import type { AccountSettings } from '../store.ts';
+import { iso } from '../domain/shared.ts';
 import type { ControlHandlers } from './http.ts';
 import { presentAccount } from './present.ts';
 
@@ -59,6 +60,17 @@ export const accountHandlers: ControlHandlers = {
     }
     const keys = provisionKeys(store, account, now);
     return { status: 201, body: { accountId: account.accountId, keys } };
+  },
+
+  listAccounts(_request, { services }) {
+    const data = [...services.store.accounts.values()].map((account) => ({
+      accountId: account.accountId,
+      name: account.name,
+      tier: account.plan.tier,
+      suspended: account.suspended,
+      createdAt: iso(account.createdAt),
+    }));
+    return { status: 200, body: { data } };
   },
 
   getAccount(request, ctx) {

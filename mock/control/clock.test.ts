@@ -8,7 +8,7 @@ const { control } = t;
 describe('/__mock/clock', () => {
   it('reads the clock', async () => {
     const res = await control('getClock', 'GET', '/__mock/clock');
-    expect(res.body).toEqual({ now: '2026-01-01T00:00:00.000Z', mode: 'manual', pendingTasks: 0 });
+    expect(res.body).toEqual({ now: '2026-01-01T00:00:00.000Z', mode: 'manual', pendingTasks: 0, nextTaskAt: null });
   });
 
   it('advances and runs what falls due', async () => {
@@ -16,9 +16,26 @@ describe('/__mock/clock', () => {
     t.h.clock.after(30, () => ran++);
     const before = await control('getClock', 'GET', '/__mock/clock');
     expect(before.body.pendingTasks).toBe(1);
+    expect(before.body.nextTaskAt).toBe('2026-01-01T00:00:30.000Z');
     const res = await control('setClock', 'POST', '/__mock/clock', { advanceSeconds: 90.5 });
-    expect(res.body).toEqual({ now: '2026-01-01T00:01:30.500Z', mode: 'manual', pendingTasks: 0 });
+    expect(res.body).toEqual({ now: '2026-01-01T00:01:30.500Z', mode: 'manual', pendingTasks: 0, nextTaskAt: null });
     expect(ran).toBe(1);
+  });
+
+  it('advances to the next scheduled task, runs what is due then and no more; nothing moves when nothing is scheduled', async () => {
+    const ran: string[] = [];
+    t.h.clock.after(3600, () => ran.push('1h'));
+    t.h.clock.after(3600, () => ran.push('1h again'));
+    t.h.clock.after(7200, () => ran.push('2h'));
+    t.h.clock.after(60, () => ran.push('cancelled')).cancel();
+    const res = await control('setClock', 'POST', '/__mock/clock', { toNextTask: true });
+    expect(res.body).toEqual({ now: '2026-01-01T01:00:00.000Z', mode: 'manual', pendingTasks: 1, nextTaskAt: '2026-01-01T02:00:00.000Z' });
+    expect(ran).toEqual(['1h', '1h again']);
+    await control('setClock', 'POST', '/__mock/clock', { toNextTask: true });
+    expect(ran).toEqual(['1h', '1h again', '2h']);
+    const idle = await control('setClock', 'POST', '/__mock/clock', { toNextTask: true });
+    expect(idle.body).toEqual({ now: '2026-01-01T02:00:00.000Z', mode: 'manual', pendingTasks: 0, nextTaskAt: null });
+    expect((await control('setClock', 'POST', '/__mock/clock', { toNextTask: false })).body.now).toBe('2026-01-01T02:00:00.000Z');
   });
 
   it('an empty body or none only reads the clock', async () => {

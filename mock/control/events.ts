@@ -3,7 +3,7 @@ import { iso } from '../domain/shared.ts';
 import type { DomainEvent } from '../events/model.ts';
 import type { ControlHandlers } from './http.ts';
 
-function presentEvent(event: DomainEvent) {
+export function presentEvent(event: DomainEvent) {
   return {
     eventId: event.eventId,
     type: event.type,
@@ -14,14 +14,21 @@ function presentEvent(event: DomainEvent) {
   };
 }
 
+/** The last `limit` items (all of them without one), in their order. */
+export function newest<T>(items: T[], limit: number | undefined): T[] {
+  return limit === undefined || items.length <= limit ? items : items.slice(items.length - limit);
+}
+
 export const eventHandlers: ControlHandlers = {
   listEvents(request, ctx) {
     const account = ctx.account(request.params.accountId!);
     const type = request.query.type as string | undefined;
     const resourceId = request.query.resourceId as string | undefined;
-    const data = account.events
-      .filter((e) => (type === undefined || e.type === type) && (resourceId === undefined || e.resource.id === resourceId))
-      .map(presentEvent);
+    const limit = request.query.limit as number | undefined;
+    const data = newest(
+      account.events.filter((e) => (type === undefined || e.type === type) && (resourceId === undefined || e.resource.id === resourceId)),
+      limit,
+    ).map(presentEvent);
     return { status: 200, body: { data } };
   },
 };

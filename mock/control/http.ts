@@ -63,6 +63,20 @@ export interface ControlResult {
   status: number;
   /** JSON body; undefined for an empty answer (204). */
   body?: unknown;
+  /**
+   * A server-sent event stream instead of a body (streamChanges): called once the headers are
+   * sent with the sink to write to; returns what to do when the client goes away.
+   */
+  stream?: (sink: ControlStreamSink) => () => void;
+}
+
+/** Where a control stream writes (routes.ts wraps the raw response). */
+export interface ControlStreamSink {
+  write(chunk: string): void;
+  /** Bytes written but not yet taken by the client. */
+  backlog(): number;
+  /** Ends the response. */
+  close(): void;
 }
 
 export interface ControlContext {

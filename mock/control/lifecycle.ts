@@ -10,6 +10,7 @@ export const lifecycleHandlers: ControlHandlers = {
     services.responses.clear();
     services.webhooks.reset();
     await options.onReset?.(services);
+    services.feed.publish('reset', undefined, {});
     return { status: 204 };
   },
 

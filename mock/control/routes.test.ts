@@ -30,7 +30,7 @@ function schema(name: string): Record<string, unknown> {
 
 /** A concrete path for an operation: the account and key ids given, or placeholders. */
 function pathOf(path: string, ids: { accountId?: string; keyId?: string } = {}): string {
-  return path.replace('{accountId}', ids.accountId ?? 'acc_missing').replace('{keyId}', ids.keyId ?? 'key_missing').replace('{endpointId}', 'whe_missing');
+  return path.replace('{accountId}', ids.accountId ?? 'acc_missing').replace('{keyId}', ids.keyId ?? 'key_missing').replace('{endpointId}', 'whe_missing').replace('{deliveryId}', 'whd_missing').replace('{campaignId}', 'cmp_missing');
 }
 
 async function raw(method: string, url: string, payload?: string, contentType = 'application/json') {

@@ -13,6 +13,11 @@
  *   actions.ts   runAction
  *   lifecycle.ts reset, saveState, listDefects
  *   leases.ts    listLeases, acquireLease, releaseLease
+ *   webhooks.ts  webhook endpoints, the delivery log (and re-send), processing delays
+ *   generation.ts getGeneration, updateGeneration, getGlobalGeneration, updateGlobalGeneration
+ *   campaigns.ts listCampaignCreatives
+ *   requests.ts  listRequests (the request journal, mock/pipeline/journal.ts)
+ *   stream.ts    streamChanges (server-sent events: clock, events, deliveries, requests)
  *
  * Every request is validated against the document before its handler runs: path and query
  * parameters (400), malformed JSON (400), the body against its schema (422); a handler refuses with
@@ -34,12 +39,15 @@ import { controlOperations, controlValidator, parameterValidator, type ControlOp
 import { eventHandlers } from './events.ts';
 import { faultHandlers } from './faults.ts';
 import { generationHandlers } from './generation.ts';
-import { ControlError, type ControlContext, type ControlHandler, type ControlHandlers, type ControlOptions, type ControlRequest } from './http.ts';
+import { ControlError, type ControlContext, type ControlHandler, type ControlHandlers, type ControlOptions, type ControlRequest, type ControlResult, type ControlStreamSink } from './http.ts';
 import { lifecycleHandlers } from './lifecycle.ts';
 import { limitHandlers } from './limits.ts';
 import { keyHandlers } from './keys.ts';
 import { leaseHandlers } from './leases.ts';
 import { webhookHandlers } from './webhooks.ts';
+import { requestHandlers } from './requests.ts';
+import { campaignHandlers } from './campaigns.ts';
+import { streamHandlers } from './stream.ts';
 
 /** Every control handler by operationId. */
 export const controlHandlers: ControlHandlers = {
@@ -55,6 +63,9 @@ export const controlHandlers: ControlHandlers = {
   ...webhookHandlers,
   ...generationHandlers,
   ...leaseHandlers,
+  ...requestHandlers,
+  ...streamHandlers,
+  ...campaignHandlers,
 };
 
 const EXTRA_PHRASES: Record<number, string> = { 501: 'Not Implemented' };
@@ -246,6 +257,33 @@ export function controlTokenCheck(token: string | undefined): (authorization: st
   };
 }
 
+/** Serves a server-sent event stream on the raw response until the client or the mock ends it. */
+function openStream(reply: FastifyReply, status: number, start: NonNullable<ControlResult['stream']>): FastifyReply {
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(status, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+  res.flushHeaders();
+  let stop: (() => void) | undefined;
+  let closed = false;
+  const end = () => {
+    if (closed) return;
+    closed = true;
+    stop?.();
+    res.end();
+  };
+  const sink: ControlStreamSink = {
+    write: (chunk) => {
+      if (!closed) res.write(chunk);
+    },
+    backlog: () => res.writableLength,
+    close: end,
+  };
+  res.on('close', end);
+  stop = start(sink);
+  if (closed) stop();
+  return reply;
+}
+
 async function serve(
   operation: ControlOperation,
   handler: ControlHandler,
@@ -277,6 +315,7 @@ async function serve(
     const { params, query } = readParameters(operation, pathParams, request);
     const input: ControlRequest = { params, query, body: readBody(operation, request) };
     const result = await handler(input, ctx);
+    if (result.stream) return openStream(reply, result.status, result.stream);
     reply.status(result.status);
     if (result.body === undefined) return reply.send();
     return reply.type('application/json').send(JSON.stringify(result.body));

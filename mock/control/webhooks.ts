@@ -5,7 +5,7 @@
  * (`services.webhooks`).
  *
  *   createWebhookEndpoint, listWebhookEndpoints, getWebhookEndpoint, updateWebhookEndpoint,
- *   deleteWebhookEndpoint, listWebhookDeliveries, getAccountWebhookSettings,
+ *   deleteWebhookEndpoint, listWebhookDeliveries, resendWebhookDelivery, getAccountWebhookSettings,
  *   updateAccountWebhookSettings, getWebhookSettings, updateWebhookSettings
  *
  * `webhookHandlers` (by operationId) are part of routes.ts's `controlHandlers`: the control
@@ -14,7 +14,8 @@
 import type { MockServices } from '../app.ts';
 import { iso, isoOrNull } from '../domain/shared.ts';
 import { presentEndpoint, WebhookInputError, type EndpointInput, type EndpointPatch, type WebhookEndpoint } from '../events/endpoints.ts';
-import type { AttemptRecord, WebhookService } from '../events/webhooks.ts';
+import type { AttemptRecord, SentRequest, WebhookService } from '../events/webhooks.ts';
+import { newest } from './events.ts';
 import type { AccountState } from '../store.ts';
 import { ControlError, type ControlHandlers } from './http.ts';
 
@@ -41,7 +42,7 @@ function refused<T>(run: () => T): T {
   }
 }
 
-export function presentDelivery(row: AttemptRecord) {
+export function presentDelivery(row: AttemptRecord, sent: SentRequest | undefined) {
   return {
     deliveryId: row.deliveryId,
     eventId: row.eventId,
@@ -56,6 +57,8 @@ export function presentDelivery(row: AttemptRecord) {
     error: row.error,
     nextAttemptAt: isoOrNull(row.nextAttemptAt),
     givenUp: row.givenUp,
+    latencyMs: sent?.latencyMs ?? null,
+    request: sent ? { url: sent.url, headers: { ...sent.headers }, body: sent.body } : null,
   };
 }
 
@@ -102,8 +105,17 @@ export const webhookHandlers: ControlHandlers = {
   listWebhookDeliveries(request, ctx) {
     const account = ctx.account(request.params.accountId!);
     const { endpointId, eventId, type } = request.query as { endpointId?: string; eventId?: string; type?: string };
-    const rows = webhooksOf(ctx.services).deliveries(account, { ...(endpointId !== undefined ? { endpointId } : {}), ...(eventId !== undefined ? { eventId } : {}), ...(type !== undefined ? { type } : {}) });
-    return { status: 200, body: { data: rows.map(presentDelivery) } };
+    const service = webhooksOf(ctx.services);
+    const rows = service.deliveries(account, { ...(endpointId !== undefined ? { endpointId } : {}), ...(eventId !== undefined ? { eventId } : {}), ...(type !== undefined ? { type } : {}) });
+    return { status: 200, body: { data: newest(rows, request.query.limit as number | undefined).map((row) => presentDelivery(row, service.sentRequest(row))) } };
+  },
+
+  resendWebhookDelivery(request, ctx) {
+    const account = ctx.account(request.params.accountId!);
+    const deliveryId = request.params.deliveryId!;
+    const delivery = webhooksOf(ctx.services).resend(account, deliveryId);
+    if (!delivery) throw new ControlError(404, 'NOT_FOUND', `There is no delivery ${deliveryId} in the delivery log of account ${account.accountId}, or its event is no longer kept.`);
+    return { status: 202, body: { deliveryId: delivery.deliveryId, eventId: delivery.event.eventId, endpointId: delivery.endpointId, resentFrom: deliveryId } };
   },
 
   getAccountWebhookSettings(request, ctx) {

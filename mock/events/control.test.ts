@@ -143,6 +143,12 @@ describe('the delivery log', () => {
         error: 'chaos: failFirst treats attempts 1..1 as failed',
         nextAttemptAt: '2026-01-01T00:02:00.000Z',
         givenUp: false,
+        latencyMs: expect.any(Number),
+        request: {
+          url: t.receiver.url,
+          headers: expect.objectContaining({ 'content-type': 'application/json', 'webhook-id': eventId, 'webhook-timestamp': expect.stringMatching(/^\d+$/), 'webhook-signature': expect.stringMatching(/^v1,/) }),
+          body: expect.stringContaining(`"type":"asset.archived"`),
+        },
       },
       expect.objectContaining({ attempt: 2, scheduledAt: '2026-01-01T00:02:00.000Z', status: 'succeeded', responseStatus: 204, error: null, nextAttemptAt: null }),
     ]);
@@ -151,6 +157,27 @@ describe('the delivery log', () => {
     expect((await control('listWebhookDeliveries', 'GET', `${base}?endpointId=whe_other`)).body.data).toHaveLength(0);
     expect((await control('listWebhookDeliveries', 'GET', `${base}?type=asset.deleted`)).body.data).toHaveLength(0);
     expect((await control('listWebhookDeliveries', 'GET', `${base}?type=asset.archived`)).body.data).toHaveLength(2);
+    const last = await control('listWebhookDeliveries', 'GET', `${base}?limit=1`);
+    expect(last.body.data).toEqual([expect.objectContaining({ attempt: 2, status: 'succeeded' })]);
+  });
+
+  it('re-sends a delivery: a new delivery of the same event, attempted now, in the log and at the receiver', async () => {
+    await create();
+    const asset = [...t.acc.state.assets.values()][0]!;
+    expect((await t.h.request('POST', `/assets/${asset.assetId}/archive`, { key: t.acc.key('assets:write'), headers: { 'idempotency-key': 'resend-1' } })).status).toBe(200);
+    await t.deliver(60, 1);
+    const base = `/__mock/accounts/${t.acc.accountId}/webhook-deliveries`;
+    const [first] = (await control('listWebhookDeliveries', 'GET', base)).body.data;
+    const resent = await control('resendWebhookDelivery', 'POST', `${base}/${first.deliveryId}/resend`);
+    expect(resent.status).toBe(202);
+    expect(resent.body).toEqual({ deliveryId: expect.stringMatching(/^whd_/), eventId: first.eventId, endpointId: first.endpointId, resentFrom: first.deliveryId });
+    expect(resent.body.deliveryId).not.toBe(first.deliveryId);
+    await t.h.mock.services.webhooks.idle();
+    const rows = (await control('listWebhookDeliveries', 'GET', base)).body.data;
+    expect(rows).toEqual([expect.objectContaining({ deliveryId: first.deliveryId }), expect.objectContaining({ deliveryId: resent.body.deliveryId, eventId: first.eventId, attempt: 1, status: 'succeeded' })]);
+    expect((await t.receiver.waitFor(2)).map((r) => r.headers['webhook-id'])).toEqual([first.eventId, first.eventId]);
+    const missing = await control('resendWebhookDelivery', 'POST', `${base}/whd_missing/resend`);
+    expect(missing.status).toBe(404);
   });
 });
 

@@ -9,8 +9,13 @@ export type EventListener = (account: AccountState, event: DomainEvent) => void;
 export class EventLog {
   private readonly listeners: EventListener[] = [];
 
-  onEvent(listener: EventListener): void {
+  /** Adds a listener; returns what removes it. */
+  onEvent(listener: EventListener): () => void {
     this.listeners.push(listener);
+    return () => {
+      const at = this.listeners.indexOf(listener);
+      if (at >= 0) this.listeners.splice(at, 1);
+    };
   }
 
   record(account: AccountState, resource: { kind: ResourceKind; id: string }, drafts: readonly EventDraft[], actor: Actor | undefined, now: number): DomainEvent[] {

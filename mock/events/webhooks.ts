@@ -40,7 +40,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { webhookDelivery } from '../../spec/contract.ts';
-import type { Clock } from '../clock.ts';
+import { monotonicMs, type Clock } from '../clock.ts';
 import { signedWithDefects, withPayloadDefects } from '../defects.ts';
 import type { AccountState, Store } from '../store.ts';
 import type { AccountWebhooks, AttemptRecord, OpenDelivery } from './state.ts';
@@ -84,6 +84,17 @@ export interface WebhookOptions {
 }
 
 export type { AttemptRecord, AttemptStatus } from './state.ts';
+
+/** The request an attempt sent, and the real milliseconds its answer took (null while pending). */
+export interface SentRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  latencyMs: number | null;
+}
+
+/** Told of every delivery-log row when it is written and when it settles (the control plane's stream). */
+export type AttemptListener = (account: AccountState, row: AttemptRecord) => void;
 
 export interface DeliveryFilter {
   endpointId?: string;
@@ -143,6 +154,9 @@ export class WebhookService {
   private readonly scheduled = new WeakSet<DomainEvent>();
   /** Open deliveries whose next attempt is on the clock or on the wire (resume() leaves them be). */
   private readonly armed = new WeakSet<OpenDelivery>();
+  /** What each attempt sent and how long its answer took (this process only: not in the state file). */
+  private readonly sent = new WeakMap<AttemptRecord, SentRequest>();
+  private readonly attemptListeners: AttemptListener[] = [];
 
   constructor(deps: WebhookDeps, options: WebhookOptions = {}) {
     this.store = deps.store;
@@ -243,6 +257,36 @@ export class WebhookService {
 
   // -------------------------------------------------------------------------------------------
   // Delivery log and settings
+
+  /** Listen to the delivery log: each row when written and again when it settles. */
+  onAttempt(listener: AttemptListener): () => void {
+    this.attemptListeners.push(listener);
+    return () => {
+      const at = this.attemptListeners.indexOf(listener);
+      if (at >= 0) this.attemptListeners.splice(at, 1);
+    };
+  }
+
+  /** What a row's attempt sent, when this process made it. */
+  sentRequest(row: AttemptRecord): SentRequest | undefined {
+    return this.sent.get(row);
+  }
+
+  /**
+   * Sends the event of a logged delivery to its endpoint again, now, as a new delivery (same event
+   * id, a new delivery id and retry schedule). Undefined when the row or its event is not kept.
+   */
+  resend(account: AccountState, deliveryId: string): OpenDelivery | undefined {
+    const state = account.webhooks;
+    const row = state.log.find((r) => r.deliveryId === deliveryId);
+    const event = row && account.events.find((e) => e.eventId === row.eventId);
+    if (!row || !event) return undefined;
+    const delivery: OpenDelivery = { deliveryId: `whd_${randomBytes(8).toString('hex')}`, event, endpointId: row.endpointId, attempts: 0, nextAttemptAt: null };
+    state.open.set(delivery.deliveryId, delivery);
+    this.armed.add(delivery);
+    this.attempt(account, state, delivery);
+    return delivery;
+  }
 
   /** The account's delivery log, oldest first. */
   deliveries(account: AccountState, filter: DeliveryFilter = {}): AttemptRecord[] {
@@ -357,10 +401,15 @@ export class WebhookService {
     return undefined;
   }
 
-  private record(state: AccountWebhooks, row: AttemptRecord): AttemptRecord {
+  private record(account: AccountState, state: AccountWebhooks, row: AttemptRecord): AttemptRecord {
     state.log.push(row);
     if (state.log.length > this.maxLogRows) state.log.splice(0, state.log.length - this.maxLogRows);
+    this.told(account, row);
     return row;
+  }
+
+  private told(account: AccountState, row: AttemptRecord): void {
+    for (const listener of this.attemptListeners) listener(account, row);
   }
 
   /** One attempt, due now (inside a clock task): prepared synchronously, sent on the endpoint's queue. */
@@ -372,7 +421,7 @@ export class WebhookService {
     const base = { deliveryId: delivery.deliveryId, eventId: delivery.event.eventId, endpointId: delivery.endpointId, type: delivery.event.type, duplicate: false, scheduledAt: now };
     const notSent = (error: string) => {
       close();
-      this.record(state, { ...base, attempt: delivery.attempts + 1, attemptedAt: null, status: 'not_sent', responseStatus: null, error, nextAttemptAt: null, givenUp: true });
+      this.record(account, state, { ...base, attempt: delivery.attempts + 1, attemptedAt: null, status: 'not_sent', responseStatus: null, error, nextAttemptAt: null, givenUp: true });
     };
 
     const endpoint = state.endpoints.get(delivery.endpointId);
@@ -392,16 +441,18 @@ export class WebhookService {
     const { failFirst } = endpoint.chaos; // chaos as it is when the attempt is made
     const forcedFailure = attempt <= failFirst ? `chaos: failFirst treats attempts 1..${failFirst} as failed` : undefined;
     const copies = duplicateCopies(endpoint.chaos.duplicate, draw(delivery.event.eventId, endpoint.endpointId));
-    const row = this.record(state, { ...base, attempt, attemptedAt: now, status: 'pending', responseStatus: null, error: null, nextAttemptAt: null, givenUp: false });
+    const row = this.record(account, state, { ...base, attempt, attemptedAt: now, status: 'pending', responseStatus: null, error: null, nextAttemptAt: null, givenUp: false });
 
     this.enqueue(endpoint.endpointId, async () => {
-      const result = await this.send(prepared.request());
+      const result = await this.timed(row, prepared.request());
       this.settle(row, result, forcedFailure);
       if (row.status === 'succeeded') {
         close();
+        this.told(account, row);
         for (let copy = 0; copy < copies; copy++) {
-          const duplicate = this.record(state, { ...row, duplicate: true, status: 'pending', responseStatus: null, error: null });
-          this.settle(duplicate, await this.send(prepared.request()), undefined);
+          const duplicate = this.record(account, state, { ...row, duplicate: true, status: 'pending', responseStatus: null, error: null });
+          this.settle(duplicate, await this.timed(duplicate, prepared.request()), undefined);
+          this.told(account, duplicate);
         }
         return;
       }
@@ -409,12 +460,24 @@ export class WebhookService {
       if (next === null) {
         close();
         row.givenUp = true;
+        this.told(account, row);
         return;
       }
       row.nextAttemptAt = next;
       delivery.nextAttemptAt = next;
+      this.told(account, row);
       this.clock.schedule(next, () => this.attempt(account, state, delivery));
     });
+  }
+
+  /** Sends and notes the real milliseconds the answer took on the row's sent request. */
+  private async timed(row: AttemptRecord, request: OutgoingDelivery): Promise<DeliveryResult> {
+    const sent: SentRequest = { url: request.url, headers: request.headers, body: request.body, latencyMs: null };
+    this.sent.set(row, sent); // as signed when it goes out
+    const started = monotonicMs();
+    const result = await this.send(request);
+    sent.latencyMs = Math.round((monotonicMs() - started) * 1000) / 1000;
+    return result;
   }
 
   private async send(request: OutgoingDelivery): Promise<DeliveryResult> {

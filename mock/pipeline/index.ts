@@ -4,23 +4,25 @@
  *   route → authenticate → rate-limit → authorize → validate → faults → idempotency
  *         → preconditions → operate (a cacheable read: the kept bytes while the account is
  *           unchanged, response-cache.ts) → respond (+ RateLimit headers on every response)
+ *         → journal (the account's request journal, journal.ts)
  *
  * Each stage is a plain function in this folder; it either returns what the next stage needs or
  * throws an ApiError, which `respond` turns into problem+json (or the plain-text 429).
  */
 import { randomBytes } from 'node:crypto';
 import { allowedMethods, matchOperation, type OperationInfo } from '../../spec/contract.ts';
-import type { Clock } from '../clock.ts';
+import { monotonicMs, type Clock } from '../clock.ts';
 import type { Actor } from '../domain/accounts/model.ts';
 import { ApiError, REASON_PHRASES } from '../errors.ts';
 import type { EventLog } from '../events/log.ts';
 import type { Decision, Limiter } from '../ratelimit/limiter.ts';
-import type { Store } from '../store.ts';
+import type { AccountState, Store } from '../store.ts';
 import { authenticate, authorize, bearerToken, hashKey } from './authenticate.ts';
 import { applyFaults, isWrite, scenariosOf } from './faults.ts';
 import { beginIdempotent, finishIdempotent, fingerprint } from './idempotency.ts';
 import { checkIfMatch } from './preconditions.ts';
 import { forcedRateLimit, rateLimit, rateLimited } from './rate-limit.ts';
+import type { RequestJournal } from './journal.ts';
 import { errorResponse, jsonResponse, PROBLEM_TYPE, withRateLimitHeaders } from './respond.ts';
 import { accountStamp, ResponseCache } from './response-cache.ts';
 import type { HandlerTable, RawRequest, RawResponse, RequestContext } from './types.ts';
@@ -36,6 +38,8 @@ export interface PipelineServices {
   responses: ResponseCache;
   /** Where unexpected errors are reported (they answer 500, which client input must never cause). */
   logError: (error: unknown, context: string) => void;
+  /** The request journal every answer is recorded in (journal.ts); none: nothing is recorded. */
+  journal?: RequestJournal;
 }
 
 // Request ids: a random per-process prefix (48 bits) and a counter (hex, 8 digits until it passes
@@ -48,9 +52,41 @@ export function nextRequestId(): string {
   return REQUEST_ID_PREFIX + requestCounter.toString(16).padStart(8, '0');
 }
 
+/** Who a request turned out to be, filled in as the stages learn it (for the journal). */
+interface Trace {
+  requestId: string;
+  account: AccountState | undefined;
+  keyId: string | undefined;
+}
+
+/**
+ * Runs the stages and records the answer in the account's request journal (journal.ts): the one
+ * place every API answer passes. A request no account can be named for (no key, an unknown key)
+ * is not journaled.
+ */
 export async function runPipeline(services: PipelineServices, raw: RawRequest): Promise<RawResponse> {
+  const journal = services.journal;
+  if (!journal) return stages(services, raw, { requestId: nextRequestId(), account: undefined, keyId: undefined });
+  const started = monotonicMs();
+  const at = services.clock.now();
+  const trace: Trace = { requestId: nextRequestId(), account: undefined, keyId: undefined };
+  const response = await stages(services, raw, trace);
+  const account = trace.account ?? ownerOfToken(services.store, raw);
+  if (account) journal.record(account, trace.requestId, at, monotonicMs() - started, trace.keyId, raw, response);
+  return response;
+}
+
+/** The account of a presented key that did not authenticate (revoked, expired, suspended): its 401 is journaled too. */
+function ownerOfToken(store: Store, raw: RawRequest): AccountState | undefined {
+  const token = bearerToken(raw.headers.authorization);
+  if (!token) return undefined;
+  const key = store.keysByHash.get(hashKey(token));
+  return key ? store.accounts.get(key.accountId) : undefined;
+}
+
+async function stages(services: PipelineServices, raw: RawRequest, trace: Trace): Promise<RawResponse> {
   const { store, clock, limiter } = services;
-  const requestId = nextRequestId();
+  const requestId = trace.requestId;
   const now = clock.now();
   let operation: OperationInfo | undefined;
   let decision: Decision | undefined;
@@ -76,6 +112,8 @@ export async function runPipeline(services: PipelineServices, raw: RawRequest): 
       throw error;
     }
     const { key, account } = auth;
+    trace.account = account;
+    trace.keyId = key.keyId;
 
     // rate-limit (a forced 429 is a fault on demand)
     const scenarios = scenariosOf(raw.headers.prefer);

@@ -1,0 +1,44 @@
+/**
+ * Serves the console (mock/console/: index.html, app.js, style.css) at /console/ on the mock's
+ * origin, and the one UI library it uses, htm's Preact build (a single ES module file from npm,
+ * node_modules/htm/preact/standalone.module.js), at /console/vendor/preact-htm.js. No build step
+ * and no CDN: the files are served as they are in the repository. The console is a client of the
+ * control plane (spec/mock-control.yaml) and of the public API, and of nothing else.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
+
+/** Every file the console serves: URL path below /console/ → file and type. Nothing else is served. */
+export const CONSOLE_FILES: Record<string, { file: string; type: string }> = {
+  '': { file: join(here, 'index.html'), type: 'text/html; charset=utf-8' },
+  'app.js': { file: join(here, 'app.js'), type: 'text/javascript; charset=utf-8' },
+  'style.css': { file: join(here, 'style.css'), type: 'text/css; charset=utf-8' },
+  'vendor/preact-htm.js': { file: join(dirname(require.resolve('htm/preact')), 'standalone.module.js'), type: 'text/javascript; charset=utf-8' },
+};
+
+export const CONSOLE_PATH = '/console/';
+
+export function registerConsole(app: FastifyInstance): void {
+  // Read once, on first use (the files do not change while the mock runs).
+  const cache = new Map<string, Buffer>();
+  app.get('/console', (_request, reply) => reply.redirect(CONSOLE_PATH, 301));
+  app.get('/console/*', (request, reply) => {
+    const name = (request.params as { '*': string })['*'];
+    const entry = CONSOLE_FILES[name];
+    if (!entry) {
+      return reply.status(404).type('application/problem+json').send(JSON.stringify({ type: '/errors/NOT_FOUND', title: 'Not Found', status: 404, code: 'NOT_FOUND', detail: `The console has no file ${name}.`, instance: request.url.split('?')[0] }));
+    }
+    let bytes = cache.get(name);
+    if (!bytes) {
+      bytes = readFileSync(entry.file);
+      cache.set(name, bytes);
+    }
+    return reply.type(entry.type).header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').send(bytes);
+  });
+}

@@ -1,0 +1,120 @@
+/**
+ * Control plane, the live stream (`GET /__mock/stream`, server-sent events) and what it carries:
+ * the clock moved (through the control plane), an event recorded, a webhook attempt made or
+ * settled, an API request journaled, a reset. The message names and data are documented in
+ * spec/mock-control.yaml (streamChanges); the console (mock/console/) is its first reader.
+ *
+ * The feed listens to its sources only while somebody watches, so a mock nobody watches pays one
+ * array-length check per change.
+ */
+import type { MockServices } from '../app.ts';
+import { realInterval } from '../clock.ts';
+import type { AttemptRecord } from '../events/webhooks.ts';
+import type { ControlHandlers, ControlStreamSink } from './http.ts';
+import { clockState } from './clock.ts';
+import { presentEvent } from './events.ts';
+import { presentDelivery } from './webhooks.ts';
+
+/** Unsent bytes past which a watcher that does not read is dropped (documented: 1 MiB). */
+export const STREAM_BACKLOG_BYTES = 1024 * 1024;
+export const KEEP_ALIVE_MS = 15_000;
+
+interface Watcher {
+  accountId: string | undefined;
+  sink: ControlStreamSink;
+}
+
+/** One server-sent message: `event:` and one `data:` line of JSON. */
+export function sseMessage(name: string, data: unknown): string {
+  return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+export class ChangeFeed {
+  private readonly watchers = new Set<Watcher>();
+  private unhook: (() => void) | undefined;
+
+  constructor(private readonly services: MockServices) {}
+
+  get watching(): number {
+    return this.watchers.size;
+  }
+
+  /** Sends a message to every watcher of the account (every watcher when `accountId` is undefined). */
+  publish(name: string, accountId: string | undefined, data: unknown): void {
+    if (this.watchers.size === 0) return;
+    const message = sseMessage(name, data);
+    for (const watcher of this.watchers) {
+      if (accountId !== undefined && watcher.accountId !== undefined && watcher.accountId !== accountId) continue;
+      if (watcher.sink.backlog() > STREAM_BACKLOG_BYTES) {
+        this.remove(watcher);
+        watcher.sink.close();
+        continue;
+      }
+      watcher.sink.write(message);
+    }
+  }
+
+  clockMoved(): void {
+    this.publish('clock', undefined, clockState(this.services.clock));
+  }
+
+  /** Adds a watcher; returns what removes it. */
+  watch(accountId: string | undefined, sink: ControlStreamSink): () => void {
+    const watcher: Watcher = { accountId, sink };
+    this.watchers.add(watcher);
+    if (!this.unhook) this.unhook = this.hook();
+    sink.write(sseMessage('ready', { clock: clockState(this.services.clock) }));
+    const stopKeepAlive = realInterval(KEEP_ALIVE_MS, () => sink.write(': keep-alive\n\n'));
+    return () => {
+      stopKeepAlive();
+      this.remove(watcher);
+    };
+  }
+
+  /** Closes every stream (the mock is closing). */
+  closeAll(): void {
+    for (const watcher of [...this.watchers]) {
+      this.remove(watcher);
+      watcher.sink.close();
+    }
+  }
+
+  private remove(watcher: Watcher): void {
+    this.watchers.delete(watcher);
+    if (this.watchers.size === 0 && this.unhook) {
+      this.unhook();
+      this.unhook = undefined;
+    }
+  }
+
+  private hook(): () => void {
+    const { services } = this;
+    const offRequest = services.journal.onRecord((account, record) => {
+      if (this.watchers.size === 0) return;
+      const { method, fullPath: path } = record.request;
+      this.publish('request', account.accountId, {
+        accountId: account.accountId,
+        request: { seq: record.seq, requestId: record.requestId, at: new Date(record.at).toISOString(), method, path, status: record.response.status, keyId: record.keyId ?? null },
+      });
+    });
+    const offAttempt = services.webhooks.onAttempt((account, row: AttemptRecord) => {
+      this.publish('delivery', account.accountId, { accountId: account.accountId, delivery: presentDelivery(row, services.webhooks.sentRequest(row)) });
+    });
+    const offEvent = services.events.onEvent((account, event) => {
+      this.publish('event', account.accountId, { accountId: account.accountId, event: presentEvent(event) });
+    });
+    return () => {
+      offRequest();
+      offAttempt();
+      offEvent();
+    };
+  }
+}
+
+export const streamHandlers: ControlHandlers = {
+  streamChanges(request, ctx) {
+    const accountId = request.query.accountId as string | undefined;
+    if (accountId !== undefined) ctx.account(accountId); // 404 for an unknown account
+    return { status: 200, stream: (sink) => ctx.services.feed.watch(accountId, sink) };
+  },
+};
