@@ -559,18 +559,26 @@ class Differ {
     this.add('breaking', 'table.value.changed', location, `changed from ${show(a)} to ${show(b)}`);
   }
 
-  /** Schedules: any changed figure changes what receivers must cope with; descriptions are documentation. */
-  schedule(a: Json | undefined, b: Json | undefined, location: string): void {
+  /**
+   * A nested table walked key by key: descriptions are documentation, and `leaf` classifies every
+   * other value that differs (one side may be missing).
+   */
+  private walk(a: Json | undefined, b: Json | undefined, location: string, leaf: (a: Json | undefined, b: Json | undefined, location: string) => void): void {
     if (same(a, b)) return;
     if (isObj(a) && isObj(b)) {
       for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
         if (DOC_KEYS.has(key)) {
           if (!same(a[key], b[key])) this.add('documentation', 'table.doc', `${location}.${key}`, `\`${key}\` changed`);
-        } else this.schedule(a[key], b[key], `${location}.${key}`);
+        } else this.walk(a[key], b[key], `${location}.${key}`, leaf);
       }
       return;
     }
-    this.add('breaking', 'table.schedule.changed', location, `changed from ${show(a)} to ${show(b)}`);
+    leaf(a, b, location);
+  }
+
+  /** Schedules: any changed figure changes what receivers must cope with; descriptions are documentation. */
+  schedule(a: Json | undefined, b: Json | undefined, location: string): void {
+    this.walk(a, b, location, (x, y, at) => this.add('breaking', 'table.schedule.changed', at, `changed from ${show(x)} to ${show(y)}`));
   }
 
   /**
@@ -580,18 +588,11 @@ class Differ {
    * client relied on.
    */
   answers(a: Json | undefined, b: Json | undefined, location: string): void {
-    if (same(a, b)) return;
-    if (isObj(a) && isObj(b)) {
-      for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
-        if (DOC_KEYS.has(key)) {
-          if (!same(a[key], b[key])) this.add('documentation', 'table.doc', `${location}.${key}`, `\`${key}\` changed`);
-        } else this.answers(a[key], b[key], `${location}.${key}`);
-      }
-      return;
-    }
-    if (a === undefined) this.add('non-breaking', 'table.answer.added', location, `${show(b)} added`);
-    else if (b === undefined) this.add('breaking', 'table.answer.removed', location, `${show(a)} removed`);
-    else this.add('breaking', 'table.answer.changed', location, `changed from ${show(a)} to ${show(b)}`);
+    this.walk(a, b, location, (x, y, at) => {
+      if (x === undefined) this.add('non-breaking', 'table.answer.added', at, `${show(y)} added`);
+      else if (y === undefined) this.add('breaking', 'table.answer.removed', at, `${show(x)} removed`);
+      else this.add('breaking', 'table.answer.changed', at, `changed from ${show(x)} to ${show(y)}`);
+    });
   }
 
   documentLevel(): void {
