@@ -25,7 +25,7 @@ test('MEDIA-001 CRTV-003 ASST-001 every media location of creatives, assets and 
 });
 
 test('MEDIA-002 every media URL loads without a key: 200 with an image or video type, a player page in HTML', { tag: '@assumed' }, async ({ api, target, playwright }) => {
-  test.skip(!target.localMock, 'D49: where media live is decided for the mock only; a real deployment may host them anywhere');
+  test.skip(!target.localMock, 'D49: run only when the target is the local mock, because where media live is decided for the mock only; a real deployment may host them anywhere');
   // Six of each field of each kind of resource (several hundred 1024-pixel pictures would only
   // repeat the same check): every format and every kind of URL is fetched.
   const perGroup = new Map<string, number>();

@@ -22,7 +22,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser, type LaunchOptions } from '@playwright/test';
+import { chromium, defineConfig, type Browser, type LaunchOptions, type PlaywrightTestConfig } from '@playwright/test';
 
 export const CHROMIUM_ENV = 'CGS_CHROMIUM';
 
@@ -95,4 +95,28 @@ export function launchOptions(): LaunchOptions {
 /** A headless Chromium, launched with the project's options (close it when done). */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch(launchOptions());
+}
+
+/**
+ * The Playwright configuration of a browser project of this repository (test:browser, test:console):
+ * its spec files in `testDir`, Chromium through launchOptions(), no retries, traces on failure.
+ */
+export function browserProject(options: { testDir: string; outputDir: string; workers: number; viewport?: { width: number; height: number } }): PlaywrightTestConfig {
+  return defineConfig({
+    testDir: options.testDir,
+    testMatch: '*.spec.ts',
+    forbidOnly: Boolean(process.env['CI']),
+    retries: 0,
+    workers: options.workers,
+    timeout: 30_000,
+    expect: { timeout: 10_000 },
+    reporter: [['list']],
+    outputDir: options.outputDir,
+    use: {
+      browserName: 'chromium',
+      launchOptions: launchOptions(),
+      ...(options.viewport ? { viewport: options.viewport } : {}),
+      trace: 'retain-on-failure',
+    },
+  });
 }

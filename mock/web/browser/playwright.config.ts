@@ -4,22 +4,10 @@
  * app server and one browser per worker; each spec file keeps its tests in order on one page.
  */
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from '@playwright/test';
-import { launchOptions } from '../../../scripts/lib/browser.ts';
+import { browserProject } from '../../../scripts/lib/browser.ts';
 
-export default defineConfig({
-  testDir: '.',
-  testMatch: '*.spec.ts',
-  forbidOnly: Boolean(process.env['CI']),
-  retries: 0,
-  workers: 2,
-  timeout: 30_000,
-  expect: { timeout: 10_000 },
-  reporter: [['list']],
+export default browserProject({
+  testDir: fileURLToPath(new URL('.', import.meta.url)),
   outputDir: fileURLToPath(new URL('../../../test-results/browser', import.meta.url)),
-  use: {
-    browserName: 'chromium',
-    launchOptions: launchOptions(),
-    trace: 'retain-on-failure',
-  },
+  workers: 2,
 });
