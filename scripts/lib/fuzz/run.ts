@@ -29,6 +29,8 @@ export interface FuzzOptions {
   path?: string;
   /** Stop generating new sequences after this long (seconds). */
   timeLimitSeconds?: number;
+  /** The world of each sequence (default: createWorld on a new in-process harness). */
+  world?: (profile: WorldProfile) => Promise<FuzzWorld>;
   /** Called after each sequence. */
   onRun?: (figures: FuzzFigures) => void;
 }
@@ -150,7 +152,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
   };
 
   const property = fc.asyncProperty(profileArb, steps, async (profile, sequence) => {
-    const world = await createWorld(profile);
+    const world = await (options.world ?? createWorld)(profile);
     figures.sequences++;
     let last: (Exchange & { plan: RequestPlan; at: number }) | undefined;
     try {

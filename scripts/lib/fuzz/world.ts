@@ -8,7 +8,6 @@ import { basePath, matchOperation, operations, type OperationInfo } from '../../
 import { createHarness, type Harness, type TestResponse } from '../../../mock/testing.ts';
 import type { AccountState } from '../../../mock/store.ts';
 import { presets } from '../../../mock/domain/presets/catalog.ts';
-import { setGenerationSettings } from '../../../mock/domain/runs/settings.ts';
 import { isRecord, Ref, RefList, type Pool } from './schema.ts';
 import type { BodyChoice, CursorChoice, IfMatchChoice, KeyChoice, RequestPlan } from './plan.ts';
 
@@ -59,14 +58,19 @@ export interface FuzzWorld {
   sent: number;
 }
 
-export async function createWorld(profile: WorldProfile): Promise<FuzzWorld> {
-  const harness = await createHarness();
+/**
+ * A fresh account on `harness` (default: a new in-process harness). Everything is set up through
+ * the control plane and the public API, so that another way in (mock/adapters/msw.equivalence.test.ts
+ * records the requests and replays them on the MSW handlers) can be set up the same way.
+ */
+export async function createWorld(profile: WorldProfile, given?: Harness): Promise<FuzzWorld> {
+  const harness = given ?? (await createHarness());
   const res = await harness.control('POST', '/__mock/accounts', { seed: profile.dataSeed, limits: HIGH_LIMITS, credits: profile.credits });
   if (res.status !== 201) throw new Error(`fuzz account creation failed: ${res.status} ${res.text}`);
   const { accountId, keys } = res.body as { accountId: string; keys: Record<string, KeyProfile> };
   const state = harness.mock.services.store.accounts.get(accountId)!;
-  const settings = setGenerationSettings(state, { outcomeMix: profile.outcomeMix, upscaleOutcomeMix: profile.upscaleOutcomeMix });
-  if (!settings.ok) throw new Error(`fuzz generation settings refused: ${JSON.stringify(settings.errors)}`);
+  const settings = await harness.control('PATCH', `/__mock/accounts/${accountId}/generation`, { outcomeMix: profile.outcomeMix, upscaleOutcomeMix: profile.upscaleOutcomeMix });
+  if (settings.status !== 200) throw new Error(`fuzz generation settings refused: ${settings.status} ${settings.text}`);
   const world: FuzzWorld = { harness, accountId, state, keys, usedKeys: [], keyCounter: 0, sent: 0 };
   // The demo data holds no runs nor upscales: start one of each through the public API, so that
   // reads, stops and item lists meet real ones (they may be refused on a small balance; fine).
@@ -81,7 +85,10 @@ export async function createWorld(profile: WorldProfile): Promise<FuzzWorld> {
     if (res.status >= 500) throw new Error(`fuzz world setup: POST ${s.path} answered ${res.status} ${res.text}`);
   }
   harness.advance(60); // a new rate-limit window
-  if (profile.limits === 'low') Object.assign(state.limitOverrides, LOW_LIMITS);
+  if (profile.limits === 'low') {
+    const limits = await harness.control('PATCH', `/__mock/accounts/${accountId}/limits`, LOW_LIMITS);
+    if (limits.status !== 200) throw new Error(`fuzz limits refused: ${limits.status} ${limits.text}`);
+  }
   return world;
 }
 
