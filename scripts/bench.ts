@@ -22,6 +22,10 @@
  *    answer, against `npm start` (tsx), several starts each. Target < 1.5 s.
  * 6. Proxy: the latency cgs-proxy (proxy/server.ts) adds in front of the mock, at 1 and 10
  *    connections, direct and through the proxy alternately over the rounds (medians of the rounds).
+ * 7. MSW (in-process, mock/adapters/msw.ts; scripts/bench-msw.ts in its own process): one request at
+ *    a time in Node, the handler path (msw's getResponse) beside the core's runPipeline alone and a
+ *    fetch through msw/node's interceptor; target: handler median < 0.2 ms. And the size of the
+ *    in-process mock's browser bundle (esbuild, minified; raw and gzip).
  *
  * Every server and the load generator (scripts/lib/load.ts) run in their own process, so a server
  * never measures itself; they still share the machine's cores, which the summary states.
@@ -30,7 +34,7 @@
  *                    [--profile]   (CPU-profile the mock in phase 1: slower, for finding hot frames)
  *                    [--client http|raw]  (the generator's client, default raw: node:http's
  *                                         client costs the generator more CPU per request than the bare server spends)
- *                    [--only http,page,runs,media,start,proxy] [--start-repeats 5] [--proxy-connections 1,10]
+ *                    [--only http,page,runs,media,start,proxy,msw] [--start-repeats 5] [--proxy-connections 1,10]
  * 4. Media (D49): the thumbnails the demo account's creatives and assets show (kept after their
  *    first request), fetched without a key at 50 connections: p99 (target < 10 ms, as for the API)
  *    and CPU per request; then the API's req/s alone and, side by side in the same round, while a
@@ -63,7 +67,8 @@ const { values: flags } = parseArgs({
     'runs-repeats': { type: 'string', default: '5' },
     profile: { type: 'boolean', default: false },
     client: { type: 'string', default: 'raw' },
-    only: { type: 'string', default: 'http,page,runs,media,start,proxy' },
+    only: { type: 'string', default: 'http,page,runs,media,start,proxy,msw' },
+    'msw-requests': { type: 'string', default: '5000' },
     'start-repeats': { type: 'string', default: '5' },
     'proxy-connections': { type: 'string', default: '1,10' },
   },
@@ -810,6 +815,42 @@ async function phaseProxy(): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Phase 7: the in-process mock (MSW)
+
+async function phaseMsw(): Promise<void> {
+  const requests = Math.max(100, Number(flags['msw-requests']));
+  console.log(`\n## 7. In-process (MSW): one request at a time in Node, ${requests} requests per way (scripts/bench-msw.ts)\n`);
+  const child = start('bench-msw', ['--import', 'tsx', 'scripts/bench-msw.ts', String(requests)]);
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const output = child.output().trim();
+  console.log(output);
+  const way = (name: string) => {
+    const m = new RegExp(`^msw: ${name} median ([\\d.]+) ms p99 ([\\d.]+) ms`, 'm').exec(output);
+    if (!m) throw new Error(`scripts/bench-msw.ts printed no ${name} figure (${code}):\n${output}`);
+    return { p50: Number(m[1]), p99: Number(m[2]) };
+  };
+  const pipeline = way('pipeline');
+  const handler = way('handler');
+  const fetched = way('fetch');
+  const fmtUs = (ms: number) => `${(ms * 1000).toFixed(0)} µs`;
+  const rows = [
+    ['runPipeline alone (the core)', fmtUs(pipeline.p50), fmtUs(pipeline.p99)],
+    ["the handler path: msw's getResponse (matching, Request/Response, the pipeline)", fmtUs(handler.p50), fmtUs(handler.p99)],
+    ["fetch through msw/node's setupServer (what a test's client sees)", fmtUs(fetched.p50), fmtUs(fetched.p99)],
+  ];
+  const table_ = table(['GET /creatives?limit=50, one at a time', 'median', 'p99'], rows);
+  const lines = [
+    `- In-process answer, the handler path: median **${fmtUs(handler.p50)}** (msw and the adapter add ${fmtUs(handler.p50 - pipeline.p50)} to the core's ${fmtUs(pipeline.p50)}; the fetch interceptor another ${fmtUs(fetched.p50 - handler.p50)}; target < 200 µs): ${verdict(handler.p50 < 0.2)}`,
+  ];
+  const bundle = /^msw: bundle (\d+) bytes gzip (\d+) bytes/m.exec(output);
+  const kib = (n: number) => `${(n / 1024).toFixed(0)} KiB`;
+  lines.push(bundle ? `- Browser bundle of the in-process mock (createMockHandlers and all it imports, msw's core included; esbuild, minified ESM): **${kib(Number(bundle[1]))}**, **${kib(Number(bundle[2]))} gzip**.` : `- Browser bundle of the in-process mock: not built (${/^msw: bundle failed: (.*)$/m.exec(output)?.[1] ?? 'no figure'}): FAIL`);
+  console.log(`${table_}\n\n${lines.join('\n')}`);
+  verdicts.push(...lines);
+  summary.push('### In-process (MSW)', '', table_, '', ...lines, '');
+}
+
+// ---------------------------------------------------------------------------------------------
 
 const cpuModel = /^model name\s*:\s*(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model ?? 'unknown CPU';
 const machine = `${os.availableParallelism()} cores (${cpuModel}), ${Math.round(os.totalmem() / 2 ** 30)} GB RAM, Node ${process.version}, ${os.type()} ${os.release()}`;
@@ -828,6 +869,7 @@ try {
   if (PHASES.has('media')) await timed('media', phaseMedia);
   if (PHASES.has('start')) await timed('cgs-mock start', phaseStart);
   if (PHASES.has('proxy')) await timed('cgs-proxy', phaseProxy);
+  if (PHASES.has('msw')) await timed('msw', phaseMsw);
 } catch (error) {
   console.error(`\nbench: ${(error as Error).stack ?? error}`);
   process.exit(1);

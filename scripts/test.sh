@@ -55,3 +55,6 @@ npm run --silent test:browser
 
 step "the console (/console/) in a real browser: every area through the page (npm run test:console)"
 npm run --silent test:console
+
+step "the in-process mock (MSW) in a real browser: the example page's service worker runs the flows (npm run test:msw-browser)"
+npm run --silent test:msw-browser
