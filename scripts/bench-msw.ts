@@ -1,21 +1,23 @@
 /**
  * Benchmark (`npm run bench -- --only msw`, or alone: `npx tsx scripts/bench-msw.ts [requests]`):
  * what one request costs the in-process mock (mock/adapters/msw.ts) in Node, one request at a
- * time, GET /creatives?limit=50 with the demo account's read key (as the server's phase 1), three
+ * time, GET /creatives?limit=50 with the demo account's read key (as the server's phase 1), five
  * ways side by side, interleaved request by request so the machine's load hits each alike:
  *
- *   pipeline  runPipeline on the request the handler would build: the core's own time;
- *   handler   msw's `getResponse(handlers, request)`: msw's matching, the adapter's conversions
- *             (Request in, Response out, body read) and the pipeline: the handler path, target
- *             a median under 0.2 ms;
- *   fetch     `fetch` with msw/node's setupServer intercepting it: what a test's client sees
- *             (the interceptor's own cost included), for information.
+ *   pipeline  runPipeline on the request the handler would build: the core alone;
+ *   mock      the adapter's resolver (a fetch Request in: URL, headers and body read, the pipeline,
+ *             a fetch Response out, its body read): the in-process mock's answer, target a median
+ *             under 0.2 ms;
+ *   msw       msw's `getResponse` with one handler answering the same bytes at once: msw's own
+ *             cost (matching, its request and response handling), whatever the handler does;
+ *   handler   msw's `getResponse(handlers, request)` with our handlers: the whole handler path;
+ *   fetch     `fetch` with msw/node's setupServer intercepting it: what a test's client sees.
  *
  * Then the browser bundle of the in-process mock alone (createMockHandlers and what it imports,
  * esbuild, minified, ESM): raw and gzip bytes. Prints one `msw:` line per figure (bench.ts parses them).
  */
 import { performance } from 'node:perf_hooks';
-import { getResponse } from 'msw';
+import { getResponse, http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { basePath } from '../spec/contract.ts';
 import { createMockHandlers } from '../mock/adapters/msw.ts';
@@ -50,10 +52,24 @@ const raw = (): RawRequest => ({
 const server = setupServer(...mock.handlers);
 server.listen({ onUnhandledRequest: 'error' });
 
+const apiHandler = mock.handlers[1] as unknown as { resolver: (info: { request: Request }) => Promise<Response> };
+const bytes = new TextEncoder().encode((await (await getResponse(mock.handlers, new Request(url, { headers: { authorization: `Bearer ${key}` } })))!.text()));
+const baseline = [http.all(`${BASE_URL}${basePath}/*`, () => new HttpResponse(bytes.slice(), { headers: { 'content-type': 'application/json; charset=utf-8' } }))];
+
 const ways = {
   pipeline: async () => {
     const response = await runPipeline(mock.services, raw());
     if (response.status !== 200) throw new Error(`pipeline: ${response.status}`);
+  },
+  mock: async () => {
+    const response = await apiHandler.resolver({ request: new Request(url, { headers: { authorization: `Bearer ${key}` } }) });
+    if (response.status !== 200) throw new Error(`mock: ${response.status}`);
+    await response.arrayBuffer();
+  },
+  msw: async () => {
+    const response = await getResponse(baseline, new Request(url, { headers: { authorization: `Bearer ${key}` } }));
+    if (response?.status !== 200) throw new Error(`msw: ${response?.status}`);
+    await response.arrayBuffer();
   },
   handler: async () => {
     const response = await getResponse(mock.handlers, new Request(url, { headers: { authorization: `Bearer ${key}` } }));
@@ -68,7 +84,7 @@ const ways = {
 };
 type Way = keyof typeof ways;
 const names = Object.keys(ways) as Way[];
-const samples: Record<Way, number[]> = { pipeline: [], handler: [], fetch: [] };
+const samples = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<Way, number[]>;
 
 for (let i = 0; i < WARMUP + REQUESTS; i++) {
   // A rotating order, so no way always runs right after another.

@@ -42,7 +42,7 @@ async function pendingCreatives(client: ApiClient, count: number): Promise<Creat
   do {
     const { data, error } = await client.listCreatives({ limit: 100, ...(cursor ? { cursor } : {}) });
     if (!data) throw new Error(`listCreatives: ${JSON.stringify(error)}`);
-    found.push(...data.data.filter((c) => c.approvedAt === null));
+    found.push(...data.data.filter((c) => c.status === 'PENDING'));
     cursor = data.pagination.nextCursor ?? undefined;
   } while (found.length < count && cursor);
   if (found.length < count) throw new Error(`only ${found.length} pending creatives`);
@@ -101,8 +101,8 @@ export async function runFlow(context: FlowContext, session: Session): Promise<R
   const runId = created.data.runId;
   const statuses: Run['status'][] = [created.data.status];
   let run: Run = created.data;
-  for (let step = 0; step < 40 && run.finalizedAt === null; step++) {
-    await context.control.advanceClock(15);
+  for (let step = 0; step < 120 && run.finalizedAt === null; step++) {
+    await context.control.advanceClock(2);
     const read = await session.client.getRun(runId);
     if (!read.data) throw new Error(`getRun ${read.response.status}`);
     run = read.data;

@@ -76,7 +76,9 @@ export interface RecordingServer {
  */
 export async function recordingServer(clock: Clock, publicUrl: string): Promise<RecordingServer> {
   const errors: unknown[] = [];
-  const mock = buildMock({ clock, publicUrl, logError: (error) => errors.push(error) });
+  // Without CORS (mock/web/, the server's web layer): in-process, the page's own origin is answered
+  // and no CORS header is added (D61).
+  const mock = buildMock({ clock, publicUrl, web: { cors: { enabled: false } }, logError: (error) => errors.push(error) });
   await mock.app.listen({ port: 0, host: '127.0.0.1' });
   const origin = `http://127.0.0.1:${(mock.app.server.address() as AddressInfo).port}`;
   const tape: Recorded[] = [];
@@ -139,8 +141,8 @@ const TRANSPORT_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer
 const REQUEST_ID = /\breq_[A-Za-z0-9_]+/g;
 
 /** An answer with what two ways in cannot share replaced: request ids, the origin, transport headers. */
-export function normalize(answer: Answer, origin: string): Answer {
-  const clean = (text: string) => text.split(origin).join('<origin>').replace(REQUEST_ID, '<request-id>');
+export function normalize(answer: Answer, origins: readonly string[]): Answer {
+  const clean = (text: string) => origins.reduce((t, origin) => t.split(origin).join('<origin>'), text).replace(REQUEST_ID, '<request-id>');
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(answer.headers)) if (!TRANSPORT_HEADERS.has(name)) headers[name] = clean(value);
   return { status: answer.status, headers, text: clean(answer.text) };
@@ -162,8 +164,9 @@ export function firstDifference(tape: readonly Recorded[], replayed: readonly (A
     if (entry.kind !== 'http') continue;
     const b = replayed[i];
     if (!answer || !b) return `entry ${i + 1}: no answer on one side`;
-    const na = normalize(answer, originA);
-    const nb = normalize(b, originB);
+    // Either origin on either side (media URLs name the public URL both sides were given).
+    const na = normalize(answer, [originA, originB]);
+    const nb = normalize(b, [originA, originB]);
     const problems: string[] = [];
     if (na.status !== nb.status) problems.push(`status ${na.status} (server) ≠ ${nb.status} (in-process)`);
     for (const name of new Set([...Object.keys(na.headers), ...Object.keys(nb.headers)])) {
