@@ -139,13 +139,50 @@ export async function replay(tape: readonly Recorded[], origin: string, advance:
 /** Headers only one side can have: node:http's own (date, connection), framing (the body is compared). */
 const TRANSPORT_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length']);
 const REQUEST_ID = /\breq_[A-Za-z0-9_]+/g;
+/** Figures measured in real time (a webhook attempt's latency, a request's duration in the journal). */
+const REAL_TIME_FIGURE = /"(latencyMs|durationMs)":\s*[\d.]+/g;
 
-/** An answer with what two ways in cannot share replaced: request ids, the origin, transport headers. */
-export function normalize(answer: Answer, origins: readonly string[]): Answer {
-  const clean = (text: string) => origins.reduce((t, origin) => t.split(origin).join('<origin>'), text).replace(REQUEST_ID, '<request-id>');
+/**
+ * An answer with what two ways in cannot share replaced: request ids, the origin, transport
+ * headers, real-time figures; with `headersInBody`, also the transport and network-added headers
+ * of every `headers` map of a JSON body (the body parsed and serialized again).
+ */
+/**
+ * Request headers the network layer adds to a fetch (undici on a socket; msw sees the Request before
+ * it, as a browser's service worker does): the request journal (listRequests) records what arrived.
+ */
+const FETCH_ADDED = new Set(['host', 'accept', 'accept-language', 'accept-encoding', 'sec-fetch-mode', 'user-agent']);
+
+/** Within a JSON body, every `headers` map without the transport and network-added headers. */
+function withoutTransportHeaders(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutTransportHeaders);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [name, inner] of Object.entries(value)) {
+    if (name === 'headers' && inner !== null && typeof inner === 'object' && !Array.isArray(inner)) {
+      out[name] = Object.fromEntries(Object.entries(inner).filter(([h]) => !TRANSPORT_HEADERS.has(h.toLowerCase()) && !FETCH_ADDED.has(h.toLowerCase())));
+    } else out[name] = withoutTransportHeaders(inner);
+  }
+  return out;
+}
+
+export function normalize(answer: Answer, origins: readonly string[], options: { headersInBody?: boolean } = {}): Answer {
+  const clean = (text: string) =>
+    origins
+      .reduce((t, origin) => t.split(origin).join('<origin>'), text)
+      .replace(REQUEST_ID, '<request-id>')
+      .replace(REAL_TIME_FIGURE, '"$1":"<real time>"');
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(answer.headers)) if (!TRANSPORT_HEADERS.has(name)) headers[name] = clean(value);
-  return { status: answer.status, headers, text: clean(answer.text) };
+  let text = answer.text;
+  if (options.headersInBody && /json/.test(answer.headers['content-type'] ?? '')) {
+    try {
+      text = JSON.stringify(withoutTransportHeaders(JSON.parse(text)));
+    } catch {
+      // not JSON after all: compared as it is
+    }
+  }
+  return { status: answer.status, headers, text: clean(text) };
 }
 
 function describeEntry(entry: TapeEntry): string {
@@ -165,8 +202,14 @@ export function firstDifference(tape: readonly Recorded[], replayed: readonly (A
     const b = replayed[i];
     if (!answer || !b) return `entry ${i + 1}: no answer on one side`;
     // Either origin on either side (media URLs name the public URL both sides were given).
-    const na = normalize(answer, [originA, originB]);
-    const nb = normalize(b, [originA, originB]);
+    let na = normalize(answer, [originA, originB]);
+    let nb = normalize(b, [originA, originB]);
+    // Bodies are compared byte for byte; only where they differ, once more without the headers the
+    // network layer adds that a body reports (the request journal).
+    if (na.text !== nb.text) {
+      na = normalize(answer, [originA, originB], { headersInBody: true });
+      nb = normalize(b, [originA, originB], { headersInBody: true });
+    }
     const problems: string[] = [];
     if (na.status !== nb.status) problems.push(`status ${na.status} (server) ≠ ${nb.status} (in-process)`);
     for (const name of new Set([...Object.keys(na.headers), ...Object.keys(nb.headers)])) {

@@ -9,16 +9,21 @@
  * so the same sequence must give the same bytes.
  *
  * Coverage: every operationId of spec/openapi.yaml must have been answered 2xx and compared, so an
- * operation added to the document without a way for the fuzz to reach it fails here.
+ * operation added to the document without a way for the fuzz to reach it fails here; and a scripted
+ * session of the control plane calls every operation of spec/mock-control.yaml (but the endless
+ * event stream), webhook deliveries to a real receiver included.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { basePath, matchOperation, operationsList } from '../../spec/contract.ts';
+import { controlOperations } from '../control/document.ts';
 import { runFuzz, formatFigures } from '../../scripts/lib/fuzz/run.ts';
 import { createWorld, type FuzzWorld, type WorldProfile } from '../../scripts/lib/fuzz/world.ts';
 import { Clock } from '../clock.ts';
 import { createMockHandlers } from './msw.ts';
-import { firstDifference, recordingServer, replay, START, type Recorded } from './equivalence.ts';
+import { firstDifference, recordingServer, replay, START, type Recorded, type RecordingServer } from './equivalence.ts';
 
 // The same random bytes on both sides: a seeded generator stands in for the mock's random bytes
 // (mock/platform/crypto.ts, and node:crypto's where a module still draws from it), restarted
@@ -58,8 +63,24 @@ const RNG_SEED = 16;
 const BASE_URL = 'http://cgs.msw.test';
 const server = setupServer();
 
-beforeAll(() => server.listen({ onUnhandledRequest: 'bypass' }));
-afterAll(() => server.close());
+// Webhooks of both sides go to one real receiver on 127.0.0.1 (the server's over node:http, the
+// in-process mock's with fetch, which msw lets through): every delivery answered 204.
+const receiver = http.createServer((req, res) => {
+  req.resume();
+  req.on('end', () => res.writeHead(204).end());
+});
+let receiverUrl = '';
+
+beforeAll(async () => {
+  server.listen({ onUnhandledRequest: 'bypass' });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+});
+afterAll(async () => {
+  server.close();
+  receiver.closeAllConnections();
+  await new Promise((resolve) => receiver.close(resolve));
+});
 
 function sideClock(): Clock {
   return new Clock({ mode: 'manual', start: START, wall: () => START });
@@ -111,7 +132,92 @@ async function equivalenceWorld(profile: WorldProfile): Promise<FuzzWorld> {
   return world;
 }
 
+/** A control-plane session calling every operation (but streamChanges) on the recording side; the operationIds called. */
+async function controlSession(recording: RecordingServer): Promise<Set<string>> {
+  const h = recording.harness;
+  const called = new Set<string>();
+  const call = async (operationId: string, method: string, path: string, body?: unknown) => {
+    called.add(operationId);
+    const res = await h.control(method, path, body);
+    if (res.status >= 500) throw new Error(`${operationId}: ${res.status} ${res.text}`);
+    return res;
+  };
+  const created = await call('createAccount', 'POST', '/__mock/accounts', { plan: 'enterprise', name: 'Equivalence' });
+  const accountId = (created.body as { accountId: string }).accountId;
+  const account = `/__mock/accounts/${accountId}`;
+  const all = (created.body as { keys: Record<string, { key: string }> }).keys['all']!.key;
+  await call('listAccounts', 'GET', '/__mock/accounts');
+  await call('getAccount', 'GET', account);
+  await call('updateAccount', 'PATCH', account, { name: 'Equivalence, renamed' });
+  await call('updatePlan', 'PATCH', `${account}/plan`, { tier: 'enterprise' });
+  await call('updateSettings', 'PATCH', `${account}/settings`, { sparsePages: false });
+  const key = await call('createKey', 'POST', `${account}/keys`, { name: 'extra', scopes: ['read'] });
+  const keyId = (key.body as { keyId: string }).keyId;
+  await call('expireKey', 'POST', `${account}/keys/${keyId}/expire`);
+  await call('revokeKey', 'POST', `${account}/keys/${keyId}/revoke`);
+  await call('getCredits', 'GET', `${account}/credits`);
+  await call('updateCredits', 'POST', `${account}/credits`, { balance: 5000 });
+  await call('updateAccountFaults', 'PATCH', `${account}/faults`, { forcedRateLimits: 1 });
+  await h.request('GET', '/presets', { key: all }); // answered 429 by the forced limit
+  await call('getGlobalFaults', 'GET', '/__mock/faults');
+  await call('updateGlobalFaults', 'PATCH', '/__mock/faults', { writesPaused: false });
+  await call('getLimits', 'GET', '/__mock/limits');
+  await call('updateLimits', 'PATCH', '/__mock/limits', { 'group:read': 500 });
+  await call('updateAccountLimits', 'PATCH', `${account}/limits`, { 'group:creative_reviews': 100 });
+  await call('getAccountWebhookSettings', 'GET', `${account}/webhook-settings`);
+  await call('updateAccountWebhookSettings', 'PATCH', `${account}/webhook-settings`, { processingDelaySeconds: 30 });
+  await call('getWebhookSettings', 'GET', '/__mock/webhook-settings');
+  await call('updateWebhookSettings', 'PATCH', '/__mock/webhook-settings', { processingDelaySeconds: 60 });
+  const endpoint = await call('createWebhookEndpoint', 'POST', `${account}/webhook-endpoints`, { url: receiverUrl, eventTypes: ['creative.approved', 'campaign.updated'] });
+  const endpointId = (endpoint.body as { endpointId: string }).endpointId;
+  await call('listWebhookEndpoints', 'GET', `${account}/webhook-endpoints`);
+  await call('getWebhookEndpoint', 'GET', `${account}/webhook-endpoints/${endpointId}`);
+  await call('updateWebhookEndpoint', 'PATCH', `${account}/webhook-endpoints/${endpointId}`, { description: 'the equivalence receiver' });
+  await call('getGeneration', 'GET', `${account}/generation`);
+  await call('updateGeneration', 'PATCH', `${account}/generation`, { outcomeMix: { succeeded: 1 } });
+  await call('getGlobalGeneration', 'GET', '/__mock/generation');
+  await call('updateGlobalGeneration', 'PATCH', '/__mock/generation', { speed: 1 });
+  // Changes by the API and by other actors, then the clock past the processing delay: deliveries.
+  const creatives = await h.request('GET', '/creatives?limit=100', { key: all });
+  const pending = (creatives.body as { data: { creativeId: string; status: string; campaignId: string }[] }).data.filter((c) => c.status === 'PENDING');
+  await h.request('POST', `/creatives/${pending[0]!.creativeId}/approve`, { key: all, headers: { 'idempotency-key': 'eq-approve-1' } });
+  await call('runAction', 'POST', `${account}/actions`, { actor: { kind: 'user' }, operationId: 'approveCreative', pathParams: { creativeId: pending[1]!.creativeId } });
+  await call('listCampaignCreatives', 'GET', `${account}/campaigns/${pending[0]!.campaignId}/creatives?limit=5`);
+  await call('getClock', 'GET', '/__mock/clock');
+  await call('setClock', 'POST', '/__mock/clock', { advanceSeconds: 120 });
+  const deliveries = await call('listWebhookDeliveries', 'GET', `${account}/webhook-deliveries`);
+  const deliveryId = (deliveries.body as { data: { deliveryId: string }[] }).data[0]?.deliveryId ?? 'whd_none';
+  await call('resendWebhookDelivery', 'POST', `${account}/webhook-deliveries/${deliveryId}/resend`);
+  await call('setClock', 'POST', '/__mock/clock', { advanceSeconds: 5 });
+  await call('listEvents', 'GET', `${account}/events?limit=20`);
+  await call('listRequests', 'GET', `${account}/requests?limit=20`);
+  await call('deleteWebhookEndpoint', 'DELETE', `${account}/webhook-endpoints/${endpointId}`);
+  await call('listDefects', 'GET', '/__mock/defects');
+  const lease = await call('acquireLease', 'POST', '/__mock/leases', { mode: 'shared', holder: 'equivalence' });
+  await call('listLeases', 'GET', '/__mock/leases');
+  await call('releaseLease', 'DELETE', `/__mock/leases/${(lease.body as { leaseId?: string }).leaseId ?? 'lse_none'}`);
+  await call('saveState', 'POST', '/__mock/state/save');
+  await call('reset', 'POST', '/__mock/reset');
+  await call('listAccounts', 'GET', '/__mock/accounts');
+  return called;
+}
+
 describe('the MSW handlers answer as the server', () => {
+  it('the control plane: a session calling every operation of spec/mock-control.yaml (but the event stream), webhook deliveries included', async () => {
+    rng.reset(RNG_SEED);
+    const recording = await recordingServer(sideClock(), BASE_URL);
+    let called: Set<string>;
+    try {
+      called = await controlSession(recording);
+    } finally {
+      await recording.harness.close();
+    }
+    const difference = await replayInProcess(recording.tape, recording.origin);
+    expect(difference, difference).toBeUndefined();
+    const missing = controlOperations().map((op) => op.operationId).filter((id) => id !== 'streamChanges' && !called.has(id));
+    expect(missing, 'control operations the session does not call').toEqual([]);
+  });
+
   it('seeded fuzz sequences: the same status, headers and body for every request', async () => {
     const { figures, failure } = await runFuzz({ seed: 20_260_116, runs: 10, maxSteps: 50, world: equivalenceWorld });
     expect(failure, failure).toBeUndefined();
