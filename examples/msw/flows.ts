@@ -96,7 +96,7 @@ export async function runFlow(context: FlowContext, session: Session): Promise<R
   const productIds = (products.data?.data ?? []).map((p) => p.productId);
   const presetId = presets.data?.data[0]?.presetId;
   if (productIds.length === 0 || !presetId) throw new Error('no products or presets in the demo data');
-  const created = await session.client.createRun({ productIds, creativesPerProduct: 2, presetId });
+  const created = await session.client.createRun({ productIds, creativesPerProduct: 2, presetId, modality: 'image' });
   if (!created.data) throw new Error(`createRun ${created.response.status}: ${JSON.stringify(created.error)}`);
   const runId = created.data.runId;
   const statuses: Run['status'][] = [created.data.status];

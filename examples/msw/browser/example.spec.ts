@@ -59,7 +59,7 @@ siteTest('the page registers the service worker and runs the review, run, 429 an
   expect(published.error, published.error).toBeUndefined();
   const outcomes = published.outcomes!;
 
-  expect(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL)).toBe(`${site.origin}/mockServiceWorker.js`);
+  expect(await page.evaluate(() => (globalThis as unknown as { navigator: { serviceWorker: { controller: { scriptURL: string } | null } } }).navigator.serviceWorker.controller?.scriptURL)).toBe(`${site.origin}/mockServiceWorker.js`);
   // Nothing but the page, its script and the worker reached the static server.
   expect(site.served.filter((p) => p.startsWith('/api/') || p.startsWith('/__mock'))).toEqual([]);
 
