@@ -50,11 +50,8 @@ PREVIOUS_TESTS='RATE-003 RATE-021|RATE-020 RATE-019|RATE-001 RATE-023 RATE-026 a
 npm run --silent conformance:previous -- --ref release --grep "$PREVIOUS_TESTS"
 npm run --silent conformance:previous -- --ref release --grep "$PREVIOUS_TESTS" --api-version next --expect-failures '^RATE-003 '
 
-step "the mock in a real browser: a page on another origin, CORS, /docs/ (npm run test:browser)"
+step "the mock in a real browser: a page on another origin, CORS, /docs/; and the in-process mock (MSW) behind a service worker, examples/msw/browser (npm run test:browser)"
 npm run --silent test:browser
 
 step "the console (/console/) in a real browser: every area through the page (npm run test:console)"
 npm run --silent test:console
-
-step "the in-process mock (MSW) in a real browser: the example page's service worker runs the flows (npm run test:msw-browser)"
-npm run --silent test:msw-browser

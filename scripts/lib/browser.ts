@@ -99,11 +99,16 @@ export function launchChromium(): Promise<Browser> {
 
 /**
  * The Playwright configuration of a browser project of this repository (test:browser, test:console):
- * its spec files in `testDir`, Chromium through launchOptions(), no retries, traces on failure.
+ * its spec files in `testDir` (and `alsoTestDirs`), Chromium through launchOptions(), no retries,
+ * traces on failure.
  */
-export function browserProject(options: { testDir: string; outputDir: string; workers: number; viewport?: { width: number; height: number } }): PlaywrightTestConfig {
+export function browserProject(options: { testDir: string; outputDir: string; workers: number; viewport?: { width: number; height: number }; alsoTestDirs?: readonly string[] }): PlaywrightTestConfig {
+  // `alsoTestDirs`: spec folders run in the same Playwright run (one start, the same workers), each
+  // as a project of its own.
+  const also = options.alsoTestDirs ?? [];
   return defineConfig({
     testDir: options.testDir,
+    ...(also.length > 0 ? { projects: [{ name: 'main', testDir: options.testDir }, ...also.map((testDir) => ({ name: testDir.split(/[\\/]/).filter(Boolean).slice(-2).join('/'), testDir }))] } : {}),
     testMatch: '*.spec.ts',
     forbidOnly: Boolean(process.env['CI']),
     retries: 0,
