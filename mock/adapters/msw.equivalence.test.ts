@@ -4,9 +4,9 @@
  * (buildMock on 127.0.0.1, requests with fetch) and replayed on the MSW handlers (msw/node, fetch to
  * their base URL); every answer must be the same: status, headers and body bytes, modulo request
  * ids, node:http's date and connection headers and the origin in host-derived URLs
- * (mock/adapters/equivalence.ts). Both sides run a manual clock from the same instant, and draw
- * the same random bytes (ids, keys, secrets: node:crypto's randomBytes is seeded per side below),
- * so the same sequence must give the same bytes.
+ * (mock/adapters/equivalence.ts). Both sides run a manual clock from the same instant and draw
+ * the same random bytes (ids, keys, secrets: mock/platform/crypto.ts is seeded per side below), so
+ * the same sequence must give the same bytes.
  *
  * Coverage: every operationId of spec/openapi.yaml must have been answered 2xx and compared, so an
  * operation added to the document without a way for the fuzz to reach it fails here; and a scripted
@@ -25,9 +25,8 @@ import { Clock } from '../clock.ts';
 import { createMockHandlers } from './msw.ts';
 import { firstDifference, recordingServer, replay, START, type Recorded, type RecordingServer } from './equivalence.ts';
 
-// The same random bytes on both sides: a seeded generator stands in for the mock's random bytes
-// (mock/platform/crypto.ts, and node:crypto's where a module still draws from it), restarted
-// before each side of a sequence.
+// The same random bytes on both sides: a seeded generator stands in for the mock's one source of
+// random bytes (mock/platform/crypto.ts), restarted before each side of a sequence.
 const rng = vi.hoisted(() => {
   let state = 1;
   return {
@@ -48,11 +47,6 @@ const rng = vi.hoisted(() => {
       return out;
     },
   };
-});
-vi.mock('node:crypto', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:crypto')>();
-  const randomBytes = (size: number) => Buffer.from(rng.bytes(size));
-  return { ...real, default: { ...real, randomBytes }, randomBytes };
 });
 vi.mock('../platform/crypto.ts', async (importOriginal) => {
   const real = await importOriginal<typeof import('../platform/crypto.ts')>();
