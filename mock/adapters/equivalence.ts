@@ -136,8 +136,8 @@ export async function replay(tape: readonly Recorded[], origin: string, advance:
   return answers;
 }
 
-/** Headers only one side can have: node:http's own (date, connection), framing (the body is compared). */
-const TRANSPORT_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length']);
+/** Headers only one side can have: node:http's own (date, connection) and its framing. */
+const TRANSPORT_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
 const REQUEST_ID = /\breq_[A-Za-z0-9_]+/g;
 /** Figures measured in real time (a webhook attempt's latency, a request's duration in the journal). */
 const REAL_TIME_FIGURE = /"(latencyMs|durationMs)":\s*[\d.]+/g;
@@ -153,20 +153,25 @@ const REAL_TIME_FIGURE = /"(latencyMs|durationMs)":\s*[\d.]+/g;
  */
 const FETCH_ADDED = new Set(['host', 'accept', 'accept-language', 'accept-encoding', 'sec-fetch-mode', 'user-agent']);
 
-/** Within a JSON body, every `headers` map without the transport and network-added headers. */
+/**
+ * Within a JSON body, every `headers` map without the transport and network-added headers, and
+ * without Content-Length: the server's journal shows the one node:http's writer adds to the
+ * answer it journaled (mock/front.ts writeRaw sets it on the same headers object), the in-process
+ * journal none (the adapter adds it to a copy). The answers' own Content-Length is compared.
+ */
 function withoutTransportHeaders(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutTransportHeaders);
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
   for (const [name, inner] of Object.entries(value)) {
     if (name === 'headers' && inner !== null && typeof inner === 'object' && !Array.isArray(inner)) {
-      out[name] = Object.fromEntries(Object.entries(inner).filter(([h]) => !TRANSPORT_HEADERS.has(h.toLowerCase()) && !FETCH_ADDED.has(h.toLowerCase())));
+      out[name] = Object.fromEntries(Object.entries(inner).filter(([h]) => !TRANSPORT_HEADERS.has(h.toLowerCase()) && !FETCH_ADDED.has(h.toLowerCase()) && h.toLowerCase() !== 'content-length'));
     } else out[name] = withoutTransportHeaders(inner);
   }
   return out;
 }
 
-export function normalize(answer: Answer, origins: readonly string[], options: { headersInBody?: boolean } = {}): Answer {
+export function normalize(answer: Answer, origins: readonly string[], options: { headersInBody?: boolean; head?: boolean } = {}): Answer {
   const clean = (text: string) =>
     origins
       .reduce((t, origin) => t.split(origin).join('<origin>'), text)
@@ -174,6 +179,9 @@ export function normalize(answer: Answer, origins: readonly string[], options: {
       .replace(REAL_TIME_FIGURE, '"$1":"<real time>"');
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(answer.headers)) if (!TRANSPORT_HEADERS.has(name)) headers[name] = clean(value);
+  // Content-Length must be the length of the body each side sent (which may differ where a body
+  // holds a real-time figure); on HEAD, with no body, the two values are compared as they are.
+  if (!options.head && headers['content-length'] === String(new TextEncoder().encode(answer.text).length)) headers['content-length'] = '<the body\'s length>';
   let text = answer.text;
   if (options.headersInBody && /json/.test(answer.headers['content-type'] ?? '')) {
     try {
@@ -202,13 +210,14 @@ export function firstDifference(tape: readonly Recorded[], replayed: readonly (A
     const b = replayed[i];
     if (!answer || !b) return `entry ${i + 1}: no answer on one side`;
     // Either origin on either side (media URLs name the public URL both sides were given).
-    let na = normalize(answer, [originA, originB]);
-    let nb = normalize(b, [originA, originB]);
+    const head = entry.method === 'HEAD';
+    let na = normalize(answer, [originA, originB], { head });
+    let nb = normalize(b, [originA, originB], { head });
     // Bodies are compared byte for byte; only where they differ, once more without the headers the
     // network layer adds that a body reports (the request journal).
     if (na.text !== nb.text) {
-      na = normalize(answer, [originA, originB], { headersInBody: true });
-      nb = normalize(b, [originA, originB], { headersInBody: true });
+      na = normalize(answer, [originA, originB], { headersInBody: true, head });
+      nb = normalize(b, [originA, originB], { headersInBody: true, head });
     }
     const problems: string[] = [];
     if (na.status !== nb.status) problems.push(`status ${na.status} (server) ≠ ${nb.status} (in-process)`);

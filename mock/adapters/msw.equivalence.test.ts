@@ -184,6 +184,7 @@ async function controlSession(recording: RecordingServer): Promise<void> {
   const creatives = await h.request('GET', '/creatives?limit=100', { key: all });
   const pending = (creatives.body as { data: { creativeId: string; status: string; campaignId: string }[] }).data.filter((c) => c.status === 'PENDING');
   await h.request('POST', `/creatives/${pending[0]!.creativeId}/approve`, { key: all, headers: { 'idempotency-key': 'eq-approve-1' } });
+  await h.request('HEAD', `/creatives/${pending[0]!.creativeId}`, { key: all }); // HEAD: GET's headers, no body
   await call('runAction', 'POST', `${account}/actions`, { actor: { kind: 'user' }, operationId: 'approveCreative', pathParams: { creativeId: pending[1]!.creativeId } });
   await call('listCampaignCreatives', 'GET', `${account}/campaigns/${pending[0]!.campaignId}/creatives?limit=5`);
   await call('getClock', 'GET', '/__mock/clock');
