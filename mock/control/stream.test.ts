@@ -98,8 +98,9 @@ describe('GET /__mock/stream', () => {
 
   it('sends changed, naming the collections, when a run or an upscale is made outside (and when the clock settles it)', async () => {
     const all = acc.key('all');
-    const products = (await (await fetch(`${origin}/api/public/v1/products?limit=2`, { headers: { authorization: `Bearer ${all}` } })).json()).data;
-    const preset = (await (await fetch(`${origin}/api/public/v1/presets?limit=1`, { headers: { authorization: `Bearer ${all}` } })).json()).data[0];
+    const get = async (path: string): Promise<any> => (await fetch(`${origin}/api/public/v1${path}`, { headers: { authorization: `Bearer ${all}` } })).json();
+    const products = (await get('/products?limit=2')).data;
+    const preset = (await get('/presets?limit=1')).data[0];
     const post = (path: string, body: unknown, key: string) =>
       fetch(`${origin}/api/public/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${all}`, 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify(body) });
     const { messages } = await watch(
