@@ -579,7 +579,9 @@ function Generation({ account, run }) {
 
 function RunsView({ account, run }) {
   const [selected, setSelected] = useState();
-  const [runs, reloadRuns] = useAsync(() => api(account, '/runs', { limit: PAGE }), [account.accountId]);
+  const [cursors, setCursors] = useState([undefined]);
+  const cursor = cursors[cursors.length - 1];
+  const [runs, reloadRuns] = useAsync(() => api(account, '/runs', { limit: PAGE, cursor }), [account.accountId, cursor]);
   const [detail, reloadDetail] = useAsync(async () => {
     if (!selected) return undefined;
     const [one, items] = await Promise.all([api(account, `/runs/${encodeURIComponent(selected)}`), api(account, `/runs/${encodeURIComponent(selected)}/items`, { limit: 100 })]);
@@ -603,6 +605,11 @@ function RunsView({ account, run }) {
         <thead><tr><th scope="col">Run</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead>
         <tbody>${(runs.data?.body.data ?? []).map((x) => html`<tr class="selectable" tabindex="0" data-run-id=${x.runId} aria-selected=${selected === x.runId ? 'true' : 'false'} onClick=${() => setSelected(x.runId)} onKeyDown=${(e) => e.key === 'Enter' && setSelected(x.runId)}>
           <td class="mono">${x.runId}</td><td><${Status} value=${x.status} /></td><td>${when(x.createdAt)}</td></tr>`)}</tbody></table>
+      <div class="row">
+        <button type="button" class="secondary" disabled=${cursors.length === 1} onClick=${() => setCursors(cursors.slice(0, -1))}>Previous runs</button>
+        <span>Page ${cursors.length}</span>
+        <button type="button" class="secondary" disabled=${!runs.data?.body.pagination?.hasMore} onClick=${() => setCursors([...cursors, runs.data.body.pagination.nextCursor])}>More runs</button>
+      </div>
       <${Generation} account=${account} run=${run} />
     </section>
     <section class="card" aria-labelledby="run-h">
