@@ -52,8 +52,8 @@ export function sseMessage(name: string, data: unknown): string {
 export class ChangeFeed {
   private readonly watchers = new Set<Watcher>();
   private unhook: (() => void) | undefined;
-  /** The versions last reported per account (an account replaced by a reset starts afresh). */
-  private readonly seen = new WeakMap<AccountState, Versions>();
+  /** The versions last reported per account (an account replaced by a reset starts afresh; forgotten when nobody watches). */
+  private seen = new WeakMap<AccountState, Versions>();
   private sweepQueued = false;
 
   constructor(private readonly services: MockServices) {}
@@ -140,6 +140,7 @@ export class ChangeFeed {
     if (this.watchers.size === 0 && this.unhook) {
       this.unhook();
       this.unhook = undefined;
+      this.seen = new WeakMap();
     }
   }
 
