@@ -264,7 +264,7 @@ function AccountsView({ accounts, account, reloadAccounts, reloadAccount, select
   const [limit, setLimit] = useState({ name: 'group:read', quota: '' });
   const [balance, setBalance] = useState('');
   const id = account && encodeURIComponent(account.accountId);
-  const [credits, reloadCredits] = useAsync(() => (account ? control('GET', `/accounts/${id}/credits`) : Promise.resolve(undefined)), [account?.accountId, account]);
+  const [credits, reloadCredits] = useAsync(() => (account ? control('GET', `/accounts/${id}/credits?limit=50`) : Promise.resolve(undefined)), [account?.accountId, account]);
 
   const createAccount = (e) => {
     e.preventDefault();
@@ -354,7 +354,7 @@ function AccountsView({ accounts, account, reloadAccounts, reloadAccount, select
         <form class="row" aria-label="Set the balance" onSubmit=${(e) => { e.preventDefault(); run('Set balance', async () => { await control('POST', `/accounts/${id}/credits`, { balance: Number(balance) }); reloadCredits(); }); }}>
           <label>New balance <input type="number" min="0" value=${balance} onInput=${(e) => setBalance(e.target.value)} /></label><button type="submit">Set balance</button></form>
         <table><caption>Ledger (newest first)</caption><thead><tr><th scope="col">Entry</th></tr></thead><tbody>
-          ${[...(credits.data.journal ?? [])].reverse().slice(0, 50).map((j) => html`<tr><td class="mono">${JSON.stringify(j)}</td></tr>`)}
+          ${[...(credits.data.journal ?? [])].reverse().map((j) => html`<tr><td class="mono">${JSON.stringify(j)}</td></tr>`)}
         </tbody></table>`}
     </section>`}
     <${Everyone} run=${run} />
@@ -577,6 +577,20 @@ function Generation({ account, run }) {
   </form>`;
 }
 
+/** What one run or upscale holds, was charged and released (the credits ledger read for its id, the latest 20 movements only). */
+function runCredits(account, refId) {
+  return control('GET', `/accounts/${encodeURIComponent(account.accountId)}/credits${query({ refId, limit: 20 })}`);
+}
+
+function RefCredits({ credits }) {
+  if (!credits) return null;
+  return html`<h4>Credits</h4>
+    <dl class="facts" data-testid="ref-credits"><dt>Held now</dt><dd>${credits.ref.held}</dd><dt>Charged</dt><dd>${credits.ref.charged}</dd><dt>Released</dt><dd>${credits.ref.released}</dd></dl>
+    <details><summary>Latest movements (${credits.journal.length})</summary>
+      <table><caption class="sr-only">The latest credit movements of this one</caption><thead><tr><th scope="col">Movement</th><th scope="col">Amount</th><th scope="col">At</th></tr></thead>
+        <tbody>${credits.journal.map((j) => html`<tr><td>${j.kind}${j.ref.jobId ? ` (${j.ref.jobId})` : ''}</td><td>${j.amount}</td><td>${when(j.at)}</td></tr>`)}</tbody></table></details>`;
+}
+
 function RunsView({ account, run }) {
   const [selected, setSelected] = useState();
   const [cursors, setCursors] = useState([undefined]);
@@ -584,8 +598,12 @@ function RunsView({ account, run }) {
   const [runs, reloadRuns] = useAsync(() => api(account, '/runs', { limit: PAGE, cursor }), [account.accountId, cursor]);
   const [detail, reloadDetail] = useAsync(async () => {
     if (!selected) return undefined;
-    const [one, items] = await Promise.all([api(account, `/runs/${encodeURIComponent(selected)}`), api(account, `/runs/${encodeURIComponent(selected)}/items`, { limit: 100 })]);
-    return { run: one.body, items: items.body.data };
+    const [one, items, credits] = await Promise.all([
+      api(account, `/runs/${encodeURIComponent(selected)}`),
+      api(account, `/runs/${encodeURIComponent(selected)}/items`, { limit: 100 }),
+      runCredits(account, selected),
+    ]);
+    return { run: one.body, items: items.body.data, credits };
   }, [account.accountId, selected]);
   const refresh = () => {
     reloadRuns();
@@ -618,6 +636,7 @@ function RunsView({ account, run }) {
       ${r && html`<div class="row"><${Status} value=${r.status} /> <button type="button" class="danger" onClick=${() => run('Stop run', async () => { const out = await act(account.accountId, 'user', 'stopRun', { id: r.runId }); if (out.status >= 400) throw new Error(`${out.status} ${out.body?.code ?? ''}`); refresh(); })}>Stop run</button></div>
         <dl class="facts">${Object.entries(r).filter(([, v]) => v === null || typeof v !== 'object').map(([k, v]) => html`<dt>${k}</dt><dd>${String(v)}</dd>`)}</dl>
         ${Object.entries(r).filter(([, v]) => v && typeof v === 'object').map(([k, v]) => html`<h4>${k}</h4><${Json} value=${v} label=${k} />`)}
+        <${RefCredits} credits=${detail.data.credits} />
         <h4>Items by status</h4>
         <p data-testid="items-by-status">${Object.entries(byStatus).map(([k, v]) => `${k}: ${v}`).join(', ') || '—'}</p>
         <table><caption class="sr-only">The run's items</caption><thead><tr><th scope="col">Item</th><th scope="col">Status</th><th scope="col">Outcome</th></tr></thead>
@@ -640,8 +659,13 @@ function UpscalesView({ account, run }) {
   const [selected, setSelected] = useState();
   const from = froms[froms.length - 1];
   const [list, reload] = useAsync(() => control('GET', `/accounts/${id}/upscales${query({ status, limit: PAGE, from })}`), [id, status, from]);
-  useLive('clock', reload);
-  useLive('changed', (d) => d.collections.includes('upscales') && reload());
+  const [credits, reloadCredits] = useAsync(() => (selected ? runCredits(account, selected) : Promise.resolve(undefined)), [id, selected]);
+  const refresh = () => {
+    reload();
+    reloadCredits();
+  };
+  useLive('clock', refresh);
+  useLive('changed', (d) => d.collections.includes('upscales') && refresh());
   const rows = list.data?.data ?? [];
   const chosen = rows.find((u) => u.upscaleId === selected);
   const source = (u) => (u.source.assetId ? `asset ${u.source.assetId}` : `product ${u.source.productId} ${u.source.image}${u.source.index !== undefined ? ` #${u.source.index}` : ''}`);
@@ -679,6 +703,7 @@ function UpscalesView({ account, run }) {
               <dt>Created</dt><dd>${when(chosen.createdAt)}</dd><dt>Started</dt><dd>${when(chosen.startedAt)}</dd><dt>Finishes (clock)</dt><dd>${when(chosen.finishesAt)}</dd><dt>Finalized</dt><dd>${when(chosen.finalizedAt)}</dd>
               <dt>Result</dt><dd class="mono" data-testid="upscale-result">${chosen.assetId ?? chosen.failureReason ?? '—'}</dd>
             </dl>
+            <${RefCredits} credits=${credits.data} />
           </section>
           ${chosen.assetId && html`<${Detail} key=${chosen.assetId} account=${account} kind="assets" row=${{ assetId: chosen.assetId }} run=${run} onChanged=${reload} />`}
         </div>`

@@ -310,6 +310,10 @@ test('upscales on the clock: one made from the page and one made outside appear 
   // The result: its asset, with the derivation chain naming the source.
   await row.click();
   await expect(page.getByTestId('upscale-result')).toHaveText(settled.assetId);
+  const ledger = await control('GET', `/accounts/${accountId}/credits`);
+  const upscaleCharged = ledger.journal.filter((e: any) => e.kind === 'charge' && e.ref.id === settled.upscaleId).reduce((sum: number, e: any) => sum + e.amount, 0);
+  expect(upscaleCharged).toBeGreaterThan(0);
+  await expect(page.getByTestId('ref-credits')).toHaveText(`Held now0Charged${upscaleCharged}Released0`);
   const result = await api(`/assets/${settled.assetId}`, keys.read!.key).then(json);
   expect(result.derivation).toMatchObject({ parentAssetId: source.assetId });
   await expect(page.getByRole('list', { name: 'Derivation chain' }).locator(`li[data-asset-id="${source.assetId}"]`)).toContainText(source.name);
@@ -376,6 +380,10 @@ test("runs and the clock: the page sets how items turn out, then a run made outs
   const charges = credits.journal.filter((e: any) => e.kind === 'charge' && e.ref.id === second.runId);
   expect(charges).toHaveLength(stopped.counts.succeeded);
   expect(credits.holds.filter((h: any) => h.ref.id === second.runId)).toEqual([]);
+  // The page shows this run's own credits: what the ledger charged and released for it, none held.
+  const charged = charges.reduce((sum: number, e: any) => sum + e.amount, 0);
+  const released = credits.journal.filter((e: any) => e.kind === 'release' && e.ref.id === second.runId).reduce((sum: number, e: any) => sum + e.amount, 0);
+  await expect(page.getByTestId('ref-credits')).toHaveText(`Held now0Charged${charged}Released${released}`);
   clean();
 });
 
