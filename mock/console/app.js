@@ -592,19 +592,25 @@ function RefCredits({ credits }) {
 }
 
 function RunsView({ account, run }) {
-  const [selected, setSelected] = useState();
+  const [selected, setSelectedRun] = useState();
   const [cursors, setCursors] = useState([undefined]);
   const cursor = cursors[cursors.length - 1];
+  const [itemCursors, setItemCursors] = useState([undefined]);
+  const itemCursor = itemCursors[itemCursors.length - 1];
+  const setSelected = (runId) => {
+    setSelectedRun(runId);
+    setItemCursors([undefined]);
+  };
   const [runs, reloadRuns] = useAsync(() => api(account, '/runs', { limit: PAGE, cursor }), [account.accountId, cursor]);
   const [detail, reloadDetail] = useAsync(async () => {
     if (!selected) return undefined;
     const [one, items, credits] = await Promise.all([
       api(account, `/runs/${encodeURIComponent(selected)}`),
-      api(account, `/runs/${encodeURIComponent(selected)}/items`, { limit: 100 }),
+      api(account, `/runs/${encodeURIComponent(selected)}/items`, { limit: 100, cursor: itemCursor }),
       runCredits(account, selected),
     ]);
-    return { run: one.body, items: items.body.data, credits };
-  }, [account.accountId, selected]);
+    return { run: one.body, items: items.body.data, itemsPage: items.body.pagination, credits };
+  }, [account.accountId, selected, itemCursor]);
   const refresh = () => {
     reloadRuns();
     reloadDetail();
@@ -637,10 +643,14 @@ function RunsView({ account, run }) {
         <dl class="facts">${Object.entries(r).filter(([, v]) => v === null || typeof v !== 'object').map(([k, v]) => html`<dt>${k}</dt><dd>${String(v)}</dd>`)}</dl>
         ${Object.entries(r).filter(([, v]) => v && typeof v === 'object').map(([k, v]) => html`<h4>${k}</h4><${Json} value=${v} label=${k} />`)}
         <${RefCredits} credits=${detail.data.credits} />
-        <h4>Items by status</h4>
+        <h4>Items by status${itemCursors.length > 1 || detail.data.itemsPage?.hasMore ? ` (items page ${itemCursors.length})` : ''}</h4>
         <p data-testid="items-by-status">${Object.entries(byStatus).map(([k, v]) => `${k}: ${v}`).join(', ') || '—'}</p>
         <table><caption class="sr-only">The run's items</caption><thead><tr><th scope="col">Item</th><th scope="col">Status</th><th scope="col">Outcome</th></tr></thead>
-          <tbody>${detail.data.items.map((i) => html`<tr><td class="mono">${i.itemId ?? i.position}</td><td><${Status} value=${i.status} /></td><td>${JSON.stringify(i.outcome ?? i.error ?? null)}</td></tr>`)}</tbody></table>`}
+          <tbody>${detail.data.items.map((i) => html`<tr><td class="mono">${i.itemId ?? i.position}</td><td><${Status} value=${i.status} /></td><td>${JSON.stringify(i.outcome ?? i.error ?? null)}</td></tr>`)}</tbody></table>
+        <div class="row">
+          <button type="button" class="secondary" disabled=${itemCursors.length === 1} onClick=${() => setItemCursors(itemCursors.slice(0, -1))}>Previous items</button>
+          <button type="button" class="secondary" disabled=${!detail.data.itemsPage?.hasMore} onClick=${() => setItemCursors([...itemCursors, detail.data.itemsPage.nextCursor])}>More items</button>
+        </div>`}
     </section>
   </div>`;
 }

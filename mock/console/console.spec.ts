@@ -330,12 +330,13 @@ test("runs and the clock: the page sets how items turn out, then a run made outs
   await expect(page.getByTestId('message')).toHaveText('Generation: done');
   expect((await control('GET', `/accounts/${accountId}/generation`)).outcomeMix).toEqual({ succeeded: 1, failed: 1, refused: 0, stall: 0 });
 
-  const products = await api('/products?limit=3', keys.all!.key).then(json);
+  const products = await api('/products?limit=11', keys.all!.key).then(json);
   const presets = await api('/presets?limit=1', keys.all!.key).then(json);
+  // 110 items: more than the detail's page of 100, so its items page through the API's cursor.
   const created = await api('/runs', keys.all!.key, {
     method: 'POST',
     headers: { 'idempotency-key': 'console-run-1' },
-    body: { productIds: products.data.map((p: { productId: string }) => p.productId), creativesPerProduct: 4, presetId: presets.data[0].presetId },
+    body: { productIds: products.data.map((p: { productId: string }) => p.productId), creativesPerProduct: 10, presetId: presets.data[0].presetId },
   });
   expect(created.status).toBe(202);
   const { runId } = await json(created);
@@ -354,13 +355,20 @@ test("runs and the clock: the page sets how items turn out, then a run made outs
   expect(after.counts.succeeded).toBeGreaterThan(0);
   await expect(page.locator('#run-h ~ .row .status').first()).toHaveText(after.status); // live, from the stream
   await expect(page.getByTestId('items-by-status')).not.toHaveText(before!);
+  const runItems = page.getByRole('table', { name: "The run's items" }).locator('tbody tr');
+  await expect(runItems).toHaveCount(100);
+  await page.getByRole('button', { name: 'More items' }).click();
+  await expect(runItems).toHaveCount(10);
+  await expect(page.getByRole('button', { name: 'More items' })).toBeDisabled();
+  await page.getByRole('button', { name: 'Previous items' }).click();
+  await expect(runItems).toHaveCount(100);
 
   // Stopped from the page: STOPPING (or STOPPED at once) per the state table, then STOPPED once the
   // items in progress settle; only the items that produced a creative are charged, nothing stays held.
   const second = await api('/runs', keys.all!.key, {
     method: 'POST',
     headers: { 'idempotency-key': 'console-run-2' },
-    body: { productIds: products.data.map((p: { productId: string }) => p.productId), creativesPerProduct: 4, presetId: presets.data[0].presetId },
+    body: { productIds: products.data.slice(0, 3).map((p: { productId: string }) => p.productId), creativesPerProduct: 4, presetId: presets.data[0].presetId },
   }).then(json);
   await page.locator(`tr[data-run-id="${second.runId}"]`).click();
   await page.getByRole('button', { name: 'Next task' }).click(); // its first items start
