@@ -6,6 +6,7 @@
  * - outcomes that leave the key free: 5xx, 429, 412, 409 CAMPAIGN_CASCADE_PENDING (and everything
  *   refused before this stage), so "retry the same request" works.
  */
+import { utf8 } from '../platform/bytes.ts';
 import { createHash } from 'node:crypto';
 import type { OperationInfo } from '../../spec/contract.ts';
 import { ApiError } from '../errors.ts';
@@ -82,7 +83,7 @@ export function finishIdempotent(
   const headers: Record<string, string> = {};
   for (const name of REPLAYED_HEADERS) if (response.headers[name] !== undefined) headers[name] = response.headers[name]!;
   record.state = 'done';
-  record.response = { status: response.status, headers, body: typeof response.body === 'string' ? response.body : response.body.toString('utf8') };
+  record.response = { status: response.status, headers, body: typeof response.body === 'string' ? response.body : utf8(response.body) };
   if (resource) record.resource = resource;
 }
 
