@@ -20,13 +20,17 @@ import { registerControlRoutes } from './control/routes.ts';
 import { ApiError, reasonPhrase } from './errors.ts';
 import { apiFront, BODY_LIMIT_BYTES, discardRest, edgeResponse, isApiTarget, LINGER_MAX_BYTES, LINGER_MAX_MS, malformedUrl, nodeBytes } from './front.ts';
 import { originOf } from './media/links.ts';
-import { mediaListener } from './media/serve.ts';
+import { MediaService, mediaListener, type MediaOptions } from './media/serve.ts';
+import { httpTransport } from './events/transport.ts';
+import { saveStateFile } from './persistence.ts';
 import { nextRequestId } from './pipeline/index.ts';
 import { errorResponse, PROBLEM_TYPE } from './pipeline/respond.ts';
 import type { RawResponse } from './pipeline/types.ts';
 import { webFront, type WebOptions } from './web/index.ts';
 
 export interface MockOptions extends CoreOptions {
+  /** The rendered-media cache and render concurrency (mock/media/serve.ts). */
+  media?: MediaOptions;
   /** What the control plane needs from the process (reset re-seed, the --state file). */
   control?: ControlOptions;
   /**
@@ -53,7 +57,10 @@ export interface Mock {
 }
 
 export function buildMock(options: MockOptions = {}): Mock {
-  const services = createServices(options);
+  // The node adapter's parts of the core: webhooks over real HTTP, the media, the --state file.
+  const services = createServices({ ...options, webhooks: { ...options.webhooks, transport: options.webhooks?.transport ?? httpTransport } });
+  services.media = new MediaService(options.media);
+  const control: ControlOptions = { saveStateFile, ...options.control };
   const { store, logError } = services;
 
   const web = webFront(options.web);
@@ -97,7 +104,7 @@ export function buildMock(options: MockOptions = {}): Mock {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => done(null, body));
 
-  registerControlRoutes(app, services, options.control);
+  registerControlRoutes(app, services, control);
   app.addHook('onClose', async () => services.leases.dispose());
   registerConsole(app);
 

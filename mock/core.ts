@@ -11,7 +11,7 @@ import type { Defects } from './defects.ts';
 import { EventLog } from './events/log.ts';
 import { WebhookService, type WebhookOptions } from './events/webhooks.ts';
 import { handlers } from './handlers.ts';
-import { MediaService, type MediaOptions } from './media/serve.ts';
+import type { MediaService } from './media/serve.ts';
 import type { PipelineServices } from './pipeline/index.ts';
 import { RequestJournal } from './pipeline/journal.ts';
 import { ResponseCache, type ResponseCacheOptions } from './pipeline/response-cache.ts';
@@ -35,12 +35,10 @@ export interface CoreOptions {
   responseCache?: ResponseCacheOptions;
   /** The origin (and optional path prefix) media URLs are handed out on. */
   publicUrl?: string;
-  /** The rendered-media cache and render concurrency (mock/media/serve.ts). */
-  media?: MediaOptions;
 }
 
-/** The pipeline's services plus what the control plane reads. */
-export type MockServices = PipelineServices & { defects: Defects; webhooks: WebhookService; media: MediaService; leases: LeaseTable; journal: RequestJournal; feed: ChangeFeed };
+/** The pipeline's services plus what the control plane reads (media: the node adapter's, mock/app.ts). */
+export type MockServices = PipelineServices & { defects: Defects; webhooks: WebhookService; media?: MediaService; leases: LeaseTable; journal: RequestJournal; feed: ChangeFeed };
 
 export function createServices(options: CoreOptions = {}): MockServices {
   const store = options.store ?? new Store();
@@ -60,7 +58,6 @@ export function createServices(options: CoreOptions = {}): MockServices {
     defects: options.defects ?? new Set(),
     // Signed webhooks: listens to the event log, delivers on the clock's schedule.
     webhooks: new WebhookService({ store, clock, events, logError, defects: options.defects }, options.webhooks),
-    media: new MediaService(options.media),
     // Advisory leases through which test runners share this mock (mock/control/leases.ts).
     leases: new LeaseTable(),
   } as MockServices;

@@ -15,13 +15,11 @@
  *
  *   npx tsx scripts/build.ts [--out dist]
  */
-import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import ts from 'typescript';
-import { parse } from 'yaml';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -94,9 +92,6 @@ export function build(outDir: string): { modules: number; ms: number } {
     mkdirSync(dirname(join(outDir, asset)), { recursive: true });
     copyFileSync(join(ROOT, asset), join(outDir, asset));
   }
-  // The control document already parsed (mock/control/document.ts reads it when its sha256 matches the YAML).
-  const control = readFileSync(join(ROOT, 'spec/mock-control.yaml'), 'utf8');
-  write(join(outDir, 'spec/generated/mock-control.json'), JSON.stringify({ sha256: createHash('sha256').update(control).digest('hex'), document: parse(control) }));
   // The document as plain JSON, for tools that do not read YAML (the generated copy wraps it with its hash).
   const generated = JSON.parse(readFileSync(join(ROOT, 'spec/generated/openapi.json'), 'utf8')) as { document: unknown };
   write(join(outDir, 'openapi.json'), `${JSON.stringify(generated.document, null, 2)}\n`);

@@ -6,8 +6,8 @@
  * - outcomes that leave the key free: 5xx, 429, 412, 409 CAMPAIGN_CASCADE_PENDING (and everything
  *   refused before this stage), so "retry the same request" works.
  */
+import { sha256Base64url } from '../platform/crypto.ts';
 import { utf8 } from '../platform/bytes.ts';
-import { createHash } from 'node:crypto';
 import type { OperationInfo } from '../../spec/contract.ts';
 import { ApiError } from '../errors.ts';
 import type { AccountState, IdempotencyRecord, StoredResponse } from '../store.ts';
@@ -30,7 +30,7 @@ export function fingerprint(operation: OperationInfo, path: string, body: unknow
     for (const [field, value] of Object.entries(defaults)) if (copy[field] === value) delete copy[field];
     normalized = copy;
   }
-  return createHash('sha256').update(`${operation.operationId} ${path}\n${canonicalJson(normalized)}`).digest('base64url');
+  return sha256Base64url(`${operation.operationId} ${path}\n${canonicalJson(normalized)}`);
 }
 
 export function canonicalJson(value: unknown): string {

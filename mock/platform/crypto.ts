@@ -72,6 +72,36 @@ export function toBase64url(bytes: Uint8Array): string {
   return base64With(bytes, B64URL, false);
 }
 
+const DECODE = new Int8Array(128).fill(-1);
+for (let i = 0; i < 64; i += 1) {
+  DECODE[B64.charCodeAt(i)] = i;
+  DECODE[B64URL.charCodeAt(i)] = i;
+}
+
+/**
+ * Base64 or base64url (either alphabet, padding optional) to bytes, as leniently as
+ * Buffer.from(text, 'base64'): characters outside both alphabets are skipped, the first `=` ends it.
+ */
+export function fromBase64(text: string): Uint8Array {
+  const out = new Uint8Array(Math.floor((text.length * 3) / 4) + 3);
+  let length = 0;
+  let bits = 0;
+  let value = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code === 61 /* = */) break;
+    const digit = code < 128 ? DECODE[code]! : -1;
+    if (digit < 0) continue;
+    value = (value << 6) | digit;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out[length++] = (value >> bits) & 0xff;
+    }
+  }
+  return out.slice(0, length);
+}
+
 export function sha256Hex(data: string | Uint8Array): string {
   return toHex(sha256(data));
 }

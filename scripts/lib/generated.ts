@@ -73,6 +73,13 @@ async function renderOpenApiJson(root: string): Promise<string> {
   return `${JSON.stringify(payload)}\n`;
 }
 
+/** The control document as JSON with the sha256 of its YAML: mock/control/document.ts imports it. */
+async function renderControlJson(root: string): Promise<string> {
+  const text = await readFile(join(root, CONTROL_SOURCE), 'utf8');
+  const payload = { $comment: header('mock/control/document.ts (YAML → JSON)', CONTROL_SOURCE).slice(3), sha256: createHash('sha256').update(text).digest('hex'), document: parseYaml(text) as unknown };
+  return `${JSON.stringify(payload)}\n`;
+}
+
 /**
  * The pending version as JSON (spec/overlays/next.yaml applied to the document by
  * openapi-overlays-js), keyed by the sha256 of both inputs: `--api-version next` and
@@ -105,6 +112,7 @@ export async function renderGenerated(root: string): Promise<Map<string, string>
     ['openapi.json', await renderOpenApiJson(root)],
     ['openapi.next.json', await renderNextJson(root)],
     ['mock-control.ts', await renderControl(root)],
+    ['mock-control.json', await renderControlJson(root)],
   ]);
   let schemaFiles: string[] = [];
   try {
