@@ -95,7 +95,10 @@ export interface OperationInfo {
 // ---------------------------------------------------------------------------------------------
 // Loading
 
-const documentUrl = new URL('./openapi.yaml', import.meta.url);
+// A bundle that is not an ES module (an iife) has no import.meta.url: the files are then named
+// as if beside it, never read (bundledOrYaml), and only name the document in errors.
+const moduleUrl: string = import.meta.url ?? 'file:///bundled/spec/contract.js';
+const documentUrl = new URL('./openapi.yaml', moduleUrl);
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -109,7 +112,7 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-const generatedJsonUrl = new URL('./generated/openapi.json', import.meta.url);
+const generatedJsonUrl = new URL('./generated/openapi.json', moduleUrl);
 
 /** A document as `npm run generate` writes it beside its YAML: the sha256 of its source and the parsed document. */
 export interface GeneratedDocument {
@@ -145,12 +148,28 @@ export function bundledOrYaml(bundled: GeneratedDocument, yamlUrl: URL): unknown
     if (bundled.document === undefined) throw new Error(`${yamlUrl.pathname}: no generated JSON copy to read (npm run generate)`);
     return bundled.document;
   }
-  const text = fs.readFileSync(yamlUrl, 'utf8');
+  let text: string;
+  try {
+    text = fs.readFileSync(yamlUrl, 'utf8');
+  } catch (error) {
+    // bundled into another file (no YAML beside it): the bundled copy is the document
+    if (bundled.document !== undefined) return bundled.document;
+    throw error;
+  }
   if (bundled.document !== undefined && bundled.sha256 === sha256Hex(text)) return bundled.document;
   return parse(text);
 }
 
-const overlayUrl = new URL('./overlays/next.yaml', import.meta.url);
+const overlayUrl = new URL('./overlays/next.yaml', moduleUrl);
+
+function readable(fs: NodeFs, url: URL): boolean {
+  try {
+    fs.readFileSync(url, 'utf8');
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * The pending version (spec/overlays/next.yaml applied): spec/generated/openapi.next.json, checked
@@ -159,7 +178,7 @@ const overlayUrl = new URL('./overlays/next.yaml', import.meta.url);
  */
 function readNext(): unknown {
   const fs = nodeBuiltin<NodeFs>('node:fs');
-  if (fs) {
+  if (fs && readable(fs, documentUrl) && readable(fs, overlayUrl)) {
     const sha = sha256Hex(`${fs.readFileSync(documentUrl, 'utf8')}\0${fs.readFileSync(overlayUrl, 'utf8')}`);
     if (sha !== (nextJson as GeneratedDocument).sha256) throw new Error('spec/generated/openapi.next.json is older than spec/openapi.yaml or spec/overlays/next.yaml: run npm run generate');
   }

@@ -18,7 +18,8 @@ const addFormats = addFormatsModule.default;
 
 type JsonObject = { readonly [key: string]: unknown };
 
-const controlDocumentUrl = new URL('../../spec/mock-control.yaml', import.meta.url);
+// (import.meta.url: none in a bundle that is not an ES module, where the bundled copy is read.)
+const controlDocumentUrl = new URL('../../spec/mock-control.yaml', import.meta.url ?? 'file:///bundled/mock/control/document.js');
 const SCHEMA_ID = 'urn:cgs:mock-control';
 const METHODS = ['get', 'post', 'patch', 'delete', 'put'] as const;
 export type ControlMethod = (typeof METHODS)[number];
