@@ -27,8 +27,12 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SOURCE_DIRS = ['bin', 'mock', 'proxy', 'conformance', 'spec'];
 /** Single modules from elsewhere. */
 const SOURCE_FILES = ['scripts/webhooks-listen.ts'];
-/** Modules that only declare types: shipped as declarations for `<package>/types`. */
-const DECLARATIONS = ['spec/types.ts', 'spec/generated/openapi.ts', 'spec/generated/rules.ts'];
+/**
+ * Declarations shipped: the modules that only declare types (`<package>/types`), and the public
+ * surface of `<package>/msw` (mock/adapters/msw.ts and what its exported types name; the types of
+ * the mock's internals behind `services` are not shipped, D61).
+ */
+const DECLARATIONS = ['spec/types.ts', 'spec/generated/openapi.ts', 'spec/generated/rules.ts', 'spec/generated/mock-control.ts', 'spec/api-versions.ts', 'mock/adapters/msw.ts', 'mock/adapters/control.ts', 'mock/core.ts', 'mock/clock.ts'];
 
 const COMPILER_OPTIONS: ts.CompilerOptions = {
   target: ts.ScriptTarget.ES2022,
@@ -83,7 +87,8 @@ export function build(outDir: string): { modules: number; ms: number } {
   }
   for (const source of DECLARATIONS) {
     const text = readFileSync(join(ROOT, source), 'utf8');
-    const { outputText } = ts.transpileDeclaration(text, { compilerOptions: { ...COMPILER_OPTIONS, declaration: true }, fileName: source });
+    const { outputText, diagnostics } = ts.transpileDeclaration(text, { compilerOptions: { ...COMPILER_OPTIONS, declaration: true }, fileName: source, reportDiagnostics: true });
+    if (diagnostics?.length) throw new Error(`${source}: its declaration needs explicit types: ${ts.flattenDiagnosticMessageText(diagnostics[0]!.messageText, '\n')}`);
     write(join(outDir, source.replace(/\.ts$/, '.d.ts')), rewriteSpecifiers(outputText));
   }
   // Files the modules read beside themselves (mock/media/clips/*.webm, ...): every file of the

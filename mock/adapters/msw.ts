@@ -24,7 +24,7 @@
  */
 import { http, HttpResponse, type RequestHandler } from 'msw';
 import { apiVersion, basePath } from '../../spec/contract.ts';
-import type { ApiVersion } from '../../spec/versions.ts';
+import type { ApiVersion } from '../../spec/api-versions.ts';
 import { Clock } from '../clock.ts';
 import { dispatchControl, type ControlHttpResponse } from '../control/routes.ts';
 import type { ControlOptions } from '../control/http.ts';
