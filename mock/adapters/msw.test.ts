@@ -86,4 +86,21 @@ describe('createMockHandlers', () => {
     expect(payload.type).toBe('campaign.updated');
     expect(delivered[0]!.url).toBe('http://127.0.0.1:9/hooks');
   });
+
+  it('streams the control plane\'s server-sent events as a ReadableStream, over HTTP and from control; a cancel stops watching', async () => {
+    const response = await fetch(`${BASE}/__mock/stream`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    const reader = response.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toMatch(/^event: ready\ndata: \{"clock":/);
+    // (msw/node's interceptor passes a cancel on to the mock's stream at its next write, a keep-alive
+    // up to 20 s later: not awaited here; dispose() closes every stream.)
+    void reader.cancel();
+    const stream = await mock.control.streamChanges();
+    const direct = stream.getReader();
+    expect(new TextDecoder().decode((await direct.read()).value)).toMatch(/^event: ready\n/);
+    const watching = mock.services.feed.watching;
+    await direct.cancel();
+    expect(mock.services.feed.watching).toBe(watching - 1);
+  });
 });
