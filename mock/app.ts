@@ -20,7 +20,8 @@ import { registerControlRoutes } from './control/routes.ts';
 import { ApiError, reasonPhrase } from './errors.ts';
 import { apiFront, BODY_LIMIT_BYTES, discardRest, edgeResponse, isApiTarget, LINGER_MAX_BYTES, LINGER_MAX_MS, malformedUrl, nodeBytes } from './front.ts';
 import { originOf } from './media/links.ts';
-import { MediaService, mediaListener, type MediaOptions } from './media/serve.ts';
+import { clipFile, mediaListener } from './media/node.ts';
+import { MediaService, type MediaOptions } from './media/serve.ts';
 import { httpTransport } from './events/transport.ts';
 import { saveStateFile } from './persistence.ts';
 import { nextRequestId } from './pipeline/index.ts';
@@ -59,7 +60,7 @@ export interface Mock {
 export function buildMock(options: MockOptions = {}): Mock {
   // The node adapter's parts of the core: webhooks over real HTTP, the media, the --state file.
   const services = createServices({ ...options, webhooks: { ...options.webhooks, transport: options.webhooks?.transport ?? httpTransport } });
-  services.media = new MediaService(options.media);
+  services.media = new MediaService({ clip: clipFile, ...options.media });
   const control: ControlOptions = { saveStateFile, ...options.control };
   const { store, logError } = services;
 

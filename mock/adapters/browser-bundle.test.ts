@@ -6,6 +6,8 @@
  * handler (msw's getResponse), a webhook signed and handed to the callback. Our own sources in the
  * bundle are also read for a Node global (D60).
  *
+ * A PNG of the media is drawn there too (deflated by CompressionStream: no node:zlib).
+ *
  * Broken on purpose: an `import { createHash } from 'node:crypto'` put back into
  * mock/pipeline/authenticate.ts fails the build ("Could not resolve"); a `Buffer.from` in
  * mock/domain/shared.ts fails the source scan and the run (ReferenceError: Buffer is not defined).
@@ -14,6 +16,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 import { build } from 'esbuild';
+import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -38,8 +41,10 @@ export async function run() {
   await mock.control.advanceClock(120);
   const problem = await getResponse(mock.handlers, new Request('https://api.example.test/api/public/v1/campaigns/nope', { headers }));
   const clock = await getResponse(mock.handlers, new Request('https://api.example.test/__mock/clock'));
+  const image = await getResponse(mock.handlers, new Request('https://api.example.test/media/prd_x/label/64x48.png'));
+  const png = new Uint8Array(await image.arrayBuffer());
   mock.dispose();
-  return { products: products.status, created: created.status, etag: created.headers.get('etag'), problem: problem.status, problemType: problem.headers.get('content-type'), clock: clock.status, deliveries: deliveries.map((d) => JSON.parse(d.body).type), signed: deliveries.every((d) => /^v1,/.test(d.headers['webhook-signature'])) };
+  return { products: products.status, created: created.status, etag: created.headers.get('etag'), problem: problem.status, problemType: problem.headers.get('content-type'), clock: clock.status, deliveries: deliveries.map((d) => JSON.parse(d.body).type), signed: deliveries.every((d) => /^v1,/.test(d.headers['webhook-signature'])), image: image.status, imageType: image.headers.get('content-type'), png: Array.from(png) };
 }
 `;
 
@@ -78,6 +83,8 @@ describe('the in-process mock in a browser bundle', () => {
     vm.runInContext(result.outputFiles[0]!.text, context);
     expect(vm.runInContext('typeof process + typeof Buffer + typeof require', context)).toBe('undefinedundefinedundefined');
     const outcome = await (vm.runInContext('bundle.run()', context) as Promise<unknown>);
-    expect(outcome).toEqual({ products: 200, created: 201, etag: expect.stringMatching(/^"/), problem: 404, problemType: 'application/problem+json; charset=utf-8', clock: 200, deliveries: ['campaign.created'], signed: true });
+    expect(outcome).toEqual({ products: 200, created: 201, etag: expect.stringMatching(/^"/), problem: 404, problemType: 'application/problem+json; charset=utf-8', clock: 200, deliveries: ['campaign.created'], signed: true, image: 200, imageType: 'image/png', png: expect.anything() }); // (an array of another realm: not instanceof this one's Array)
+    const decoded = PNG.sync.read(Buffer.from((outcome as { png: number[] }).png));
+    expect([decoded.width, decoded.height]).toEqual([64, 48]);
   });
 });

@@ -50,6 +50,19 @@ describe('createMockHandlers', () => {
       for (const name of ['content-type', 'etag', 'ratelimit', 'content-length']) expect(head.headers.get(name), name).toBe(headViaServer.headers[name] ?? null);
       expect(await head.text()).toBe('');
     }
+    // The media the URLs point at: the same PNG bytes (node:zlib here), ETag and headers; a player page; no clips (D61).
+    const listed = (await (await fetch(`${API}/creatives?limit=1&status=APPROVED`, { headers: auth(key) })).json()) as { data: { url: string }[] };
+    const image = listed.data[0]!.url;
+    expect(image.startsWith(`${BASE}/media/`)).toBe(true);
+    const png = await fetch(image);
+    const pngViaServer = await served.inject({ method: 'GET', url: image.slice(BASE.length) });
+    expect(png.status).toBe(200);
+    expect(Buffer.from(await png.arrayBuffer()).equals(pngViaServer.rawPayload)).toBe(true);
+    for (const name of ['content-type', 'etag', 'cache-control', 'content-length']) expect(png.headers.get(name), name).toBe(pngViaServer.headers[name] ?? null);
+    expect((await fetch(image, { headers: { 'if-none-match': pngViaServer.headers['etag'] as string } })).status).toBe(304);
+    expect((await fetch(image.replace(/\.png$/, '.html'))).headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const clip = await fetch(image.replace(/\.png$/, '.webm'));
+    expect([clip.status, ((await clip.json()) as { code: string }).code]).toEqual([404, 'NOT_FOUND']);
     await served.app.close();
   });
 

@@ -15,12 +15,13 @@
  *                                  (HEAD as GET without the body, as the server answers it)
  *   `${baseUrl}/__mock`, `/__mock/*`  the control plane: `dispatchControl` (mock/control/routes.ts),
  *                                  as the server's /__mock routes; the event stream is a ReadableStream
- *   (no media: /media/ URLs are not answered in-process, D61)
+ *   `${baseUrl}/media/*`           the media the API's URLs point at (answerMedia, mock/media/serve.ts):
+ *                                  the PNGs and player pages; not the video clips (404 in-process, D61)
  *
  * and `control`, the same control plane as typed methods (mock/adapters/control.ts). Webhooks are
  * signed as the server signs them and handed to `webhooks.deliver`, or POSTed with `fetch`.
- * What differs from the server (no sockets, so no 413 lingering close and no 431; no media; no
- * CORS headers; the URL as the WHATWG parser normalised it): README "Using it in-process (MSW)", D61.
+ * What differs from the server (no sockets, so no 413 lingering close and no 431; no video
+ * clips; no CORS headers; the URL as the WHATWG parser normalised it): README "Using it in-process (MSW)", D61.
  */
 import { http, HttpResponse, type RequestHandler } from 'msw';
 import { apiVersion, basePath } from '../../spec/contract.ts';
@@ -31,6 +32,7 @@ import type { ControlOptions } from '../control/http.ts';
 import { createServices, type MockServices } from '../core.ts';
 import { ApiError, reasonPhrase } from '../errors.ts';
 import type { DeliveryResult, Transport } from '../events/transport.ts';
+import { answerMedia, MediaService } from '../media/serve.ts';
 import { runPipeline } from '../pipeline/index.ts';
 import type { RawRequest, RawResponse } from '../pipeline/types.ts';
 import { demoKeys, seedDemo, DEMO_ACCOUNT_ID } from '../seed/account.ts';
@@ -167,6 +169,9 @@ export function createMockHandlers(options: MockHandlersOptions): MockHandlers {
     webhooks: { transport: fetchTransport(options.webhooks?.deliver) },
     ...(options.logError ? { logError: options.logError } : {}),
   });
+  // The PNGs and player pages (PNG deflated by CompressionStream where there is no node:zlib); no clips.
+  services.media = new MediaService();
+  const media = services.media;
   const seed = options.seed === undefined ? 42 : options.seed;
   const controlOptions: ControlOptions = seed === false ? {} : { onReset: (s) => seedDemo(s, seed) };
   const ready = seed === false ? Promise.resolve() : seedDemo(services, seed);
@@ -208,8 +213,23 @@ export function createMockHandlers(options: MockHandlersOptions): MockHandlers {
     return controlResponse(response, head);
   };
 
+  const mediaFiles = async ({ request }: { request: Request }): Promise<Response> => {
+    const url = new URL(request.url);
+    const head = request.method === 'HEAD';
+    const answer = await answerMedia(media, request.method, url.pathname, request.headers.get('if-none-match') ?? undefined);
+    const empty = head || answer.status === 304 || answer.body === undefined;
+    return new HttpResponse(empty ? null : (answer.body as Uint8Array<ArrayBuffer>), { status: answer.status, statusText: reasonPhrase(answer.status), headers: answer.headers });
+  };
+
   const apiBase = `${baseUrl}${basePath}`;
-  const handlers = [http.all(apiBase, api), http.all(`${apiBase}/*`, api), http.all(`${baseUrl}/__mock`, controlPlane), http.all(`${baseUrl}/__mock/*`, controlPlane)];
+  const handlers = [
+    http.all(apiBase, api),
+    http.all(`${apiBase}/*`, api),
+    http.all(`${baseUrl}/__mock`, controlPlane),
+    http.all(`${baseUrl}/__mock/*`, controlPlane),
+    http.all(`${baseUrl}/media`, mediaFiles),
+    http.all(`${baseUrl}/media/*`, mediaFiles),
+  ];
 
   const demo =
     seed === false

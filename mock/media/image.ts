@@ -35,12 +35,12 @@ function hsl(h: number, s: number, l: number): Rgb {
 }
 
 class Canvas {
-  readonly data: Buffer;
+  readonly data: Uint8Array;
   constructor(
     readonly width: number,
     readonly height: number,
   ) {
-    this.data = Buffer.alloc(width * height * 3);
+    this.data = new Uint8Array(width * height * 3);
   }
 
   /** Fill [x0, x1) × [y0, y1): one row is painted, the others copied from it. */
@@ -82,7 +82,7 @@ export function captionOf(picture: Picture): string[] {
 }
 
 /** The PNG of a picture (RGB, 8 bits per channel). */
-export function renderPng(picture: Picture): Promise<Buffer> {
+export function renderPng(picture: Picture): Promise<Uint8Array> {
   const { width, height } = picture;
   const canvas = new Canvas(width, height);
   const colours = palette(picture.key);
