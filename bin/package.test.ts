@@ -123,7 +123,31 @@ describe('the installed package', () => {
   it('the types compile in an openapi-fetch client that lists, gets with an ETag, PATCHes with If-Match and meets a 412', () => {
     writeFileSync(
       join(project, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022', 'DOM'], types: [], strict: true, noUncheckedIndexedAccess: true, outDir: 'out', skipLibCheck: true }, include: ['client.ts'] }),
+      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022', 'DOM'], types: [], strict: true, noUncheckedIndexedAccess: true, outDir: 'out', skipLibCheck: true }, include: ['client.ts', 'inprocess.ts'] }),
+    );
+    // <package>/msw, compiled in the same run (its test below runs it): the control API and the fetch results typed.
+    writeFileSync(
+      join(project, 'inprocess.ts'),
+      `import { setupServer } from 'msw/node';
+import { createMockHandlers, ControlProblem, type components } from '${NAME}/msw';
+
+const mock = createMockHandlers({ baseUrl: 'http://api.test', seed: 7 });
+const server = setupServer(...mock.handlers);
+server.listen({ onUnhandledRequest: 'error' });
+await mock.ready;
+const created = await mock.control.createAccount({ plan: 'growth', empty: true });
+const key: string = created.keys['all']!.key;
+// @ts-expect-error createAccount takes the document's CreateAccountRequest: no such field
+void (() => mock.control.createAccount({ tier: 'pro' }));
+const response = await fetch('http://api.test/api/public/v1/products?limit=1', { headers: { authorization: \`Bearer \${mock.demo!.keys['read']}\` } });
+const page = (await response.json()) as { data: components['schemas']['Product'][] };
+const mine = await fetch('http://api.test/api/public/v1/products', { headers: { authorization: \`Bearer \${key}\` } });
+const clock = await mock.control.advanceClock(60);
+const missing = await mock.control.getAccount('acc_none').catch((error: unknown) => (error instanceof ControlProblem ? error.code : String(error)));
+server.close();
+mock.dispose();
+console.log(JSON.stringify({ status: response.status, products: page.data.length, demoKey: mock.demo!.keys['read'], mine: mine.status, now: clock.now, missing }));
+`,
     );
     writeFileSync(
       join(project, 'client.ts'),
@@ -163,6 +187,11 @@ console.log(JSON.stringify({
     expect(result).toMatchObject({ listed: 200, count: 2, got: 200, patched: 200, metadata: { sdk: 'typed' }, stale: 412, staleCode: 'PRECONDITION_FAILED' });
     expect(result['etag']).toMatch(/^"/);
     expect(result['patchedEtag']).not.toBe(result['etag']);
+  });
+
+  it('<package>/msw: the in-process mock answers through msw/node, with the demo keys of cgs-mock for the same seed', () => {
+    const result = JSON.parse(run(process.execPath, [join(project, 'out/inprocess.js')], project)) as Record<string, unknown>;
+    expect(result).toEqual({ status: 200, products: 1, demoKey: keys['read'], mine: 200, now: '2026-01-01T00:01:00.000Z', missing: 'ACCOUNT_NOT_FOUND' });
   });
 
   it('cgs-webhooks-listen verifies a signed delivery and refuses a forged one', async () => {

@@ -12,58 +12,39 @@ import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import inject, { type InjectOptions, type Response as InjectResponse } from 'light-my-request';
 import { basePath } from '../spec/contract.ts';
-import { Clock } from './clock.ts';
+import type { Clock } from './clock.ts';
+import { createServices, type CoreOptions, type MockServices } from './core.ts';
 import type { ControlOptions } from './control/http.ts';
-import { LeaseTable } from './control/leases.ts';
 import { registerConsole } from './console/serve.ts';
 import { registerControlRoutes } from './control/routes.ts';
-import { ChangeFeed } from './control/stream.ts';
-import type { Defects } from './defects.ts';
 import { ApiError, reasonPhrase } from './errors.ts';
-import { EventLog } from './events/log.ts';
-import { WebhookService, type WebhookOptions } from './events/webhooks.ts';
-import { apiFront, BODY_LIMIT_BYTES, discardRest, edgeResponse, isApiTarget, LINGER_MAX_BYTES, LINGER_MAX_MS, malformedUrl } from './front.ts';
-import { handlers } from './handlers.ts';
+import { apiFront, BODY_LIMIT_BYTES, discardRest, edgeResponse, isApiTarget, LINGER_MAX_BYTES, LINGER_MAX_MS, malformedUrl, nodeBytes } from './front.ts';
 import { originOf } from './media/links.ts';
-import { MediaService, mediaListener, type MediaOptions } from './media/serve.ts';
-import { nextRequestId, type PipelineServices } from './pipeline/index.ts';
-import { bodyBytes, errorResponse, PROBLEM_TYPE } from './pipeline/respond.ts';
-import { RequestJournal } from './pipeline/journal.ts';
-import { ResponseCache, type ResponseCacheOptions } from './pipeline/response-cache.ts';
-import type { HandlerTable, RawResponse } from './pipeline/types.ts';
-import { Limiter } from './ratelimit/limiter.ts';
-import { Store } from './store.ts';
+import { clipFile, mediaListener } from './media/node.ts';
+import { MediaService, type MediaOptions } from './media/serve.ts';
+import { httpTransport } from './events/transport.ts';
+import { saveStateFile } from './persistence.ts';
+import { nextRequestId } from './pipeline/index.ts';
+import { errorResponse, PROBLEM_TYPE } from './pipeline/respond.ts';
+import type { RawResponse } from './pipeline/types.ts';
 import { webFront, type WebOptions } from './web/index.ts';
 
-export interface MockOptions {
-  clock?: Clock;
-  store?: Store;
-  /** Replace the handler table (pipeline tests use probe handlers). */
-  handlers?: HandlerTable;
-  /** Log unexpected errors (default: console.error). */
-  logError?: (error: unknown, context: string) => void;
-  /** Injected contract violations (`--defect NAME`); default none. */
-  defects?: Defects;
-  /** Webhook delivery options (tests pass a fake transport). */
-  webhooks?: WebhookOptions;
+export interface MockOptions extends CoreOptions {
+  /** The rendered-media cache and render concurrency (mock/media/serve.ts). */
+  media?: MediaOptions;
   /** What the control plane needs from the process (reset re-seed, the --state file). */
   control?: ControlOptions;
-  /** The kept bytes of cacheable reads (default on, not verified). */
-  responseCache?: ResponseCacheOptions;
   /**
    * The origin (and optional path prefix) media URLs are handed out on (`--public-url`), for a
    * mock reached through another host or port. Default: the origin the server listens on
    * (`http://localhost` until it listens, for in-process requests).
    */
   publicUrl?: string;
-  /** The rendered-media cache and render concurrency (mock/media/serve.ts). */
-  media?: MediaOptions;
   /** CORS (default on, any origin) and /docs/ (mock/web/). */
   web?: WebOptions;
 }
 
-/** The pipeline's services plus what the control plane reads. */
-export type MockServices = PipelineServices & { defects: Defects; webhooks: WebhookService; media: MediaService; leases: LeaseTable; journal: RequestJournal; feed: ChangeFeed };
+export type { MockServices } from './core.ts';
 
 export interface Mock {
   /** The server's fastify instance: `listen` and `close` serve and stop the whole mock (API included). */
@@ -77,29 +58,11 @@ export interface Mock {
 }
 
 export function buildMock(options: MockOptions = {}): Mock {
-  const store = options.store ?? new Store();
-  if (options.publicUrl !== undefined) store.publicOrigin = options.publicUrl;
-  const clock = options.clock ?? new Clock({ mode: 'manual' });
-  const events = new EventLog();
-  const logError = options.logError ?? ((error: unknown, context: string) => console.error(`[mock] unexpected error in ${context}:`, error));
-  const services = {
-    store,
-    clock,
-    limiter: new Limiter(),
-    events,
-    handlers: options.handlers ?? handlers,
-    responses: new ResponseCache(options.responseCache),
-    logError,
-    journal: new RequestJournal(),
-    defects: options.defects ?? new Set(),
-    // Signed webhooks: listens to the event log, delivers over real HTTP on the clock's schedule.
-    webhooks: new WebhookService({ store, clock, events, logError, defects: options.defects }, options.webhooks),
-    media: new MediaService(options.media),
-    // Advisory leases through which test runners share this mock (mock/control/leases.ts).
-    leases: new LeaseTable(),
-  } as MockServices;
-  // The live stream of changes (GET /__mock/stream), fed by the services above.
-  services.feed = new ChangeFeed(services);
+  // The node adapter's parts of the core: webhooks over real HTTP, the media, the --state file.
+  const services = createServices({ ...options, webhooks: { ...options.webhooks, transport: options.webhooks?.transport ?? httpTransport } });
+  services.media = new MediaService({ clip: clipFile, ...options.media });
+  const control: ControlOptions = { saveStateFile, ...options.control };
+  const { store, logError } = services;
 
   const web = webFront(options.web);
   const front = apiFront(services);
@@ -142,7 +105,7 @@ export function buildMock(options: MockOptions = {}): Mock {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => done(null, body));
 
-  registerControlRoutes(app, services, options.control);
+  registerControlRoutes(app, services, control);
   app.addHook('onClose', async () => services.leases.dispose());
   registerConsole(app);
 
@@ -206,7 +169,7 @@ function clientError(clock: Clock, error: Error & { code?: string }, socket: Dup
   // No request was parsed: no instance to name and no RateLimit headers (nothing was counted, D51).
   const { instance: _unknown, ...problem } = JSON.parse(String(errorResponse(refused, undefined, '', nextRequestId()).body)) as Record<string, unknown>;
   const response = { status: refused.status, body: JSON.stringify(problem) };
-  const body = bodyBytes(response.body);
+  const body = nodeBytes(response.body);
   const head = [`HTTP/1.1 ${response.status} ${reasonPhrase(response.status)}`, `content-type: ${PROBLEM_TYPE}`, `content-length: ${body.length}`, 'connection: close', '', ''].join('\r\n');
   if (!socket.writable) return void socket.destroy();
   let discarded = 0;

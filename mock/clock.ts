@@ -118,7 +118,7 @@ export interface OutsideWork {
   settle(): Promise<void>;
 }
 
-export const DEFAULT_MANUAL_START = Date.UTC(2026, 0, 1, 0, 0, 0);
+export const DEFAULT_MANUAL_START: number = Date.UTC(2026, 0, 1, 0, 0, 0);
 
 export class Clock {
   private modeValue: ClockMode;

@@ -66,3 +66,14 @@ describe('error registry ⇄ document', () => {
     for (const statuses of Object.values(ERROR_CODES)) for (const status of statuses) expect(REASON_PHRASES[status]).toBeTruthy();
   });
 });
+
+describe('reason phrases without node:http', () => {
+  it('name every status node:http names, as node names it, but those the mock names itself', async () => {
+    const { STATUS_CODES } = await import('node:http');
+    const { OTHER_REASON_PHRASES, REASON_PHRASES, reasonPhrase } = await import('./errors.ts');
+    for (const [code, name] of Object.entries(STATUS_CODES)) {
+      expect(reasonPhrase(Number(code)), code).toBe(REASON_PHRASES[Number(code)] ?? name);
+    }
+    expect(Object.keys(OTHER_REASON_PHRASES).length + Object.keys(REASON_PHRASES).length).toBe(Object.keys(STATUS_CODES).length);
+  });
+});

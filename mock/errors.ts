@@ -7,8 +7,6 @@
  * interface's `code` and `requestId`). Anything else thrown becomes a logged 500 — which no client
  * input may ever cause (the fuzz suite checks that).
  */
-import { STATUS_CODES } from 'node:http';
-
 /**
  * The reason phrases the mock sends, in the status line and as the problem `title` alike (ERR-003):
  * RFC 9110's names. node's http.STATUS_CODES still has the older names of 413 and 422, so every
@@ -33,9 +31,22 @@ export const REASON_PHRASES: Readonly<Record<number, string>> = {
   503: 'Service Unavailable',
 };
 
-/** The reason phrase of a status: the mock's own, else node's. */
+/**
+ * The reason phrases of the other statuses, as node:http's STATUS_CODES names them (the IANA HTTP
+ * Status Code Registry's names, but 413 and 422 as above), written out so that the core runs
+ * without node:http (D60); errors.test.ts checks the table against node's.
+ */
+export const OTHER_REASON_PHRASES: Readonly<Record<number, string>> = {
+  100: 'Continue', 101: 'Switching Protocols', 102: 'Processing', 103: 'Early Hints',
+  200: 'OK', 201: 'Created', 202: 'Accepted', 203: 'Non-Authoritative Information', 204: 'No Content', 205: 'Reset Content', 206: 'Partial Content', 207: 'Multi-Status', 208: 'Already Reported', 226: 'IM Used',
+  300: 'Multiple Choices', 301: 'Moved Permanently', 302: 'Found', 303: 'See Other', 304: 'Not Modified', 305: 'Use Proxy', 307: 'Temporary Redirect', 308: 'Permanent Redirect',
+  406: 'Not Acceptable', 407: 'Proxy Authentication Required', 410: 'Gone', 411: 'Length Required', 414: 'URI Too Long', 416: 'Range Not Satisfiable', 417: 'Expectation Failed', 418: "I'm a Teapot", 421: 'Misdirected Request', 423: 'Locked', 424: 'Failed Dependency', 425: 'Too Early', 426: 'Upgrade Required', 428: 'Precondition Required', 451: 'Unavailable For Legal Reasons',
+  501: 'Not Implemented', 502: 'Bad Gateway', 504: 'Gateway Timeout', 505: 'HTTP Version Not Supported', 506: 'Variant Also Negotiates', 507: 'Insufficient Storage', 508: 'Loop Detected', 509: 'Bandwidth Limit Exceeded', 510: 'Not Extended', 511: 'Network Authentication Required',
+};
+
+/** The reason phrase of a status: the mock's own, else node's name for it. */
 export function reasonPhrase(status: number): string {
-  return REASON_PHRASES[status] ?? STATUS_CODES[status] ?? 'Unknown';
+  return REASON_PHRASES[status] ?? OTHER_REASON_PHRASES[status] ?? 'Unknown';
 }
 
 export const ERROR_CODES = {

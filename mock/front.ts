@@ -30,7 +30,7 @@ import type { Clock } from './clock.ts';
 import { ApiError, reasonPhrase } from './errors.ts';
 import { nextRequestId, runPipeline, type PipelineServices } from './pipeline/index.ts';
 import { rateLimit } from './pipeline/rate-limit.ts';
-import { bodyBytes, errorResponse, withRateLimitHeaders } from './pipeline/respond.ts';
+import { errorResponse, withRateLimitHeaders } from './pipeline/respond.ts';
 import type { RawRequest, RawResponse } from './pipeline/types.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -271,10 +271,15 @@ export class WriteBatch {
  * the problem `title` gives (ERR-003), not node's older names of 413 and 422.
  */
 export function writeRaw(res: ServerResponse, response: RawResponse): void {
-  const body = bodyBytes(response.body);
+  const body = nodeBytes(response.body);
   response.headers['content-length'] = String(body.length);
   res.writeHead(response.status, reasonPhrase(response.status), response.headers);
   res.end(body);
+}
+
+/** A body as a Buffer (the bytes of a Uint8Array without a copy), which node:http writes as it is. */
+export function nodeBytes(body: string | Uint8Array): Buffer {
+  return typeof body === 'string' ? Buffer.from(body) : Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
 }
 
 function decodable(path: string): boolean {

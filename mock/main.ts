@@ -31,24 +31,19 @@
  */
 // First: it chooses the document before spec/contract.ts loads.
 import './api-version.ts';
-import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { apiVersion, document } from '../spec/contract.ts';
-import { buildMock, type MockServices } from './app.ts';
+import { buildMock } from './app.ts';
 import { Clock, type ClockMode } from './clock.ts';
-import { SCOPES } from './domain/accounts/model.ts';
-import { createAccount, provisionKeys } from './domain/accounts/service.ts';
 import { controlBindingRefusal, isLoopback } from './control/binding.ts';
 import { controlRoutes } from './control/routes.ts';
 import { resumeGeneration } from './domain/runs/resume.ts';
 import { parsePublicUrl } from './media/links.ts';
 import { DefectNameError, parseDefects } from './defects.ts';
-import { hashKey } from './pipeline/authenticate.ts';
 import { loadStateFile, PersistenceError, restoreState, saveStateFile, type StateSnapshot } from './persistence.ts';
+import { DEMO_ACCOUNT_ID, demoKeys, seedDemo } from './seed/account.ts';
 import { Store } from './store.ts';
 import { DOCS_PATH } from './web/index.ts';
-
-const DEMO_ACCOUNT_ID = 'acc_demo';
 
 function fail(message: string, code = 2): never {
   console.error(`mock: ${message}`);
@@ -173,30 +168,6 @@ if (snapshot) {
   // for the saved state (only mock/clock.ts reads the wall clock).
   const ahead = snapshot.clock.epochMs - clock.now();
   if (clockMode === 'real' && ahead > 0) clock.advance(ahead / 1000);
-}
-
-/** The demo account: always the same id, data and keys for a seed. */
-async function seedDemo(services: MockServices, seed: number): Promise<void> {
-  const { seedAccount } = await import('./seed/demo.ts'); // faker: loaded after the port is open
-  const now = services.clock.now();
-  const demo = createAccount(services.store, { accountId: DEMO_ACCOUNT_ID, name: 'Demo account', tier: 'enterprise', seed, now });
-  seedAccount(demo, { now, seed });
-  provisionKeys(services.store, demo, now, demoSecret(seed));
-}
-
-function demoSecret(seed: number): string {
-  return `demo-seed-${seed}`;
-}
-
-/**
- * The demo keys of a seed, derived as provisionKeys derives them (sha256 of `<secret>:<name>`),
- * shown only when the store holds their hash (after a state load, the saved demo account's).
- */
-function demoKeys(services: MockServices, seed: number): [string, string][] {
-  const names = [...SCOPES, 'all'];
-  return names
-    .map((name): [string, string] => [name, `cgs_${createHash('sha256').update(`${demoSecret(seed)}:${name}`).digest('hex')}`])
-    .filter(([, key]) => services.store.keysByHash.has(hashKey(key)));
 }
 
 const savedDemo = store.accounts.get(DEMO_ACCOUNT_ID);

@@ -15,13 +15,11 @@
  *
  *   npx tsx scripts/build.ts [--out dist]
  */
-import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import ts from 'typescript';
-import { parse } from 'yaml';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -29,8 +27,12 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SOURCE_DIRS = ['bin', 'mock', 'proxy', 'conformance', 'spec'];
 /** Single modules from elsewhere. */
 const SOURCE_FILES = ['scripts/webhooks-listen.ts'];
-/** Modules that only declare types: shipped as declarations for `<package>/types`. */
-const DECLARATIONS = ['spec/types.ts', 'spec/generated/openapi.ts', 'spec/generated/rules.ts'];
+/**
+ * Declarations shipped: the modules that only declare types (`<package>/types`), and the public
+ * surface of `<package>/msw` (mock/adapters/msw.ts and what its exported types name; the types of
+ * the mock's internals behind `services` are not shipped, D61).
+ */
+const DECLARATIONS = ['spec/types.ts', 'spec/generated/openapi.ts', 'spec/generated/rules.ts', 'spec/generated/mock-control.ts', 'spec/api-versions.ts', 'mock/adapters/msw.ts', 'mock/adapters/control.ts', 'mock/core.ts', 'mock/clock.ts'];
 
 const COMPILER_OPTIONS: ts.CompilerOptions = {
   target: ts.ScriptTarget.ES2022,
@@ -85,7 +87,8 @@ export function build(outDir: string): { modules: number; ms: number } {
   }
   for (const source of DECLARATIONS) {
     const text = readFileSync(join(ROOT, source), 'utf8');
-    const { outputText } = ts.transpileDeclaration(text, { compilerOptions: { ...COMPILER_OPTIONS, declaration: true }, fileName: source });
+    const { outputText, diagnostics } = ts.transpileDeclaration(text, { compilerOptions: { ...COMPILER_OPTIONS, declaration: true }, fileName: source, reportDiagnostics: true });
+    if (diagnostics?.length) throw new Error(`${source}: its declaration needs explicit types: ${ts.flattenDiagnosticMessageText(diagnostics[0]!.messageText, '\n')}`);
     write(join(outDir, source.replace(/\.ts$/, '.d.ts')), rewriteSpecifiers(outputText));
   }
   // Files the modules read beside themselves (mock/media/clips/*.webm, ...): every file of the
@@ -94,9 +97,6 @@ export function build(outDir: string): { modules: number; ms: number } {
     mkdirSync(dirname(join(outDir, asset)), { recursive: true });
     copyFileSync(join(ROOT, asset), join(outDir, asset));
   }
-  // The control document already parsed (mock/control/document.ts reads it when its sha256 matches the YAML).
-  const control = readFileSync(join(ROOT, 'spec/mock-control.yaml'), 'utf8');
-  write(join(outDir, 'spec/generated/mock-control.json'), JSON.stringify({ sha256: createHash('sha256').update(control).digest('hex'), document: parse(control) }));
   // The document as plain JSON, for tools that do not read YAML (the generated copy wraps it with its hash).
   const generated = JSON.parse(readFileSync(join(ROOT, 'spec/generated/openapi.json'), 'utf8')) as { document: unknown };
   write(join(outDir, 'openapi.json'), `${JSON.stringify(generated.document, null, 2)}\n`);

@@ -6,12 +6,14 @@
  * pointer of the real node), routes concrete paths to operations, and compiles JSON Schema
  * validators for any schema node of the document. Nothing else should parse the YAML.
  */
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import { sha256Hex } from '../mock/platform/crypto.ts';
+import { nodeBuiltin, type NodeFs } from '../mock/platform/node.ts';
+import { parseApiVersion, type ApiVersion } from './api-versions.ts';
+import currentJson from './generated/openapi.json' with { type: 'json' };
+import nextJson from './generated/openapi.next.json' with { type: 'json' };
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { parseApiVersion, readNextDocument, type ApiVersion } from './versions.ts';
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object.
 const addFormats = addFormatsModule.default;
@@ -93,7 +95,10 @@ export interface OperationInfo {
 // ---------------------------------------------------------------------------------------------
 // Loading
 
-const documentUrl = new URL('./openapi.yaml', import.meta.url);
+// A bundle that is not an ES module (an iife) has no import.meta.url: the files are then named
+// as if beside it, never read (bundledOrYaml), and only name the document in errors.
+const moduleUrl: string = import.meta.url ?? 'file:///bundled/spec/contract.js';
+const documentUrl = new URL('./openapi.yaml', moduleUrl);
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -107,7 +112,13 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-const generatedJsonUrl = new URL('./generated/openapi.json', import.meta.url);
+const generatedJsonUrl = new URL('./generated/openapi.json', moduleUrl);
+
+/** A document as `npm run generate` writes it beside its YAML: the sha256 of its source and the parsed document. */
+export interface GeneratedDocument {
+  sha256?: unknown;
+  document?: unknown;
+}
 
 /**
  * The YAML, parsed: from spec/generated/openapi.json (made by `npm run generate`) when its sha256
@@ -115,14 +126,63 @@ const generatedJsonUrl = new URL('./generated/openapi.json', import.meta.url);
  * most of the mock's start — else from the YAML itself.
  */
 export function readDocument(yamlUrl: URL = documentUrl, jsonUrl: URL = generatedJsonUrl): unknown {
-  const text = readFileSync(yamlUrl, 'utf8');
+  const fs = nodeBuiltin<NodeFs>('node:fs');
+  if (!fs) throw new Error('readDocument reads files: it needs Node');
+  let cached: GeneratedDocument | undefined;
   try {
-    const cached = JSON.parse(readFileSync(jsonUrl, 'utf8')) as { sha256?: unknown; document?: unknown };
-    if (cached.sha256 === createHash('sha256').update(text).digest('hex')) return cached.document;
+    cached = JSON.parse(fs.readFileSync(jsonUrl, 'utf8')) as GeneratedDocument;
   } catch {
     // no generated copy (or an unreadable one): parse the YAML
   }
+  return bundledOrYaml(cached ?? {}, yamlUrl);
+}
+
+/**
+ * A document bundled as generated JSON (imported: what the in-process mock and a browser read), or,
+ * in a Node process that can read the YAML beside it and finds it changed since `npm run generate`,
+ * the YAML itself (so that an edited document is never read stale).
+ */
+export function bundledOrYaml(bundled: GeneratedDocument, yamlUrl: URL): unknown {
+  const fs = nodeBuiltin<NodeFs>('node:fs');
+  if (!fs) {
+    if (bundled.document === undefined) throw new Error(`${yamlUrl.pathname}: no generated JSON copy to read (npm run generate)`);
+    return bundled.document;
+  }
+  let text: string;
+  try {
+    text = fs.readFileSync(yamlUrl, 'utf8');
+  } catch (error) {
+    // bundled into another file (no YAML beside it): the bundled copy is the document
+    if (bundled.document !== undefined) return bundled.document;
+    throw error;
+  }
+  if (bundled.document !== undefined && bundled.sha256 === sha256Hex(text)) return bundled.document;
   return parse(text);
+}
+
+const overlayUrl = new URL('./overlays/next.yaml', moduleUrl);
+
+function readable(fs: NodeFs, url: URL): boolean {
+  try {
+    fs.readFileSync(url, 'utf8');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The pending version (spec/overlays/next.yaml applied): spec/generated/openapi.next.json, checked
+ * against both inputs where they can be read. Stale, it is refused (npm run generate applies the
+ * overlay; spec/versions.ts does it for the tools).
+ */
+function readNext(): unknown {
+  const fs = nodeBuiltin<NodeFs>('node:fs');
+  if (fs && readable(fs, documentUrl) && readable(fs, overlayUrl)) {
+    const sha = sha256Hex(`${fs.readFileSync(documentUrl, 'utf8')}\0${fs.readFileSync(overlayUrl, 'utf8')}`);
+    if (sha !== (nextJson as GeneratedDocument).sha256) throw new Error('spec/generated/openapi.next.json is older than spec/openapi.yaml or spec/overlays/next.yaml: run npm run generate');
+  }
+  return (nextJson as GeneratedDocument).document;
 }
 
 /**
@@ -131,10 +191,11 @@ export function readDocument(yamlUrl: URL = documentUrl, jsonUrl: URL = generate
  * CGS_API_VERSION from `--api-version` (mock/api-version.ts) before this module loads; the
  * conformance suite chooses with CONFORMANCE_API_VERSION.
  */
-export const apiVersion: ApiVersion = parseApiVersion(process.env['CGS_API_VERSION'] || process.env['CONFORMANCE_API_VERSION'] || undefined, 'CGS_API_VERSION (or CONFORMANCE_API_VERSION)');
+const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
+export const apiVersion: ApiVersion = parseApiVersion(env['CGS_API_VERSION'] || env['CONFORMANCE_API_VERSION'] || undefined, 'CGS_API_VERSION (or CONFORMANCE_API_VERSION)');
 
 function loadDocument(): OpenApiDocument {
-  const parsed: unknown = apiVersion === 'next' ? readNextDocument() : readDocument();
+  const parsed: unknown = apiVersion === 'next' ? readNext() : bundledOrYaml(currentJson as GeneratedDocument, documentUrl);
   if (!isObject(parsed)) throw new Error(`${documentUrl.pathname}: not a YAML mapping`);
   if (typeof parsed['openapi'] !== 'string' || !parsed['openapi'].startsWith('3.1')) {
     throw new Error(`${documentUrl.pathname}: expected openapi 3.1.x`);

@@ -24,15 +24,7 @@ export const RELEASES_DIR = 'spec/releases';
 export const NEXT_JSON_FILE = 'spec/generated/openapi.next.json';
 
 /** The versions `npm start -- --api-version` and CONFORMANCE_API_VERSION accept. */
-export const API_VERSIONS = ['current', 'next'] as const;
-export type ApiVersion = (typeof API_VERSIONS)[number];
-
-export function parseApiVersion(raw: string | undefined, source: string): ApiVersion {
-  if (raw === undefined || raw === '') return 'current';
-  const found = API_VERSIONS.find((v) => v === raw);
-  if (found === undefined) throw new Error(`${source} is ${API_VERSIONS.join(' or ')}, not ${JSON.stringify(raw)}`);
-  return found;
-}
+export { API_VERSIONS, parseApiVersion, type ApiVersion } from './api-versions.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Semantic versions

@@ -12,7 +12,7 @@
  * Either answers 200 `{ status, headers, body }` with the handler's outcome; a refusal (ApiError)
  * is its problem body and status inside the 200. Anything else thrown is a bug of the mock (500).
  */
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../platform/crypto.ts';
 import { basePath, operations, validatorFor, type OperationInfo } from '../../spec/contract.ts';
 import { dashboardActions } from '../domain/campaigns/dashboard.ts';
 import { SCOPES, type Actor, type ActorKind, type ApiKeyRecord } from '../domain/accounts/model.ts';
@@ -129,7 +129,7 @@ async function runOperation(account: AccountState, request: OperationActionBody,
   const { actor, key } = resolveActor(account, request.actor);
   const handler = services.handlers[operation.operationId];
   if (!handler) throw new ControlError(501, 'ACTION_UNKNOWN', `This build of the mock has no handler for ${operation.operationId} yet.`);
-  const requestId = `req_${randomBytes(10).toString('hex')}`;
+  const requestId = `req_${randomHex(10)}`;
   const instance = basePath + operation.path.replace(/\{([^{}]+)\}/g, (_m, name: string) => encodeURIComponent(pathParams[name] ?? ''));
   const { clock, store } = services;
   const requestContext: RequestContext = {
@@ -165,7 +165,7 @@ function runDashboardAction(account: AccountState, request: DashboardActionBody,
   if (!action) throw new ControlError(501, 'ACTION_UNKNOWN', `This build of the mock does not implement the dashboard action ${request.action}.`);
   const { actor } = resolveActor(account, request.actor);
   const { services } = ctx;
-  const requestId = `req_${randomBytes(10).toString('hex')}`;
+  const requestId = `req_${randomHex(10)}`;
   try {
     const now = services.clock.now();
     const result = action(account, request.input ?? {}, now);

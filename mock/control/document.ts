@@ -10,20 +10,16 @@
 import type { ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { readDocument } from '../../spec/contract.ts';
+import { bundledOrYaml, type GeneratedDocument } from '../../spec/contract.ts';
+import controlJson from '../../spec/generated/mock-control.json' with { type: 'json' };
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object.
 const addFormats = addFormatsModule.default;
 
 type JsonObject = { readonly [key: string]: unknown };
 
-const controlDocumentUrl = new URL('../../spec/mock-control.yaml', import.meta.url);
-/**
- * The document already parsed, with the sha256 of the YAML it came from: written by scripts/build.ts
- * for the package only (parsing the YAML is most of the packaged mock's start-up); in the checkout
- * there is none and the YAML is parsed.
- */
-const controlJsonUrl = new URL('../../spec/generated/mock-control.json', import.meta.url);
+// (import.meta.url: none in a bundle that is not an ES module, where the bundled copy is read.)
+const controlDocumentUrl = new URL('../../spec/mock-control.yaml', import.meta.url ?? 'file:///bundled/mock/control/document.js');
 const SCHEMA_ID = 'urn:cgs:mock-control';
 const METHODS = ['get', 'post', 'patch', 'delete', 'put'] as const;
 export type ControlMethod = (typeof METHODS)[number];
@@ -61,7 +57,9 @@ function pointerOf(segments: readonly string[]): string {
 }
 
 function loadDocument(): JsonObject {
-  const parsed: unknown = readDocument(controlDocumentUrl, controlJsonUrl);
+  // The document already parsed, with the sha256 of the YAML it came from (npm run generate): the
+  // in-process mock reads it, and a Node process whose YAML changed since reads the YAML.
+  const parsed: unknown = bundledOrYaml(controlJson as GeneratedDocument, controlDocumentUrl);
   if (!isObject(parsed) || typeof parsed['openapi'] !== 'string' || !parsed['openapi'].startsWith('3.1')) {
     throw new Error(`${controlDocumentUrl.pathname}: expected an OpenAPI 3.1 document`);
   }

@@ -3,7 +3,8 @@
  * type they throw. Handlers never see fastify objects; routes.ts parses, validates against
  * spec/mock-control.yaml, calls, and serialises (problem+json for a ControlError).
  */
-import type { MockServices } from '../app.ts';
+import type { MockServices } from '../core.ts';
+import type { saveStateFile } from '../persistence.ts';
 import type { FieldError } from '../errors.ts';
 import type { AccountState } from '../store.ts';
 
@@ -43,6 +44,8 @@ export interface ControlOptions {
   onReset?: (services: MockServices) => void | Promise<void>;
   /** The `--state` file that POST /__mock/state/save writes. */
   stateFile?: string;
+  /** How it is written (mock/persistence.ts; the node adapter passes it: in-process there is no file system). */
+  saveStateFile?: typeof saveStateFile;
   /**
    * `--control-token`: when set, every request under /__mock needs `Authorization: Bearer <token>`
    * (401 UNAUTHORIZED otherwise); the public API is not affected.

@@ -9,7 +9,7 @@
  * (`realTimeout` of mock/clock.ts): a request waits up to `waitSeconds`, and a lease ends by itself
  * `ttlSeconds` after its grant, so a runner that died holds nothing for long.
  */
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../platform/crypto.ts';
 import { realTimeout } from '../clock.ts';
 import { ControlError, type ControlHandlers } from './http.ts';
 
@@ -55,7 +55,7 @@ export class LeaseTable {
 
   constructor(
     private readonly timer: Timer = realTimeout,
-    private readonly newId: () => string = () => `lse_${randomBytes(8).toString('hex')}`,
+    private readonly newId: () => string = () => `lse_${randomHex(8)}`,
   ) {}
 
   /** The lease once granted, or undefined when `waitSeconds` passed first (or the asker left). */

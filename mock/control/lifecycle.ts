@@ -1,5 +1,4 @@
 /** Control plane, lifecycle: reset, saveState (the `--state` file), listDefects. */
-import { saveStateFile } from '../persistence.ts';
 import { ControlError, type ControlHandlers } from './http.ts';
 
 export const lifecycleHandlers: ControlHandlers = {
@@ -15,7 +14,8 @@ export const lifecycleHandlers: ControlHandlers = {
   },
 
   saveState(_request, { services, options }) {
-    if (options.stateFile === undefined) {
+    const saveStateFile = options.saveStateFile;
+    if (options.stateFile === undefined || saveStateFile === undefined) {
       throw new ControlError(409, 'STATE_FILE_UNSET', 'The mock was started without --state FILE; there is no file to save to.');
     }
     try {

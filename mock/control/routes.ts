@@ -27,9 +27,9 @@
  * Bodies are parsed as JSON whatever their Content-Type (a control plane is driven by curl, whose
  * `-d` labels bodies as form data).
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { MockServices } from '../app.ts';
+import type { MockServices } from '../core.ts';
+import { equalBytes, randomHex, sha256 } from '../platform/crypto.ts';
 import { REASON_PHRASES, type FieldError } from '../errors.ts';
 import { fieldErrors } from '../pipeline/validate.ts';
 import { accountHandlers } from './accounts.ts';
@@ -73,6 +73,8 @@ export const controlHandlers: ControlHandlers = {
 
 const EXTRA_PHRASES: Record<number, string> = { 501: 'Not Implemented' };
 
+const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
 function problemBody(error: ControlError, instance: string, requestId: string) {
   return {
     type: `/errors/${error.code}`,
@@ -95,8 +97,7 @@ function prefixed(errors: FieldError[], name: string): FieldError[] {
 }
 
 /** Path and query parameters, checked against their schemas (query values coerced). */
-function readParameters(operation: ControlOperation, rawParams: Record<string, string>, request: FastifyRequest): { params: Record<string, string>; query: Record<string, unknown> } {
-  const rawQuery = (request.query ?? {}) as Record<string, unknown>;
+function readParameters(operation: ControlOperation, rawParams: Record<string, string>, rawQuery: Record<string, unknown>): { params: Record<string, string>; query: Record<string, unknown> } {
   const params: Record<string, string> = {};
   const query: Record<string, unknown> = {};
   const errors: FieldError[] = [];
@@ -120,18 +121,18 @@ function readParameters(operation: ControlOperation, rawParams: Record<string, s
 }
 
 /** The JSON body, checked against the operation's schema; undefined when none was sent. */
-function readBody(operation: ControlOperation, request: FastifyRequest): unknown {
-  const raw = request.body;
-  const bytes = Buffer.isBuffer(raw) ? raw : typeof raw === 'string' ? Buffer.from(raw) : undefined;
+function readBody(operation: ControlOperation, raw: Uint8Array | string | undefined): unknown {
   const spec = operation.requestBody;
   if (!spec) return undefined; // operations without a body ignore one
-  if (!bytes || bytes.toString('utf8').trim() === '') {
+  // UTF-8 as Buffer#toString decodes it: bad sequences replaced, a byte-order mark kept.
+  const text = typeof raw === 'string' ? raw : raw === undefined ? undefined : UTF8.decode(raw);
+  if (text === undefined || text.trim() === '') {
     if (spec.required) throw validationError(422, 'A JSON body is required.', [{ field: 'body', message: 'is required' }]);
     return undefined;
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(bytes.toString('utf8'));
+    parsed = JSON.parse(text);
   } catch (error) {
     throw validationError(400, `The body is not valid JSON: ${(error as Error).message}`, [{ field: 'body', message: 'malformed JSON' }]);
   }
@@ -205,66 +206,147 @@ export function controlRoutes(): ControlRoute[] {
   return routeTable;
 }
 
+/** A control request as any way in receives it (the node:http server, the MSW handlers, `control`). */
+export interface ControlHttpRequest {
+  method: string;
+  /** The request target: path and query (`/__mock/accounts?x=1`). */
+  url: string;
+  /** Lower-case names. */
+  headers: Record<string, string | string[] | undefined>;
+  /** The raw body (parsed as JSON whatever its Content-Type), or none. */
+  body?: Uint8Array | string | undefined;
+  /** Aborted when the client went away before the answer (a handler that waits stops waiting). */
+  signal?: AbortSignal;
+}
+
+/** The answer: a status, its headers (content-type with its charset), and a body or an event stream. */
+export interface ControlHttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** The body's text; undefined for an empty answer (204) or a stream. */
+  body?: string;
+  /**
+   * A server-sent event stream (streamChanges): the way in starts it with a sink once the headers
+   * are sent; it returns what to do when the client goes away.
+   */
+  stream?: (sink: ControlStreamSink) => () => void;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const PROBLEM_JSON_TYPE = 'application/problem+json; charset=utf-8';
+/** The headers of an event stream (streamChanges). */
+export const STREAM_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' };
+
+function problemResponse(error: ControlError, instance: string, requestId: string, headers: Record<string, string> = {}): ControlHttpResponse {
+  return { status: error.status, headers: { ...headers, 'content-type': PROBLEM_JSON_TYPE }, body: JSON.stringify(problemBody(error, instance, requestId)) };
+}
+
+function controlRequestId(): string {
+  return `req_control_${randomHex(8)}`;
+}
+
+/** The query of a request target, as fastify's parser gives it (a repeated name: an array). */
+function queryOf(url: string): Record<string, string | string[]> {
+  const mark = url.indexOf('?');
+  const out: Record<string, string | string[]> = {};
+  if (mark === -1) return out;
+  for (const [name, value] of new URLSearchParams(url.slice(mark + 1))) {
+    const existing = out[name];
+    if (existing === undefined) out[name] = value;
+    else out[name] = Array.isArray(existing) ? [...existing, value] : [existing, value];
+  }
+  return out;
+}
+
 /**
- * Registers the control plane. Routing is done here, from the document's path templates, behind
- * one fastify route: fastify's own router would answer an over-long path parameter with its own
- * 414 JSON, outside the problem+json contract. The document is read on the first control request
- * (see controlDocument); main.ts calls controlRoutes() right after listening.
+ * The control plane, with no way in: routes a request by the document's path templates, checks the
+ * control token, validates, calls the handler of the operationId and serialises its answer. The
+ * node:http server (registerControlRoutes) and the in-process MSW handlers (mock/adapters/msw.ts)
+ * are thin adapters over it. Never throws: a bug of the mock answers 500 (reported).
+ */
+export async function dispatchControl(services: MockServices, options: ControlOptions, request: ControlHttpRequest): Promise<ControlHttpResponse> {
+  const pathname = request.url.split('?')[0] ?? request.url;
+  const authorization = request.headers['authorization'];
+  if (!controlTokenCheck(options.controlToken)(Array.isArray(authorization) ? authorization.join(', ') : authorization)) {
+    const error = new ControlError(401, 'UNAUTHORIZED', 'This mock was started with a control token: send it as `Authorization: Bearer <token>` on every request under /__mock (the public API is not affected).');
+    return problemResponse(error, pathname, controlRequestId(), { 'www-authenticate': 'Bearer realm="mock-control"' });
+  }
+  const parts = pathname.split('/').slice(1);
+  const method = request.method.toLowerCase();
+  const matching = controlRoutes().map((route) => ({ route, params: matchRoute(route, parts) })).filter((m) => m.params !== undefined);
+  // A literal segment beats a parameter (none overlap today; this keeps it so if one is added).
+  matching.sort((a, b) => b.route.segments.filter((s) => s.literal !== null).length - a.route.segments.filter((s) => s.literal !== null).length);
+  const hit = matching.find((m) => m.route.operation.method === method);
+  if (!hit) {
+    const error =
+      matching.length > 0
+        ? new ControlError(405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${pathname}; see spec/mock-control.yaml.`)
+        : new ControlError(404, 'NOT_FOUND', `No control operation at ${pathname}; see spec/mock-control.yaml.`);
+    // A 405 names the methods the path has (RFC 9110 15.5.6), HEAD wherever GET is.
+    const headers: Record<string, string> = {};
+    if (matching.length > 0) {
+      const methods = new Set(matching.map((m) => m.route.operation.method.toUpperCase()));
+      if (methods.has('GET')) methods.add('HEAD');
+      headers['allow'] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => methods.has(m)).join(', ');
+    }
+    return problemResponse(error, pathname, controlRequestId(), headers);
+  }
+  return serve(hit.route.operation, hit.route.handler, hit.params ?? {}, request, pathname, services, options);
+}
+
+/**
+ * Registers the control plane on the server: one fastify route in front of dispatchControl. Routing
+ * is done there, from the document's path templates: fastify's own router would answer an over-long
+ * path parameter with its own 414 JSON, outside the problem+json contract. The document is read on
+ * the first control request (see controlDocument); main.ts calls controlRoutes() right after listening.
  */
 export function registerControlRoutes(app: FastifyInstance, services: MockServices, options: ControlOptions = {}): void {
-  const authorized = controlTokenCheck(options.controlToken);
-  const dispatch = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-    const pathname = request.url.split('?')[0] ?? request.url;
-    if (!authorized(request.headers.authorization)) {
-      const error = new ControlError(401, 'UNAUTHORIZED', 'This mock was started with a control token: send it as `Authorization: Bearer <token>` on every request under /__mock (the public API is not affected).');
-      const body = JSON.stringify(problemBody(error, pathname, `req_control_${randomBytes(8).toString('hex')}`));
-      return reply.status(401).header('www-authenticate', 'Bearer realm="mock-control"').type('application/problem+json').send(body);
-    }
-    const parts = pathname.split('/').slice(1);
-    const method = request.method.toLowerCase();
-    const matching = controlRoutes().map((route) => ({ route, params: matchRoute(route, parts) })).filter((m) => m.params !== undefined);
-    // A literal segment beats a parameter (none overlap today; this keeps it so if one is added).
-    matching.sort((a, b) => b.route.segments.filter((s) => s.literal !== null).length - a.route.segments.filter((s) => s.literal !== null).length);
-    const hit = matching.find((m) => m.route.operation.method === method);
-    if (!hit) {
-      const error =
-        matching.length > 0
-          ? new ControlError(405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${pathname}; see spec/mock-control.yaml.`)
-          : new ControlError(404, 'NOT_FOUND', `No control operation at ${pathname}; see spec/mock-control.yaml.`);
-      const body = JSON.stringify(problemBody(error, pathname, `req_control_${randomBytes(8).toString('hex')}`));
-      // A 405 names the methods the path has (RFC 9110 15.5.6), HEAD wherever GET is.
-      if (matching.length > 0) {
-        const methods = new Set(matching.map((m) => m.route.operation.method.toUpperCase()));
-        if (methods.has('GET')) methods.add('HEAD');
-        reply.header('allow', ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => methods.has(m)).join(', '));
-      }
-      return reply.status(error.status).type('application/problem+json').send(body);
-    }
-    return serve(hit.route.operation, hit.route.handler, hit.params ?? {}, request, reply, services, options);
+  const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const gone = new AbortController();
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) gone.abort();
+    });
+    const body = request.body;
+    const response = await dispatchControl(services, options, {
+      method: request.method,
+      url: request.url,
+      headers: request.headers,
+      body: body instanceof Uint8Array || typeof body === 'string' ? body : undefined,
+      signal: gone.signal,
+    });
+    if (response.stream) return openStream(reply, response.status, response.stream);
+    reply.status(response.status).headers(response.headers);
+    return response.body === undefined ? reply.send() : reply.send(response.body);
   };
-  app.route({ method: ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'], url: '/__mock/*', handler: dispatch });
-  app.route({ method: ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'], url: '/__mock', handler: dispatch });
+  app.route({ method: ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'], url: '/__mock/*', handler });
+  app.route({ method: ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'], url: '/__mock', handler });
 }
 
 /**
  * Whether an Authorization header carries the control token (always true without one). Compared
  * as SHA-256 digests in constant time, so neither the token's length nor its prefix leaks.
  */
+const tokenChecks = new Map<string, (authorization: string | undefined) => boolean>();
+
 export function controlTokenCheck(token: string | undefined): (authorization: string | undefined) => boolean {
   if (token === undefined || token === '') return () => true;
-  const expected = createHash('sha256').update(token).digest();
-  return (authorization) => {
+  const known = tokenChecks.get(token);
+  if (known) return known;
+  const expected = sha256(token);
+  const check = (authorization: string | undefined): boolean => {
     const match = /^Bearer[ ]+(\S+)[ ]*$/i.exec(authorization ?? '');
     if (!match) return false;
-    return timingSafeEqual(createHash('sha256').update(match[1]!).digest(), expected);
+    return equalBytes(sha256(match[1]!), expected);
   };
+  tokenChecks.set(token, check);
+  return check;
 }
 
 /** Serves a server-sent event stream on the raw response until the client or the mock ends it. */
 function openStream(reply: FastifyReply, status: number, start: NonNullable<ControlResult['stream']>): FastifyReply {
   reply.hijack();
   const res = reply.raw;
-  res.writeHead(status, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+  res.writeHead(status, STREAM_HEADERS);
   res.flushHeaders();
   let stop: (() => void) | undefined;
   let closed = false;
@@ -291,23 +373,18 @@ async function serve(
   operation: ControlOperation,
   handler: ControlHandler,
   pathParams: Record<string, string>,
-  request: FastifyRequest,
-  reply: FastifyReply,
+  request: ControlHttpRequest,
+  instance: string,
   services: MockServices,
   options: ControlOptions,
-): Promise<FastifyReply> {
-  const requestId = `req_control_${randomBytes(8).toString('hex')}`;
-  const instance = request.url.split('?')[0] ?? request.url;
-  const gone = new AbortController();
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) gone.abort();
-  });
+): Promise<ControlHttpResponse> {
+  const requestId = controlRequestId();
   const ctx: ControlContext = {
     services,
     options,
     requestId,
     instance,
-    signal: gone.signal,
+    ...(request.signal ? { signal: request.signal } : {}),
     account(accountId) {
       const account = services.store.accounts.get(accountId);
       if (!account) throw new ControlError(404, 'ACCOUNT_NOT_FOUND', `There is no account ${accountId}.`);
@@ -315,21 +392,21 @@ async function serve(
     },
   };
   try {
-    const { params, query } = readParameters(operation, pathParams, request);
-    const input: ControlRequest = { params, query, body: readBody(operation, request) };
+    const { params, query } = readParameters(operation, pathParams, queryOf(request.url));
+    const input: ControlRequest = { params, query, body: readBody(operation, request.body) };
     const result = await handler(input, ctx);
-    if (result.stream) return openStream(reply, result.status, result.stream);
-    reply.status(result.status);
-    if (result.body === undefined) return reply.send();
-    return reply.type('application/json').send(JSON.stringify(result.body));
+    if (result.stream) return { status: result.status, headers: { ...STREAM_HEADERS }, stream: result.stream };
+    if (result.body === undefined) return { status: result.status, headers: {} };
+    return { status: result.status, headers: { 'content-type': JSON_TYPE }, body: JSON.stringify(result.body) };
   } catch (error) {
     if (!(error instanceof ControlError)) {
       services.logError(error, `${request.method} ${instance}`);
-      return reply
-        .status(500)
-        .type('application/problem+json')
-        .send(JSON.stringify({ type: '/errors/INTERNAL_ERROR', title: 'Internal Server Error', status: 500, code: 'INTERNAL_ERROR', detail: 'The mock failed unexpectedly; this is a bug in the mock.', instance, requestId }));
+      return {
+        status: 500,
+        headers: { 'content-type': PROBLEM_JSON_TYPE },
+        body: JSON.stringify({ type: '/errors/INTERNAL_ERROR', title: 'Internal Server Error', status: 500, code: 'INTERNAL_ERROR', detail: 'The mock failed unexpectedly; this is a bug in the mock.', instance, requestId }),
+      };
     }
-    return reply.status(error.status).type('application/problem+json').send(JSON.stringify(problemBody(error, instance, requestId)));
+    return problemResponse(error, instance, requestId);
   }
 }

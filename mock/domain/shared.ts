@@ -1,4 +1,6 @@
 /** Pieces every resource folder shares: timestamps, list pages with opaque cursors, metadata. */
+import { utf8, utf8Bytes } from '../platform/bytes.ts';
+import { fromBase64, toBase64url } from '../platform/crypto.ts';
 import type { Collection } from '../collection.ts';
 import { ApiError, type FieldError } from '../errors.ts';
 import type { EventDraft } from '../events/model.ts';
@@ -52,13 +54,13 @@ interface CursorState {
 }
 
 export function encodeCursor(state: CursorState): string {
-  return Buffer.from(JSON.stringify(state)).toString('base64url');
+  return toBase64url(utf8Bytes(JSON.stringify(state)));
 }
 
 export function decodeCursor(cursor: string, listKey: string): CursorState {
   let state: unknown;
   try {
-    state = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    state = JSON.parse(utf8(fromBase64(cursor)));
   } catch {
     state = undefined;
   }

@@ -1,5 +1,5 @@
 /** Recording events of a change: the account's log plus listeners (the webhook scheduler). */
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../platform/crypto.ts';
 import type { Actor } from '../domain/accounts/model.ts';
 import type { AccountState } from '../store.ts';
 import type { DomainEvent, EventDraft, ResourceKind } from './model.ts';
@@ -22,7 +22,7 @@ export class EventLog {
     const recorded: DomainEvent[] = [];
     for (const draft of drafts) {
       const event: DomainEvent = {
-        eventId: `msg_${randomBytes(12).toString('hex')}`,
+        eventId: `msg_${randomHex(12)}`,
         type: draft.type,
         timestamp: now,
         resource,

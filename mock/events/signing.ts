@@ -8,7 +8,7 @@
  * - `webhook-timestamp`: Unix seconds of the moment the request is sent, the wall clock's (the
  *   caller reads it from the injected clock's `wallNow()`): receivers judge it against their own clock.
  */
-import { randomBytes } from 'node:crypto';
+import { fromBase64, randomBytes, toBase64 } from '../platform/crypto.ts';
 import { Webhook } from 'standardwebhooks';
 
 export const SECRET_PREFIX = 'whsec_';
@@ -18,13 +18,13 @@ export const SECRET_BYTES = 32;
 export const SECRET_PATTERN = /^whsec_(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 export function newSigningSecret(): string {
-  return `${SECRET_PREFIX}${randomBytes(SECRET_BYTES).toString('base64')}`;
+  return `${SECRET_PREFIX}${toBase64(randomBytes(SECRET_BYTES))}`;
 }
 
 /** True for a secret of the standard's format (24 to 64 bytes of key). */
 export function isSigningSecret(secret: string): boolean {
   if (!SECRET_PATTERN.test(secret)) return false;
-  const bytes = Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64').length;
+  const bytes = fromBase64(secret.slice(SECRET_PREFIX.length)).length;
   return bytes >= 24 && bytes <= 64;
 }
 

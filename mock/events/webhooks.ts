@@ -38,7 +38,7 @@
  *   once, with the same `webhook-id` (receivers de-duplicate on it, EVT-039); its log row is marked
  *   failed.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomHex, sha256 } from '../platform/crypto.ts';
 import { webhookDelivery } from '../../spec/contract.ts';
 import { monotonicMs, type Clock } from '../clock.ts';
 import { signedWithDefects, withPayloadDefects } from '../defects.ts';
@@ -59,7 +59,7 @@ import type { EventLog } from './log.ts';
 import type { DomainEvent, EventType } from './model.ts';
 import { renderPayload } from './payload.ts';
 import { newSigningSecret } from './signing.ts';
-import { httpTransport, type DeliveryResult, type OutgoingDelivery, type Transport } from './transport.ts';
+import type { DeliveryResult, OutgoingDelivery, Transport } from './transport.ts';
 
 /** What the service needs of the mock's services (buildMock passes its own). */
 export interface WebhookDeps {
@@ -72,7 +72,10 @@ export interface WebhookDeps {
 }
 
 export interface WebhookOptions {
-  /** How deliveries go out (default: real HTTP to loopback). Unit tests pass a fake. */
+  /**
+   * How deliveries go out: the node adapter (mock/app.ts) passes real HTTP to loopback
+   * (transport.ts), the MSW adapter a callback or fetch, unit tests a fake. None: every attempt fails.
+   */
   transport?: Transport;
   /** Socket timeout of one request, real milliseconds (default 5000). */
   timeoutMs?: number;
@@ -122,7 +125,8 @@ function processingDelayProblem(seconds: number): WebhookInputError | undefined 
 
 /** A deterministic draw in [0, 1) for one event at one endpoint (the `duplicate` probability). */
 function draw(eventId: string, endpointId: string): number {
-  return createHash('sha256').update(`${eventId}|${endpointId}`).digest().readUInt32BE(0) / 2 ** 32;
+  const d = sha256(`${eventId}|${endpointId}`);
+  return (d[0]! * 2 ** 24 + (d[1]! << 16) + (d[2]! << 8) + d[3]!) / 2 ** 32;
 }
 
 function isSuccess(result: DeliveryResult): boolean {
@@ -155,7 +159,7 @@ export class WebhookService {
     this.clock = deps.clock;
     this.defects = deps.defects ?? new Set();
     this.logError = deps.logError ?? ((error, context) => console.error(`[mock] ${context}:`, error));
-    this.transport = options.transport ?? httpTransport;
+    this.transport = options.transport ?? (async () => ({ error: 'no webhook transport: the way in that built this mock gave none' }));
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.retry = options.retry ?? DEFAULT_RETRY_POLICY;
     this.maxLogRows = options.maxLogRows ?? DEFAULT_MAX_LOG_ROWS;
@@ -205,7 +209,7 @@ export class WebhookService {
     const checked = checkEndpointInput(input);
     const now = this.clock.now();
     const endpoint: WebhookEndpoint = {
-      endpointId: `whe_${randomBytes(8).toString('hex')}`,
+      endpointId: `whe_${randomHex(8)}`,
       url: checked.url,
       description: checked.description ?? null,
       eventTypes: [...checked.eventTypes] as EventType[],
@@ -273,7 +277,7 @@ export class WebhookService {
     const row = state.log.find((r) => r.deliveryId === deliveryId);
     const event = row && account.events.find((e) => e.eventId === row.eventId);
     if (!row || !event) return undefined;
-    const delivery: OpenDelivery = { deliveryId: `whd_${randomBytes(8).toString('hex')}`, event, endpointId: row.endpointId, attempts: 0, nextAttemptAt: null };
+    const delivery: OpenDelivery = { deliveryId: `whd_${randomHex(8)}`, event, endpointId: row.endpointId, attempts: 0, nextAttemptAt: null };
     state.open.set(delivery.deliveryId, delivery);
     this.armed.add(delivery);
     this.attempt(account, state, delivery);
@@ -377,7 +381,7 @@ export class WebhookService {
       const selected = batch.filter((event) => endpoint.eventTypes.includes(event.type));
       if (endpoint.chaos.outOfOrder) selected.reverse();
       for (const event of selected) {
-        const delivery: OpenDelivery = { deliveryId: `whd_${randomBytes(8).toString('hex')}`, event, endpointId: endpoint.endpointId, attempts: 0, nextAttemptAt: null };
+        const delivery: OpenDelivery = { deliveryId: `whd_${randomHex(8)}`, event, endpointId: endpoint.endpointId, attempts: 0, nextAttemptAt: null };
         state.open.set(delivery.deliveryId, delivery);
         this.armed.add(delivery);
         this.attempt(account, state, delivery);

@@ -6,7 +6,7 @@
  * that most rows repeat the one above and even a 4K image is small and quick to encode
  * (mock/media/png.ts).
  */
-import { createHash } from 'node:crypto';
+import { sha256 } from '../platform/crypto.ts';
 import { glyph, GLYPH_HEIGHT, GLYPH_WIDTH, textWidth } from './font.ts';
 import { ratioOf, type Size } from './links.ts';
 import { encodePng } from './png.ts';
@@ -20,7 +20,7 @@ export interface Picture extends Size {
 
 /** A colour of the key's own hue (HSL → RGB), so a resource keeps its colour in every size. */
 function palette(key: string): { background: Rgb; band: Rgb; panel: Rgb } {
-  const digest = createHash('sha256').update(key).digest();
+  const digest = sha256(key);
   const hue = ((digest[0]! << 8) | digest[1]!) % 360;
   return { background: hsl(hue, 0.55, 0.62), band: hsl(hue, 0.6, 0.38), panel: hsl(hue, 0.45, 0.2) };
 }
@@ -35,12 +35,12 @@ function hsl(h: number, s: number, l: number): Rgb {
 }
 
 class Canvas {
-  readonly data: Buffer;
+  readonly data: Uint8Array;
   constructor(
     readonly width: number,
     readonly height: number,
   ) {
-    this.data = Buffer.alloc(width * height * 3);
+    this.data = new Uint8Array(width * height * 3);
   }
 
   /** Fill [x0, x1) × [y0, y1): one row is painted, the others copied from it. */
@@ -82,7 +82,7 @@ export function captionOf(picture: Picture): string[] {
 }
 
 /** The PNG of a picture (RGB, 8 bits per channel). */
-export function renderPng(picture: Picture): Promise<Buffer> {
+export function renderPng(picture: Picture): Promise<Uint8Array> {
   const { width, height } = picture;
   const canvas = new Canvas(width, height);
   const colours = palette(picture.key);

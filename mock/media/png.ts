@@ -1,15 +1,43 @@
 /**
- * PNG framing over node:zlib (D49): an RGB, 8-bit, non-interlaced image whose rows are filtered
+ * PNG framing over zlib's deflate (D49): an RGB, 8-bit, non-interlaced image whose rows are filtered
  * "up" when they repeat the row above (all zeros, which deflate squeezes to almost nothing) and
- * "none" otherwise. The compression is zlib's, run asynchronously on libuv's thread pool, so a 4K
- * picture does not stall the event loop that answers the API. pngjs (a dependency kept for the
- * tests) decodes every size the tests render, an independent check of these bytes.
+ * "none" otherwise. In Node the compression is node:zlib's (level 6), run asynchronously on libuv's
+ * thread pool, so a 4K picture does not stall the event loop that answers the API; where there is
+ * no node:zlib (the in-process mock in a browser, D60) it is the web's CompressionStream('deflate'),
+ * the same zlib format. pngjs (a dependency kept for the tests) decodes every size the tests render,
+ * an independent check of these bytes.
  */
-import { promisify } from 'node:util';
-import zlib from 'node:zlib';
+import { nodeBuiltin } from '../platform/node.ts';
 
-const deflate = promisify(zlib.deflate);
-const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+interface NodeZlib {
+  deflate(data: Uint8Array, options: { level: number }, done: (error: Error | null, result: Uint8Array) => void): void;
+}
+
+const zlib = nodeBuiltin<NodeZlib>('node:zlib');
+
+function deflate(data: Uint8Array): Promise<Uint8Array> {
+  if (zlib) return new Promise((resolve, reject) => zlib.deflate(data, { level: 6 }, (error, result) => (error ? reject(error) : resolve(result))));
+  const stream = new Blob([data as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new CompressionStream('deflate'));
+  return new Response(stream).arrayBuffer().then((buffer) => new Uint8Array(buffer));
+}
+
+const SIGNATURE = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+function uint32(value: number): Uint8Array {
+  const out = new Uint8Array(4);
+  new DataView(out.buffer).setUint32(0, value);
+  return out;
+}
 
 const CRC_TABLE = (() => {
   const table = new Int32Array(256);
@@ -21,45 +49,49 @@ const CRC_TABLE = (() => {
   return table;
 })();
 
-function crc32(parts: Buffer[]): number {
+function crc32(parts: Uint8Array[]): number {
   let c = -1;
   for (const part of parts) for (let i = 0; i < part.length; i++) c = CRC_TABLE[(c ^ part[i]!) & 0xff]! ^ (c >>> 8);
   return (c ^ -1) >>> 0;
 }
 
-function chunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'latin1');
-  const tail = Buffer.alloc(4);
-  tail.writeUInt32BE(crc32([head.subarray(4), data]), 0);
-  return Buffer.concat([head, data, tail]);
+function chunk(type: string, data: Uint8Array): Uint8Array {
+  const head = new Uint8Array(8);
+  head.set(uint32(data.length), 0);
+  for (let i = 0; i < 4; i++) head[4 + i] = type.charCodeAt(i);
+  return concat([head, data, uint32(crc32([head.subarray(4), data]))]);
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** The filtered scanlines: a row equal to the one above is "up" (filter 2, zeros), else "none". */
-export function scanlines(rgb: Buffer, width: number, height: number): Buffer {
+export function scanlines(rgb: Uint8Array, width: number, height: number): Uint8Array {
   const stride = width * 3;
-  const out = Buffer.alloc((stride + 1) * height); // zeros: an "up" row needs only its filter byte
+  const out = new Uint8Array((stride + 1) * height); // zeros: an "up" row needs only its filter byte
   for (let y = 0; y < height; y++) {
     const row = rgb.subarray(y * stride, (y + 1) * stride);
     const at = y * (stride + 1);
-    if (y > 0 && row.equals(rgb.subarray((y - 1) * stride, y * stride))) {
+    if (y > 0 && sameBytes(row, rgb.subarray((y - 1) * stride, y * stride))) {
       out[at] = 2;
     } else {
-      row.copy(out, at + 1);
+      out.set(row, at + 1);
     }
   }
   return out;
 }
 
 /** Encode RGB pixels (3 bytes each, rows top to bottom) as a PNG. */
-export async function encodePng(rgb: Buffer, width: number, height: number): Promise<Buffer> {
+export async function encodePng(rgb: Uint8Array, width: number, height: number): Promise<Uint8Array> {
   if (rgb.length !== width * height * 3) throw new Error(`encodePng: ${rgb.length} bytes is not ${width}×${height} RGB`);
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
+  const header = new Uint8Array(13);
+  header.set(uint32(width), 0);
+  header.set(uint32(height), 4);
   header[8] = 8; // bit depth
   header[9] = 2; // colour type: RGB
-  const data = await deflate(scanlines(rgb, width, height), { level: 6 });
-  return Buffer.concat([SIGNATURE, chunk('IHDR', header), chunk('IDAT', data), chunk('IEND', Buffer.alloc(0))]);
+  const data = await deflate(scanlines(rgb, width, height));
+  return concat([SIGNATURE, chunk('IHDR', header), chunk('IDAT', data), chunk('IEND', new Uint8Array(0))]);
 }

@@ -9,7 +9,8 @@ import { basePath } from '../../spec/contract.ts';
 import { buildMock, type Mock } from '../app.ts';
 import { createHarness, type Harness, type TestAccount } from '../testing.ts';
 import { ratioOf } from './links.ts';
-import { clipFor, MediaService, noneMatch, playerPage } from './serve.ts';
+import { clipFor } from './node.ts';
+import { MediaService, noneMatch, playerPage } from './serve.ts';
 
 let h: Harness;
 let account: TestAccount;

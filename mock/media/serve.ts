@@ -13,17 +13,22 @@
  * both problem+json in the contract's shape. Rendered bytes are kept in a least-recently-used
  * cache bounded in bytes, and at most two pictures are drawn at once (a 4K picture's pixels
  * take 50 MB while it is drawn).
+ *
+ * No way in here (D60): `answerMedia` gives the answer to a method and a path, which the node
+ * adapter (mock/media/node.ts: the listener, and the clips read from their files) and the MSW
+ * adapter (mock/adapters/msw.ts: no clips, D61) write out.
  */
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../errors.ts';
+import { sha256Base64url } from '../platform/crypto.ts';
+import { utf8Bytes } from '../platform/bytes.ts';
 import { nextRequestId } from '../pipeline/index.ts';
 import { errorResponse } from '../pipeline/respond.ts';
 import { renderPng } from './image.ts';
 import { MEDIA_ROOT, parseMediaPath, ratioOf, scaledTo, THUMBNAIL_EDGE, type MediaTarget } from './links.ts';
 
 export interface MediaOptions {
+  /** The bytes of a committed clip by name (`16x9`), or undefined when this way in has none (a .webm is then 404). */
+  clip?: (name: string) => Uint8Array | undefined;
   /** Bytes of rendered media kept (default 64 MiB); the least recently used go first. */
   cacheBytes?: number;
   /** Pictures drawn at the same time (default 2); further requests wait their turn. */
@@ -33,7 +38,7 @@ export interface MediaOptions {
 export interface MediaEntry {
   contentType: string;
   etag: string;
-  body: Buffer;
+  body: Uint8Array;
   /** The headers of a 304 and of a 200 (with Content-Length), made once. */
   notModified: Readonly<Record<string, string>>;
   ok: Readonly<Record<string, string>>;
@@ -47,19 +52,13 @@ const CLIPS = ['1x1', '4x5', '9x16', '16x9', '2x3', '3x2', '4x3', '3x4'].map((na
   const [w, h] = name.split('x').map(Number) as [number, number];
   return { name, ratio: w / h };
 });
-const clipBytes = new Map<string, Buffer>();
 
-/** The committed clip whose ratio is nearest W:H (the same ratio for every delivery ratio). */
-export function clipFor(width: number, height: number): { name: string; bytes: Buffer } {
+/** The name of the committed clip whose ratio is nearest W:H (the same ratio for every delivery ratio). */
+export function clipNameFor(width: number, height: number): string {
   const wanted = Math.log(width / height);
   let best = CLIPS[0]!;
   for (const clip of CLIPS) if (Math.abs(Math.log(clip.ratio) - wanted) < Math.abs(Math.log(best.ratio) - wanted)) best = clip;
-  let bytes = clipBytes.get(best.name);
-  if (!bytes) {
-    bytes = readFileSync(new URL(`./clips/${best.name}.webm`, import.meta.url));
-    clipBytes.set(best.name, bytes);
-  }
-  return { name: best.name, bytes };
+  return best.name;
 }
 
 function escapeHtml(text: string): string {
@@ -83,8 +82,8 @@ export function playerPage(target: MediaTarget): string {
   ].join('\n');
 }
 
-function strongEtag(body: Buffer): string {
-  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+function strongEtag(body: Uint8Array): string {
+  return `"${sha256Base64url(body).slice(0, 27)}"`;
 }
 
 /** If-None-Match (RFC 9110 13.1.2): `*` or a list of tags compared weakly. */
@@ -103,8 +102,10 @@ export class MediaService {
   private keptBytes = 0;
   private rendering = 0;
   private readonly waiting: (() => void)[] = [];
+  private readonly clip: (name: string) => Uint8Array | undefined;
 
   constructor(options: MediaOptions = {}) {
+    this.clip = options.clip ?? (() => undefined);
     this.cacheBytes = options.cacheBytes ?? 64 * 1024 * 1024;
     this.concurrentRenders = Math.max(1, options.concurrentRenders ?? 2);
   }
@@ -118,6 +119,7 @@ export class MediaService {
   async resolve(path: string): Promise<MediaEntry | undefined> {
     const target = parseMediaPath(path);
     if (!target) return undefined;
+    if (target.format === 'webm' && this.clip(clipNameFor(target.width, target.height)) === undefined) return undefined;
     const kept = this.entries.get(path);
     if (kept) {
       this.entries.delete(path); // most recently used last
@@ -135,9 +137,9 @@ export class MediaService {
   }
 
   private async produce(target: MediaTarget): Promise<MediaEntry> {
-    let body: Buffer;
-    if (target.format === 'webm') body = clipFor(target.width, target.height).bytes;
-    else if (target.format === 'html') body = Buffer.from(playerPage(target));
+    let body: Uint8Array;
+    if (target.format === 'webm') body = this.clip(clipNameFor(target.width, target.height))!;
+    else if (target.format === 'html') body = utf8Bytes(playerPage(target));
     else body = await this.draw(target);
     const contentType = CONTENT_TYPES[target.format];
     const etag = strongEtag(body);
@@ -152,7 +154,7 @@ export class MediaService {
     return { contentType, etag, body, notModified, ok: { ...notModified, 'content-length': String(body.length) } };
   }
 
-  private async draw(target: MediaTarget): Promise<Buffer> {
+  private async draw(target: MediaTarget): Promise<Uint8Array> {
     if (this.rendering >= this.concurrentRenders) await new Promise<void>((resolve) => this.waiting.push(resolve));
     this.rendering += 1;
     try {
@@ -180,43 +182,27 @@ export function isMediaTarget(url: string): boolean {
   return url.startsWith(MEDIA_ROOT) || url === '/media' || url.startsWith('/media?');
 }
 
+/** An answer of /media/: status, headers (with Content-Length) and the bytes (none for HEAD and 304). */
+export interface MediaAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body?: Uint8Array;
+}
+
 /**
- * The listener for /media/: answers and returns true, or returns false and leaves the request to
- * the next listener. `logError` hears of a failure to produce bytes (a bug: answered 500).
+ * The answer to a request under /media/ (`path` without the query). Rejects only on a bug (a
+ * failure to produce bytes), which the way in reports and answers 500.
  */
-export function mediaListener(media: MediaService, logError: (error: unknown, context: string) => void): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const problem = (res: ServerResponse, head: boolean, error: ApiError, path: string, extra: Record<string, string> = {}): void => {
+export async function answerMedia(media: MediaService, method: string, path: string, ifNoneMatch: string | undefined): Promise<MediaAnswer> {
+  const head = method === 'HEAD';
+  const problem = (error: ApiError, extra: Record<string, string> = {}, withBody = !head): MediaAnswer => {
     const answer = errorResponse(error, undefined, path, nextRequestId());
-    const body = Buffer.from(answer.body);
-    res.writeHead(answer.status, { ...answer.headers, ...extra, 'content-length': String(body.length), 'cache-control': 'no-store' });
-    res.end(head ? undefined : body);
+    const body = typeof answer.body === 'string' ? utf8Bytes(answer.body) : answer.body;
+    return { status: answer.status, headers: { ...answer.headers, ...extra, 'content-length': String(body.length), 'cache-control': 'no-store' }, ...(withBody ? { body } : {}) };
   };
-  return (req, res) => {
-    const url = req.url ?? '/';
-    if (!isMediaTarget(url)) return false;
-    const path = url.split('?')[0]!;
-    const method = req.method ?? 'GET';
-    const head = method === 'HEAD';
-    if (method !== 'GET' && !head) {
-      problem(res, false, new ApiError('METHOD_NOT_ALLOWED', `${method} is not allowed on media; use GET or HEAD.`), path, { allow: 'GET, HEAD' });
-      return true;
-    }
-    media.resolve(path).then(
-      (entry) => {
-        if (!entry) return problem(res, head, new ApiError('NOT_FOUND', `No media at ${path}; the mock hands out /media/{key}/{label}/{width}x{height}.{png|webm|html}.`), path);
-        if (noneMatch(req.headers['if-none-match'], entry.etag)) {
-          res.writeHead(304, entry.notModified);
-          return res.end();
-        }
-        res.writeHead(200, entry.ok);
-        res.end(head ? undefined : entry.body);
-      },
-      (error: unknown) => {
-        logError(error, `${method} ${path}`);
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
-        res.end('Internal Server Error: the mock failed to produce this media.\n');
-      },
-    );
-    return true;
-  };
+  if (method !== 'GET' && !head) return problem(new ApiError('METHOD_NOT_ALLOWED', `${method} is not allowed on media; use GET or HEAD.`), { allow: 'GET, HEAD' }, true);
+  const entry = await media.resolve(path);
+  if (!entry) return problem(new ApiError('NOT_FOUND', `No media at ${path}; the mock hands out /media/{key}/{label}/{width}x{height}.{png|webm|html}.`));
+  if (noneMatch(ifNoneMatch, entry.etag)) return { status: 304, headers: { ...entry.notModified } };
+  return { status: 200, headers: { ...entry.ok }, ...(head ? {} : { body: entry.body }) };
 }

@@ -3,7 +3,7 @@
  * Interface: Authentication 1-8. The 401 body is uniform whatever the cause, and the 403 shares
  * its detail text, so a lapsed plan, a missing scope and a bad token cannot be told apart by detail.
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../platform/crypto.ts';
 import type { OperationInfo } from '../../spec/contract.ts';
 import { resolvePointer } from '../../spec/contract.ts';
 import type { ApiKeyRecord, Scope } from '../domain/accounts/model.ts';
@@ -25,7 +25,7 @@ const hashMemo = new Map<string, string>();
 export function hashKey(key: string): string {
   let hash = hashMemo.get(key);
   if (hash === undefined) {
-    hash = createHash('sha256').update(key).digest('hex');
+    hash = sha256Hex(key);
     if (key.length <= HASH_MEMO_MAX_KEY_LENGTH) {
       if (hashMemo.size >= HASH_MEMO_MAX) hashMemo.clear();
       hashMemo.set(key, hash);

@@ -6,7 +6,8 @@
  * - outcomes that leave the key free: 5xx, 429, 412, 409 CAMPAIGN_CASCADE_PENDING (and everything
  *   refused before this stage), so "retry the same request" works.
  */
-import { createHash } from 'node:crypto';
+import { sha256Base64url } from '../platform/crypto.ts';
+import { utf8 } from '../platform/bytes.ts';
 import type { OperationInfo } from '../../spec/contract.ts';
 import { ApiError } from '../errors.ts';
 import type { AccountState, IdempotencyRecord, StoredResponse } from '../store.ts';
@@ -29,7 +30,7 @@ export function fingerprint(operation: OperationInfo, path: string, body: unknow
     for (const [field, value] of Object.entries(defaults)) if (copy[field] === value) delete copy[field];
     normalized = copy;
   }
-  return createHash('sha256').update(`${operation.operationId} ${path}\n${canonicalJson(normalized)}`).digest('base64url');
+  return sha256Base64url(`${operation.operationId} ${path}\n${canonicalJson(normalized)}`);
 }
 
 export function canonicalJson(value: unknown): string {
@@ -82,7 +83,7 @@ export function finishIdempotent(
   const headers: Record<string, string> = {};
   for (const name of REPLAYED_HEADERS) if (response.headers[name] !== undefined) headers[name] = response.headers[name]!;
   record.state = 'done';
-  record.response = { status: response.status, headers, body: typeof response.body === 'string' ? response.body : response.body.toString('utf8') };
+  record.response = { status: response.status, headers, body: typeof response.body === 'string' ? response.body : utf8(response.body) };
   if (resource) record.resource = resource;
 }
 

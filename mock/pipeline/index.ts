@@ -9,7 +9,7 @@
  * Each stage is a plain function in this folder; it either returns what the next stage needs or
  * throws an ApiError, which `respond` turns into problem+json (or the plain-text 429).
  */
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../platform/crypto.ts';
 import { allowedMethods, matchOperation, type OperationInfo } from '../../spec/contract.ts';
 import { monotonicMs, type Clock } from '../clock.ts';
 import type { Actor } from '../domain/accounts/model.ts';
@@ -44,7 +44,7 @@ export interface PipelineServices {
 
 // Request ids: a random per-process prefix (48 bits) and a counter (hex, 8 digits until it passes
 // 2^32, then longer), so every id stays unique without asking the CSPRNG on each request.
-const REQUEST_ID_PREFIX = `req_${randomBytes(6).toString('hex')}`;
+const REQUEST_ID_PREFIX = `req_${randomHex(6)}`;
 let requestCounter = 0;
 
 export function nextRequestId(): string {

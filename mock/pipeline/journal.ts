@@ -11,6 +11,7 @@
  *
  * The `authorization` header is never kept: an entry names the key by its id.
  */
+import { utf8, utf8Bytes, utf8Length } from '../platform/bytes.ts';
 import type { AccountState } from '../store.ts';
 import type { RawRequest, RawResponse } from './types.ts';
 
@@ -29,10 +30,10 @@ export interface JournalRecord {
   latencyMs: number;
   keyId: string | undefined;
   request: RawRequest;
-  requestBody: Buffer | undefined;
+  requestBody: Uint8Array | undefined;
   requestBodyBytes: number;
   response: RawResponse;
-  responseBody: string | Buffer;
+  responseBody: string | Uint8Array;
   responseBodyBytes: number;
 }
 
@@ -59,12 +60,12 @@ class Ring {
   seq = 0;
 }
 
-function bounded<T extends string | Buffer>(body: T): { kept: T | Buffer; bytes: number } {
-  const bytes = typeof body === 'string' ? (body.length * 3 <= JOURNAL_BODY_BYTES ? body.length : Buffer.byteLength(body)) : body.length;
+function bounded<T extends string | Uint8Array>(body: T): { kept: T | Uint8Array; bytes: number } {
+  const bytes = typeof body === 'string' ? (body.length * 3 <= JOURNAL_BODY_BYTES ? body.length : utf8Length(body)) : body.length;
   if (bytes <= JOURNAL_BODY_BYTES) return { kept: body, bytes };
-  // A copy, so that the entry does not hold the whole body alive.
-  const source: Buffer = typeof body === 'string' ? Buffer.from(body) : (body as Buffer);
-  return { kept: Buffer.from(source.subarray(0, JOURNAL_BODY_BYTES)), bytes };
+  // A copy (slice), so that the entry does not hold the whole body alive.
+  const source: Uint8Array = typeof body === 'string' ? utf8Bytes(body) : (body as Uint8Array);
+  return { kept: source.slice(0, JOURNAL_BODY_BYTES), bytes };
 }
 
 export type JournalListener = (account: AccountState, record: JournalRecord) => void;
@@ -105,7 +106,7 @@ export class RequestJournal {
     };
     if (request.body !== undefined) {
       const kept = bounded(request.body);
-      record.requestBody = kept.kept as Buffer;
+      record.requestBody = kept.kept;
       record.requestBodyBytes = kept.bytes;
     }
     const kept = bounded(response.body);
@@ -138,8 +139,8 @@ export class RequestJournal {
 
 const HIDDEN_REQUEST_HEADERS = new Set(['authorization', 'cookie']);
 
-function text(body: string | Buffer): string {
-  return typeof body === 'string' ? body : body.toString('utf8');
+function text(body: string | Uint8Array): string {
+  return typeof body === 'string' ? body : utf8(body);
 }
 
 /** The problem `code` of an error answer (null for a success or a body that is not a problem). */

@@ -5,13 +5,13 @@
  * matches; `*` matches any existing representation; a list matches if any member does. A request
  * that would be 404 anyway answers 404 (the target is loaded first), a false If-Match 412.
  */
-import { createHash } from 'node:crypto';
+import { sha256Base64url } from '../platform/crypto.ts';
 import { ApiError } from '../errors.ts';
 import { canonicalJson } from './idempotency.ts';
 import { parseIfMatch } from './validate.ts';
 
 export function etagOf(representation: unknown): string {
-  return `"${createHash('sha256').update(canonicalJson(representation)).digest('base64url').slice(0, 27)}"`;
+  return `"${sha256Base64url(canonicalJson(representation)).slice(0, 27)}"`;
 }
 
 export function checkIfMatch(ifMatch: string | undefined, currentRepresentation: unknown): void {

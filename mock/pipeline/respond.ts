@@ -2,6 +2,7 @@
  * Stage: respond. JSON bodies, problem+json errors (RFC 9457 with `code` and `requestId`), the
  * plain-text 429 of the read plane and every write, and the headers every response carries.
  */
+import { utf8Bytes } from '../platform/bytes.ts';
 import { operationsList, type OperationInfo } from '../../spec/contract.ts';
 import { ApiError, problemBody } from '../errors.ts';
 import { rateLimitHeader, type Decision } from '../ratelimit/limiter.ts';
@@ -9,13 +10,13 @@ import { etagOf } from './preconditions.ts';
 import type { OperationResult, RawResponse } from './types.ts';
 
 // The media types as sent: with the charset, as fastify would add it to a text body, so that the
-// kept bytes of a cached read (a Buffer, which fastify leaves alone) carry the same header.
+// kept bytes of a cached read carry the same header.
 export const JSON_TYPE = 'application/json; charset=utf-8';
 export const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
 
 /** A response body as the bytes sent (text is UTF-8). */
-export function bodyBytes(body: string | Buffer): Buffer {
-  return typeof body === 'string' ? Buffer.from(body) : body;
+export function bodyBytes(body: string | Uint8Array): Uint8Array {
+  return typeof body === 'string' ? utf8Bytes(body) : body;
 }
 
 export function jsonResponse(result: OperationResult): RawResponse & { body: string } {

@@ -23,7 +23,7 @@ describe('ResponseCache (unit)', () => {
     const a = account();
     const key = ResponseCache.keyOf(a, 'listCreatives', '/creatives', { limit: 50 });
     const first = cache.put(key, a, accountStamp(a), answer('{"x":1}'));
-    expect(Buffer.isBuffer(first.body)).toBe(true);
+    expect(first.body).toBeInstanceOf(Uint8Array);
     const hit = cache.get(key, a)!;
     expect(hit.body).toBe(first.body);
     hit.headers.ratelimit = 'limit=1, remaining=0, reset=1';

@@ -15,6 +15,7 @@
  * ones: a handler marked cacheable that reads something else (the clock, a header, another
  * account) cannot stay unnoticed.
  */
+import { equalBytes } from '../platform/crypto.ts';
 import type { AccountState } from '../store.ts';
 import { bodyBytes } from './respond.ts';
 import type { RawResponse } from './types.ts';
@@ -33,7 +34,7 @@ interface Entry {
   stamp: number;
   status: number;
   headers: Readonly<Record<string, string>>;
-  body: Buffer;
+  body: Uint8Array;
 }
 
 /** The highest version among the collections a cacheable read may present. */
@@ -100,7 +101,7 @@ export class ResponseCache {
   /** `verify`: the kept response must equal the one computed now, byte for byte. */
   check(key: string, kept: RawResponse, fresh: RawResponse): void {
     const sameHeaders = JSON.stringify(kept.headers) === JSON.stringify(fresh.headers);
-    if (kept.status !== fresh.status || !sameHeaders || !bodyBytes(kept.body).equals(bodyBytes(fresh.body))) {
+    if (kept.status !== fresh.status || !sameHeaders || !equalBytes(bodyBytes(kept.body), bodyBytes(fresh.body))) {
       throw new Error(`stale cached response for ${JSON.stringify(key)}: a cacheable handler read something outside the request and the account's collections`);
     }
   }

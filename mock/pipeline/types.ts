@@ -16,8 +16,8 @@ export interface RawRequest {
   query: Record<string, string | string[]>;
   /** Lower-case header names. */
   headers: Record<string, string | undefined>;
-  /** Raw body bytes, or undefined when the request had none. */
-  body: Buffer | undefined;
+  /** Raw body bytes (a Buffer from the node adapter), or undefined when the request had none. */
+  body: Uint8Array | undefined;
   ip: string;
   /**
    * What the front found wrong before the pipeline (a URL it cannot decode, a body over the limit
@@ -31,7 +31,7 @@ export interface RawResponse {
   status: number;
   headers: Record<string, string>;
   /** Text, or the kept bytes of a cacheable read. */
-  body: string | Buffer;
+  body: string | Uint8Array;
 }
 
 /** Everything an operation handler may use. Handlers never see HTTP objects. */

@@ -7,6 +7,7 @@
  *   operation declares 422 (creative, asset and campaign writes), else 400 (generation plane, D23).
  *   `errors[]` names every offending field.
  */
+import { utf8 } from '../platform/bytes.ts';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -120,7 +121,7 @@ function parseBody(operation: OperationInfo, raw: RawRequest): unknown {
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(bytes.toString('utf8'));
+    parsed = JSON.parse(utf8(bytes));
   } catch (error) {
     throw new ApiError('VALIDATION_ERROR', `The body is not valid JSON: ${(error as Error).message}`, {
       extensions: { errors: [{ field: 'body', message: 'malformed JSON' }] },

@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import { OVERLAY_FILE, nextInputsSha, renderNext } from '../../spec/versions.ts';
 
 export const OPENAPI_SOURCE = 'spec/openapi.yaml';
+export const CONTROL_SOURCE = 'spec/mock-control.yaml';
 export const SCHEMAS_DIR = 'spec/schemas';
 export const GENERATED_DIR = 'spec/generated';
 const SCHEMA_SUFFIX = '.schema.json';
@@ -38,6 +39,29 @@ async function renderOpenApi(root: string): Promise<string> {
 }
 
 /**
+ * The control plane's types (openapi-typescript, as openapi.ts) and its operations' routes by
+ * operationId: method, path template and path parameters in the order of the path, so that the
+ * in-process `control` API (mock/adapters/control.ts) names its methods and orders its arguments
+ * from the document alone.
+ */
+async function renderControl(root: string): Promise<string> {
+  const text = await readFile(join(root, CONTROL_SOURCE), 'utf8');
+  const ast = await openapiTS(pathToFileURL(join(root, CONTROL_SOURCE)), { silent: true });
+  const parsed = parseYaml(text) as { paths: Record<string, Record<string, { operationId?: string; requestBody?: unknown; parameters?: unknown[] }>> };
+  const routes: string[] = [];
+  for (const [path, item] of Object.entries(parsed.paths)) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+      const operation = item[method];
+      if (!operation?.operationId) continue;
+      const pathParams = [...path.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]!);
+      routes.push(`  ${operation.operationId}: { method: '${method.toUpperCase()}', path: '${path}', pathParams: [${pathParams.map((p) => `'${p}'`).join(', ')}] },`);
+    }
+  }
+  const table = `/** Every control operation by operationId: its method, path template and path parameters in path order. */\nexport const controlRoutes = {\n${routes.join('\n')}\n} as const;\n`;
+  return withTrailingNewline(`${header(await toolName(root, 'openapi-typescript'), CONTROL_SOURCE)}\n\n${astToString(ast)}\n${table}`);
+}
+
+/**
  * The document as JSON, with the sha256 of the YAML it was made from: spec/contract.ts loads it
  * instead of parsing the YAML (about 40 ms instead of 1 s at every start) whenever the hash still
  * matches the YAML on disk, so an edited document is never read stale.
@@ -46,6 +70,13 @@ async function renderOpenApiJson(root: string): Promise<string> {
   const text = await readFile(join(root, OPENAPI_SOURCE), 'utf8');
   const document: unknown = parseYaml(text);
   const payload = { $comment: header('spec/contract.ts (YAML → JSON)', OPENAPI_SOURCE).slice(3), sha256: createHash('sha256').update(text).digest('hex'), document };
+  return `${JSON.stringify(payload)}\n`;
+}
+
+/** The control document as JSON with the sha256 of its YAML: mock/control/document.ts imports it. */
+async function renderControlJson(root: string): Promise<string> {
+  const text = await readFile(join(root, CONTROL_SOURCE), 'utf8');
+  const payload = { $comment: header('mock/control/document.ts (YAML → JSON)', CONTROL_SOURCE).slice(3), sha256: createHash('sha256').update(text).digest('hex'), document: parseYaml(text) as unknown };
   return `${JSON.stringify(payload)}\n`;
 }
 
@@ -80,6 +111,8 @@ export async function renderGenerated(root: string): Promise<Map<string, string>
     ['openapi.ts', await renderOpenApi(root)],
     ['openapi.json', await renderOpenApiJson(root)],
     ['openapi.next.json', await renderNextJson(root)],
+    ['mock-control.ts', await renderControl(root)],
+    ['mock-control.json', await renderControlJson(root)],
   ]);
   let schemaFiles: string[] = [];
   try {

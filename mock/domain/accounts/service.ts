@@ -3,7 +3,7 @@
  * sha256 hash. A key with any write scope must expire 30, 90 or 365 days after creation (legacy
  * runs:write keys may have none); a read-only key may have none. Scopes are fixed at creation.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomHex, sha256Hex } from '../../platform/crypto.ts';
 import { plans } from '../../../spec/contract.ts';
 import { hashKey } from '../../pipeline/authenticate.ts';
 import { newAccountState, type AccountState, type Store } from '../../store.ts';
@@ -32,8 +32,8 @@ export interface CreateAccountInput {
 
 export function createAccount(store: Store, input: CreateAccountInput): AccountState {
   const number = store.nextAccountNumber();
-  const accountId = input.accountId ?? `acc_${number.toString(36).padStart(4, '0')}${randomBytes(3).toString('hex')}`;
-  const tag = createHash('sha256').update(accountId).digest('hex').slice(0, 6);
+  const accountId = input.accountId ?? `acc_${number.toString(36).padStart(4, '0')}${randomHex(3)}`;
+  const tag = sha256Hex(accountId).slice(0, 6);
   const account = newAccountState({
     accountId,
     name: input.name ?? `Account ${number}`,
@@ -81,11 +81,11 @@ export function createKey(store: Store, account: AccountState, input: CreateKeyI
     if (!legacyAllowed) throw new KeyRequestError('a key with a write scope must expire in 30, 90 or 365 days');
   }
   const secret = input.deriveFrom
-    ? createHash('sha256').update(input.deriveFrom).digest('hex')
-    : randomBytes(32).toString('hex');
+    ? sha256Hex(input.deriveFrom)
+    : randomHex(32);
   const key = `cgs_${secret}`;
   const record: ApiKeyRecord = {
-    keyId: `key_${account.tag}${(account.keys.size + 1).toString(36).padStart(3, '0')}${randomBytes(2).toString('hex')}`,
+    keyId: `key_${account.tag}${(account.keys.size + 1).toString(36).padStart(3, '0')}${randomHex(2)}`,
     accountId: account.accountId,
     name: input.name,
     hash: hashKey(key),

@@ -6,7 +6,7 @@
  * (GEN-002), so the renditions of a deleted creative (or of every creative of a deleted campaign)
  * are hidden with it and come back when it is restored; a delivery has no `showDeleted` view.
  */
-import { createHash } from 'node:crypto';
+import { sha256Base64url } from '../../platform/crypto.ts';
 import { ApiError } from '../../errors.ts';
 import type { HandlerTable } from '../../pipeline/types.ts';
 import type { AccountState } from '../../store.ts';
@@ -28,7 +28,7 @@ export const deliveryHandlers: HandlerTable = {
       const creativeId = ctx.query.creativeId as string | undefined;
       const body = listPage(ctx.account, ctx.account.deliveries, ctx.query, {
         // the filters, hashed: a cursor stays short (and within the document's 512) whatever the ids
-        listKey: `deliveries:${createHash('sha256').update(JSON.stringify([campaignId ?? null, creativeId ?? null])).digest('base64url').slice(0, 16)}`,
+        listKey: `deliveries:${sha256Base64url(JSON.stringify([campaignId ?? null, creativeId ?? null])).slice(0, 16)}`,
         direction: 'asc',
         filter: (d) =>
           (campaignId === undefined || d.campaignId === campaignId) && (creativeId === undefined || d.creativeId === creativeId) && visible(ctx.account, d),

@@ -1,0 +1,50 @@
+/**
+ * The media on the node:http server (the node adapter of mock/media/serve.ts): the committed clips
+ * read from their files, and the listener that answers /media/ with `answerMedia`.
+ */
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { answerMedia, clipNameFor, isMediaTarget, type MediaService } from './serve.ts';
+
+const clipBytes = new Map<string, Buffer>();
+
+/** A committed clip by name (mock/media/clips/<name>.webm), read once. */
+export function clipFile(name: string): Buffer {
+  let bytes = clipBytes.get(name);
+  if (!bytes) {
+    bytes = readFileSync(new URL(`./clips/${name}.webm`, import.meta.url));
+    clipBytes.set(name, bytes);
+  }
+  return bytes;
+}
+
+/** The committed clip whose ratio is nearest W:H (the same ratio for every delivery ratio). */
+export function clipFor(width: number, height: number): { name: string; bytes: Buffer } {
+  const name = clipNameFor(width, height);
+  return { name, bytes: clipFile(name) };
+}
+
+/**
+ * The listener for /media/: answers and returns true, or returns false and leaves the request to
+ * the next listener. `logError` hears of a failure to produce bytes (a bug: answered 500).
+ */
+export function mediaListener(media: MediaService, logError: (error: unknown, context: string) => void): (req: IncomingMessage, res: ServerResponse) => boolean {
+  return (req, res) => {
+    const url = req.url ?? '/';
+    if (!isMediaTarget(url)) return false;
+    const path = url.split('?')[0]!;
+    const method = req.method ?? 'GET';
+    answerMedia(media, method, path, req.headers['if-none-match']).then(
+      (answer) => {
+        res.writeHead(answer.status, answer.headers);
+        res.end(answer.body);
+      },
+      (error: unknown) => {
+        logError(error, `${method} ${path}`);
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end('Internal Server Error: the mock failed to produce this media.\n');
+      },
+    );
+    return true;
+  };
+}

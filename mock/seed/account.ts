@@ -1,0 +1,37 @@
+/**
+ * The demo account of `--seed N` (and of `createMockHandlers({ seed })`): always the same id, data
+ * and keys for a seed. One place for the server (mock/main.ts) and the in-process handlers
+ * (mock/adapters/msw.ts).
+ */
+import type { MockServices } from '../core.ts';
+import { SCOPES } from '../domain/accounts/model.ts';
+import { createAccount, provisionKeys } from '../domain/accounts/service.ts';
+import { hashKey } from '../pipeline/authenticate.ts';
+import { sha256Hex } from '../platform/crypto.ts';
+
+export const DEMO_ACCOUNT_ID = 'acc_demo';
+
+/** Creates the demo account of a seed: its data (mock/seed/demo.ts) and its keys (demoKeys). */
+export async function seedDemo(services: MockServices, seed: number): Promise<void> {
+  const { seedAccount } = await import('./demo.ts'); // faker: loaded after the port is open
+  const now = services.clock.now();
+  const demo = createAccount(services.store, { accountId: DEMO_ACCOUNT_ID, name: 'Demo account', tier: 'enterprise', seed, now });
+  seedAccount(demo, { now, seed });
+  provisionKeys(services.store, demo, now, demoSecret(seed));
+}
+
+function demoSecret(seed: number): string {
+  return `demo-seed-${seed}`;
+}
+
+/**
+ * The demo keys of a seed by name (each scope, and `all`), derived as provisionKeys derives them
+ * (sha256 of `<secret>:<name>`), only those the store holds (after a state load, the saved demo
+ * account's).
+ */
+export function demoKeys(services: Pick<MockServices, 'store'>, seed: number): [string, string][] {
+  const names = [...SCOPES, 'all'];
+  return names
+    .map((name): [string, string] => [name, `cgs_${sha256Hex(`${demoSecret(seed)}:${name}`)}`])
+    .filter(([, key]) => services.store.keysByHash.has(hashKey(key)));
+}
