@@ -191,6 +191,7 @@ export interface paths {
         /**
          * Read an account's credits ledger
          * @description Balance, what is available and held, totals charged and released, the daily API credit budget, the account's rate card, the open holds and the journal of every hold, charge and release, in order. The ledger starts from `credits` of createAccount.
+         *     With `refId`, the holds and the journal are only those of one run or upscale, and `ref` sums them (what it holds now, has been charged and has released); with `limit`, the journal is only its most recent entries (still oldest first), so a page never downloads a journal that grows without end.
          */
         get: operations["getCredits"];
         put?: never;
@@ -1135,7 +1136,18 @@ export interface components {
                 amount: number;
                 placedAt: components["schemas"]["Timestamp"];
             }[];
-            /** @description Every hold, charge and release, in order. */
+            /** @description With `refId` only, the sums of that run's or upscale's movements (over the whole journal, whatever `limit` says). */
+            ref?: {
+                /** @description The runId or upscaleId asked for. */
+                id: string;
+                /** @description What its open holds take now. */
+                held: number;
+                /** @description Credits charged for it. */
+                charged: number;
+                /** @description Credits held for it and released unspent. */
+                released: number;
+            };
+            /** @description Every hold, charge and release, in order (with `refId`, only its own; with `limit`, only the most recent). */
             journal: {
                 /**
                  * @description The movement.
@@ -2224,7 +2236,12 @@ export interface operations {
     };
     getCredits: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only the holds and journal entries of this runId or upscaleId; adds `ref`, their sums. */
+                refId?: string;
+                /** @description Only the most recent this many journal entries that match (still oldest first); absent, every one. */
+                limit?: number;
+            };
             header?: never;
             path: {
                 /** @description The account's id (`accountId` from createAccount, or `acc_demo`). */
