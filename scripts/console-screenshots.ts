@@ -6,6 +6,7 @@
  *   docs/console-accounts.png   accounts and keys
  *   docs/console-data.png       a page of creatives and a creative's detail
  *   docs/console-runs.png       a run and its items after the clock moved
+ *   docs/console-upscales.png   upscales on the clock, one settled with its asset's derivation chain
  *   docs/console-webhooks.png   the endpoints, the delivery log and the event log
  *   docs/console-requests.png   the request journal and one request's detail
  *
@@ -62,7 +63,13 @@ if (pending) await call('POST', `/__mock/accounts/${accountId}/actions`, { actor
 const asset = (await call('GET', '/api/public/v1/assets?limit=1', undefined, all)).data[0];
 await call('POST', `/api/public/v1/assets/${asset.assetId}/archive`, undefined, all, { 'idempotency-key': 'screens-archive' });
 await call('PATCH', '/api/public/v1/campaigns/cmp_missing', { name: 'x' }, all, { 'if-match': '"nope"' });
+const still = (await call('GET', '/api/public/v1/assets?limit=25', undefined, all)).data.find((a: { type: string; width: number; height: number }) => a.type === 'STATIC' && Math.max(a.width, a.height) < 4096);
+const upscale = await call('POST', '/api/public/v1/upscales', { source: { assetId: still.assetId }, target: '4K' }, all, { 'idempotency-key': 'screens-upscale-1' });
 await call('POST', '/__mock/clock', { advanceSeconds: 120 });
+// Two more, made after the clock moved: one processing, one queued, when the picture is taken.
+await call('POST', '/api/public/v1/upscales', { source: { productId: products.data[0].productId, image: 'primary' }, target: '2K' }, all, { 'idempotency-key': 'screens-upscale-2' });
+await call('POST', '/__mock/clock', { advanceSeconds: 2 });
+await call('POST', '/api/public/v1/upscales', { source: { productId: products.data[1].productId, image: 'primary' }, target: '4K' }, all, { 'idempotency-key': 'screens-upscale-3' });
 await mock.services.webhooks.idle();
 
 const browser = await launchChromium();
@@ -104,6 +111,12 @@ try {
     await p.getByTestId('items-by-status').waitFor();
   });
   await shoot('runs');
+
+  await view('upscales', async (p) => {
+    await p.locator(`tr[data-upscale-id="${upscale.upscaleId}"]`).click();
+    await p.getByRole('list', { name: 'Derivation chain' }).waitFor();
+  });
+  await shoot('upscales');
 
   await view('webhooks', (p) => p.locator('tr[data-delivery-id]').first().waitFor());
   await shoot('webhooks');

@@ -80,9 +80,17 @@ describe('createMockHandlers', () => {
     const problem = await mock.control.getAccount('acc_nope').catch((error: unknown) => error);
     expect(problem).toBeInstanceOf(ControlProblem);
     expect(problem).toMatchObject({ status: 404, code: 'ACCOUNT_NOT_FOUND' });
+    const events = await mock.control.listEvents(created.accountId, { limit: 5 });
+    expect(Array.isArray(events.data)).toBe(true);
+    const requests = await mock.control.listRequests(created.accountId);
+    expect(requests.data[0]).toMatchObject({ method: 'GET', path: '/api/public/v1/creatives', status: 200 });
     const invalid = await fetch(`${BASE}/__mock/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"advanceSeconds":-1}' });
     expect(invalid.status).toBe(422);
     expect(invalid.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
+    // reset: every account gone, the demo account of the seed back with the same keys
+    expect(await mock.control.reset()).toBeUndefined();
+    await expect(mock.control.getAccount(created.accountId)).rejects.toMatchObject({ status: 404, code: 'ACCOUNT_NOT_FOUND' });
+    expect((await fetch(`${API}/creatives?limit=1`, { headers: auth(mock.demo!.keys['all']!) })).status).toBe(200);
   });
 
   it('delivers webhooks signed as the server signs them, when the clock reaches them', async () => {

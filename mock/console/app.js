@@ -264,7 +264,7 @@ function AccountsView({ accounts, account, reloadAccounts, reloadAccount, select
   const [limit, setLimit] = useState({ name: 'group:read', quota: '' });
   const [balance, setBalance] = useState('');
   const id = account && encodeURIComponent(account.accountId);
-  const [credits, reloadCredits] = useAsync(() => (account ? control('GET', `/accounts/${id}/credits`) : Promise.resolve(undefined)), [account?.accountId, account]);
+  const [credits, reloadCredits] = useAsync(() => (account ? control('GET', `/accounts/${id}/credits?limit=50`) : Promise.resolve(undefined)), [account?.accountId, account]);
 
   const createAccount = (e) => {
     e.preventDefault();
@@ -354,7 +354,7 @@ function AccountsView({ accounts, account, reloadAccounts, reloadAccount, select
         <form class="row" aria-label="Set the balance" onSubmit=${(e) => { e.preventDefault(); run('Set balance', async () => { await control('POST', `/accounts/${id}/credits`, { balance: Number(balance) }); reloadCredits(); }); }}>
           <label>New balance <input type="number" min="0" value=${balance} onInput=${(e) => setBalance(e.target.value)} /></label><button type="submit">Set balance</button></form>
         <table><caption>Ledger (newest first)</caption><thead><tr><th scope="col">Entry</th></tr></thead><tbody>
-          ${[...(credits.data.journal ?? [])].reverse().slice(0, 50).map((j) => html`<tr><td class="mono">${JSON.stringify(j)}</td></tr>`)}
+          ${[...(credits.data.journal ?? [])].reverse().map((j) => html`<tr><td class="mono">${JSON.stringify(j)}</td></tr>`)}
         </tbody></table>`}
     </section>`}
     <${Everyone} run=${run} />
@@ -384,11 +384,13 @@ function Everyone({ run }) {
   </section>`;
 }
 
+// Status filters are the server's: the API's own `status` for campaigns; for creatives and assets,
+// whose API lists have none, the control plane's browse lists (GET /__mock/accounts/{id}/creatives, /assets).
 const KINDS = {
-  creatives: { path: '/creatives', id: 'creativeId', deleted: true, title: (r) => r.sku ?? r.creativeId, thumb: (r) => r.thumbnailUrl ?? r.url, cols: ['status', 'mediaType', 'aspectRatio', 'campaignId'] },
+  creatives: { path: '/creatives', id: 'creativeId', deleted: true, browse: '/creatives', statuses: ['PENDING', 'APPROVED', 'REJECTED', 'QUEUED', 'GENERATING'], title: (r) => r.sku ?? r.creativeId, thumb: (r) => r.thumbnailUrl ?? r.url, cols: ['status', 'mediaType', 'aspectRatio', 'campaignId'] },
   products: { path: '/products', id: 'productId', title: (r) => r.title, thumb: (r) => r.primaryImageUrl, cols: ['sku', 'brandId', 'createdAt'] },
-  campaigns: { path: '/campaigns', id: 'campaignId', deleted: true, serverStatus: true, title: (r) => r.name, cols: ['status', 'creativeCount', 'brandId', 'createdAt'] },
-  assets: { path: '/assets', id: 'assetId', deleted: true, title: (r) => r.name, thumb: (r) => r.thumbnailUrl ?? r.url, cols: ['status', 'type', 'width', 'height'] },
+  campaigns: { path: '/campaigns', id: 'campaignId', deleted: true, statuses: ['CREATING', 'IN_PROGRESS', 'COMPLETED', 'DELETED'], title: (r) => r.name, cols: ['status', 'creativeCount', 'brandId', 'createdAt'] },
+  assets: { path: '/assets', id: 'assetId', deleted: true, browse: '/assets', statuses: ['active', 'archived'], title: (r) => r.name, thumb: (r) => r.thumbnailUrl ?? r.url, cols: ['status', 'type', 'width', 'height'] },
   deliveries: { path: '/deliveries', id: 'deliveryId', title: (r) => r.deliveryId, thumb: (r) => r.url, cols: ['aspectRatio', 'mediaType', 'creativeId', 'createdAt'] },
   presets: { path: '/presets', id: 'presetId', single: false, title: (r) => r.name, cols: ['modality', 'description'] },
 };
@@ -412,6 +414,7 @@ const ACTIONS = {
     ['Unarchive as dashboard user', 'user', 'unarchiveAsset', 'assetId'],
     ['Delete as partner operator', 'partner_operator', 'deleteAsset', 'id'],
     ['Restore as staff', 'staff', 'undeleteAsset', 'assetId'],
+    ['Upscale to 4K as dashboard user', 'user', 'createUpscale', null, (id) => ({ source: { assetId: id }, target: '4K' })],
   ],
 };
 
@@ -453,12 +456,13 @@ function Detail({ account, kind, row, run, onChanged }) {
     return { ...one, history: history.data, chain };
   }, [account.accountId, kind, id]);
   useLive('event', (d) => d.event.resource.id === id && reload());
+  useLive('changed', (d) => d.collections.includes(kind) && reload());
   return html`<section class="card" aria-labelledby="detail-h">
     <h3 id="detail-h">${kind.replace(/s$/, '')} <code>${id}</code></h3>
     <${ErrorNote} error=${state.error} />
     ${(ACTIONS[kind] ?? []).length > 0 && html`<div class="row" role="group" aria-label="Act as another actor">
       ${ACTIONS[kind].map(([label, actor, operationId, param, body]) => html`<button type="button" class="secondary" onClick=${() => run(label, async () => {
-        const out = await act(account.accountId, actor, operationId, { [param]: id }, body);
+        const out = await act(account.accountId, actor, operationId, param ? { [param]: id } : {}, typeof body === 'function' ? body(id) : body);
         if (out.status >= 400) throw new Error(`${out.status} ${out.body?.code ?? ''}`);
         reload();
         onChanged();
@@ -467,12 +471,18 @@ function Detail({ account, kind, row, run, onChanged }) {
     ${state.data && html`
       <dl class="facts"><dt>ETag</dt><dd class="mono" data-testid="etag">${state.data.etag ?? '—'}</dd></dl>
       ${kind === 'campaigns' && html`<${CampaignCreatives} account=${account} campaignId=${id} run=${run} />`}
-      ${state.data.chain.length > 0 && html`<h4>Derived from</h4><ol aria-label="Derivation chain">${state.data.chain.map((a) => html`<li><code>${a.assetId}</code> ${a.name} (${a.width}×${a.height})</li>`)}</ol>`}
+      ${state.data.chain.length > 0 && html`<h4>Derived from</h4><ol aria-label="Derivation chain">${state.data.chain.map((a) => html`<li data-asset-id=${a.assetId}><code>${a.assetId}</code> ${a.name} (${a.width}×${a.height})</li>`)}</ol>`}
       <h4>JSON</h4><${Json} value=${state.data.body} label="Resource JSON" />
       <h4>History (event log)</h4>
       ${state.data.history.length === 0 ? html`<p class="muted">No events.</p>` : html`<table><caption class="sr-only">Events about this resource</caption><thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Actor</th></tr></thead><tbody>
         ${[...state.data.history].reverse().map((e) => html`<tr><td>${when(e.timestamp)}</td><td>${e.type}</td><td>${e.actor ? e.actor.kind : '—'}</td></tr>`)}</tbody></table>`}`}
   </section>`;
+}
+
+/** `?a=1&b=2` of the defined values (empty string: no query). */
+function query(values) {
+  const search = new URLSearchParams(Object.entries(values).filter(([, v]) => v !== undefined && v !== '' && v !== null && v !== false).map(([k, v]) => [k, String(v)]));
+  return search.size ? `?${search}` : '';
 }
 
 function DataView({ account, run }) {
@@ -484,36 +494,44 @@ function DataView({ account, run }) {
   const [size, setSize] = useState(PAGE);
   const spec = KINDS[kind];
   const cursor = cursors[cursors.length - 1];
-  const [page, reload] = useAsync(
-    () => api(account, spec.path, { limit: size, cursor, ...(spec.deleted && showDeleted ? { showDeleted: true } : {}), ...(spec.serverStatus && status ? { status } : {}) }),
-    [account.accountId, kind, cursor, showDeleted, status, size],
-  );
+  // A status filter on creatives or assets reads the control plane's browse list (filtered by the
+  // server, paged with `from`/`next`); everything else reads the API's list (paged with cursors).
+  const browsing = Boolean(spec.browse && status);
+  const [page, reload] = useAsync(async () => {
+    if (browsing) {
+      const out = await control('GET', `/accounts/${encodeURIComponent(account.accountId)}${spec.browse}${query({ status, showDeleted: spec.deleted && showDeleted, limit: size, from: cursor })}`);
+      return { body: { data: out.data, pagination: { hasMore: out.next !== null, nextCursor: out.next } } };
+    }
+    return api(account, spec.path, { limit: size, cursor, ...(spec.deleted && showDeleted ? { showDeleted: true } : {}), ...(status ? { status } : {}) });
+  }, [account.accountId, kind, cursor, showDeleted, status, size]);
+  // Made or changed outside the page (the API, another actor, the clock): the page shown again.
+  useLive('changed', (d) => d.collections.includes(kind) && reload());
   const choose = (k) => {
     setKind(k);
     setCursors([undefined]);
     setSelected(undefined);
     setStatus('');
   };
-  const rows = (page.data?.body.data ?? []).filter((r) => spec.serverStatus || !status || String(r.status) === status);
-  const statuses = [...new Set((page.data?.body.data ?? []).map((r) => r.status).filter(Boolean))];
+  const rows = page.data?.body.data ?? [];
   return html`<div class="split">
     <section class="card" aria-labelledby="data-h">
       <h2 id="data-h">Data</h2>
       <div class="tabs" role="group" aria-label="Collection">${Object.keys(KINDS).map((k) => html`<button type="button" aria-pressed=${k === kind ? 'true' : 'false'} onClick=${() => choose(k)}>${k}</button>`)}</div>
       <div class="row">
         ${spec.deleted && html`<label><input type="checkbox" checked=${showDeleted} onChange=${(e) => { setShowDeleted(e.target.checked); setCursors([undefined]); }} /> showDeleted</label>`}
-        <label>Status ${spec.serverStatus ? '' : '(this page)'} <select value=${status} onChange=${(e) => { setStatus(e.target.value); if (spec.serverStatus) setCursors([undefined]); }}>
+        ${spec.statuses && html`<label>Status <select value=${status} onChange=${(e) => { setStatus(e.target.value); setCursors([undefined]); }}>
           <option value="">any</option>
-          ${(spec.serverStatus ? ['CREATING', 'IN_PROGRESS', 'COMPLETED', 'DELETED'] : statuses).map((s) => html`<option value=${s}>${s}</option>`)}
-        </select></label>
+          ${spec.statuses.map((s) => html`<option value=${s}>${s}</option>`)}
+        </select></label>`}
         <label>Page size <select value=${size} onChange=${(e) => { setSize(Number(e.target.value)); setCursors([undefined]); }}>${[10, 25, 50, 100].map((n) => html`<option value=${n}>${n}</option>`)}</select></label>
         <button type="button" class="secondary" onClick=${reload}>Refresh</button>
       </div>
+      ${browsing && html`<p class="muted">Filtered by the server (<code>GET /__mock/accounts/${account.accountId}${spec.browse}?status=${status}</code>): a page may be short, even empty, before the end.</p>`}
       <${ErrorNote} error=${page.error} />
       <table>
         <caption class="sr-only">${kind}, page ${cursors.length}</caption>
         <thead><tr>${spec.thumb && html`<th scope="col">Image</th>`}<th scope="col">Id</th><th scope="col">Name</th>${spec.cols.map((c) => html`<th scope="col">${c}</th>`)}</tr></thead>
-        <tbody>${rows.map((r) => html`<tr class="selectable" tabindex="0" aria-selected=${selected?.[spec.id] === r[spec.id] ? 'true' : 'false'} onClick=${() => setSelected(r)} onKeyDown=${(e) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), setSelected(r))}>
+        <tbody>${rows.map((r) => html`<tr class="selectable" tabindex="0" data-row-id=${r[spec.id]} aria-selected=${selected?.[spec.id] === r[spec.id] ? 'true' : 'false'} onClick=${() => setSelected(r)} onKeyDown=${(e) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), setSelected(r))}>
           ${spec.thumb && html`<td><${Thumb} url=${spec.thumb(r)} label=${spec.title(r) ?? r[spec.id]} /></td>`}
           <td class="mono">${r[spec.id]}</td><td>${spec.title(r)}</td>${spec.cols.map((c) => html`<td>${c === 'status' ? html`<${Status} value=${r[c]} />` : String(r[c] ?? '—')}</td>`)}</tr>`)}
         </tbody>
@@ -559,20 +577,47 @@ function Generation({ account, run }) {
   </form>`;
 }
 
+/** What one run or upscale holds, was charged and released (the credits ledger read for its id, the latest 20 movements only). */
+function runCredits(account, refId) {
+  return control('GET', `/accounts/${encodeURIComponent(account.accountId)}/credits${query({ refId, limit: 20 })}`);
+}
+
+function RefCredits({ credits }) {
+  if (!credits) return null;
+  return html`<h4>Credits</h4>
+    <dl class="facts" data-testid="ref-credits"><dt>Held now</dt><dd>${credits.ref.held}</dd><dt>Charged</dt><dd>${credits.ref.charged}</dd><dt>Released</dt><dd>${credits.ref.released}</dd></dl>
+    <details><summary>Latest movements (${credits.journal.length})</summary>
+      <table><caption class="sr-only">The latest credit movements of this one</caption><thead><tr><th scope="col">Movement</th><th scope="col">Amount</th><th scope="col">At</th></tr></thead>
+        <tbody>${credits.journal.map((j) => html`<tr><td>${j.kind}${j.ref.jobId ? ` (${j.ref.jobId})` : ''}</td><td>${j.amount}</td><td>${when(j.at)}</td></tr>`)}</tbody></table></details>`;
+}
+
 function RunsView({ account, run }) {
-  const [selected, setSelected] = useState();
-  const [runs, reloadRuns] = useAsync(() => api(account, '/runs', { limit: PAGE }), [account.accountId]);
+  const [selected, setSelectedRun] = useState();
+  const [cursors, setCursors] = useState([undefined]);
+  const cursor = cursors[cursors.length - 1];
+  const [itemCursors, setItemCursors] = useState([undefined]);
+  const itemCursor = itemCursors[itemCursors.length - 1];
+  const setSelected = (runId) => {
+    setSelectedRun(runId);
+    setItemCursors([undefined]);
+  };
+  const [runs, reloadRuns] = useAsync(() => api(account, '/runs', { limit: PAGE, cursor }), [account.accountId, cursor]);
   const [detail, reloadDetail] = useAsync(async () => {
     if (!selected) return undefined;
-    const [one, items] = await Promise.all([api(account, `/runs/${encodeURIComponent(selected)}`), api(account, `/runs/${encodeURIComponent(selected)}/items`, { limit: 100 })]);
-    return { run: one.body, items: items.body.data };
-  }, [account.accountId, selected]);
+    const [one, items, credits] = await Promise.all([
+      api(account, `/runs/${encodeURIComponent(selected)}`),
+      api(account, `/runs/${encodeURIComponent(selected)}/items`, { limit: 100, cursor: itemCursor }),
+      runCredits(account, selected),
+    ]);
+    return { run: one.body, items: items.body.data, itemsPage: items.body.pagination, credits };
+  }, [account.accountId, selected, itemCursor]);
   const refresh = () => {
     reloadRuns();
     reloadDetail();
   };
   useLive('clock', refresh);
   useLive('event', (d) => d.event.resource.kind === 'run' && refresh());
+  useLive('changed', (d) => d.collections.includes('runs') && refresh()); // a run made or moved outside the page
   const r = detail.data?.run;
   const byStatus = {};
   for (const item of detail.data?.items ?? []) byStatus[item.status] = (byStatus[item.status] ?? 0) + 1;
@@ -584,8 +629,12 @@ function RunsView({ account, run }) {
         <thead><tr><th scope="col">Run</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead>
         <tbody>${(runs.data?.body.data ?? []).map((x) => html`<tr class="selectable" tabindex="0" data-run-id=${x.runId} aria-selected=${selected === x.runId ? 'true' : 'false'} onClick=${() => setSelected(x.runId)} onKeyDown=${(e) => e.key === 'Enter' && setSelected(x.runId)}>
           <td class="mono">${x.runId}</td><td><${Status} value=${x.status} /></td><td>${when(x.createdAt)}</td></tr>`)}</tbody></table>
+      <div class="row">
+        <button type="button" class="secondary" disabled=${cursors.length === 1} onClick=${() => setCursors(cursors.slice(0, -1))}>Previous runs</button>
+        <span>Page ${cursors.length}</span>
+        <button type="button" class="secondary" disabled=${!runs.data?.body.pagination?.hasMore} onClick=${() => setCursors([...cursors, runs.data.body.pagination.nextCursor])}>More runs</button>
+      </div>
       <${Generation} account=${account} run=${run} />
-      <p class="muted">Upscales have no list in the public API: read one by id with <code>GET /upscales/{id}</code>.</p>
     </section>
     <section class="card" aria-labelledby="run-h">
       <h2 id="run-h">${selected ? html`Run <code>${selected}</code>` : 'Select a run'}</h2>
@@ -593,11 +642,82 @@ function RunsView({ account, run }) {
       ${r && html`<div class="row"><${Status} value=${r.status} /> <button type="button" class="danger" onClick=${() => run('Stop run', async () => { const out = await act(account.accountId, 'user', 'stopRun', { id: r.runId }); if (out.status >= 400) throw new Error(`${out.status} ${out.body?.code ?? ''}`); refresh(); })}>Stop run</button></div>
         <dl class="facts">${Object.entries(r).filter(([, v]) => v === null || typeof v !== 'object').map(([k, v]) => html`<dt>${k}</dt><dd>${String(v)}</dd>`)}</dl>
         ${Object.entries(r).filter(([, v]) => v && typeof v === 'object').map(([k, v]) => html`<h4>${k}</h4><${Json} value=${v} label=${k} />`)}
-        <h4>Items by status</h4>
+        <${RefCredits} credits=${detail.data.credits} />
+        <h4>Items by status${itemCursors.length > 1 || detail.data.itemsPage?.hasMore ? ` (items page ${itemCursors.length})` : ''}</h4>
         <p data-testid="items-by-status">${Object.entries(byStatus).map(([k, v]) => `${k}: ${v}`).join(', ') || '—'}</p>
         <table><caption class="sr-only">The run's items</caption><thead><tr><th scope="col">Item</th><th scope="col">Status</th><th scope="col">Outcome</th></tr></thead>
-          <tbody>${detail.data.items.map((i) => html`<tr><td class="mono">${i.itemId ?? i.position}</td><td><${Status} value=${i.status} /></td><td>${JSON.stringify(i.outcome ?? i.error ?? null)}</td></tr>`)}</tbody></table>`}
+          <tbody>${detail.data.items.map((i) => html`<tr><td class="mono">${i.itemId ?? i.position}</td><td><${Status} value=${i.status} /></td><td>${JSON.stringify(i.outcome ?? i.error ?? null)}</td></tr>`)}</tbody></table>
+        <div class="row">
+          <button type="button" class="secondary" disabled=${itemCursors.length === 1} onClick=${() => setItemCursors(itemCursors.slice(0, -1))}>Previous items</button>
+          <button type="button" class="secondary" disabled=${!detail.data.itemsPage?.hasMore} onClick=${() => setItemCursors([...itemCursors, detail.data.itemsPage.nextCursor])}>More items</button>
+        </div>`}
     </section>
+  </div>`;
+}
+
+const UPSCALE_STATUSES = ['QUEUED', 'PROCESSING', 'SUCCEEDED', 'FAILED'];
+
+/**
+ * The account's upscales on the clock (GET /__mock/accounts/{id}/upscales: the API has no list of
+ * them), newest first, a page at a time, filtered by status on the server; a result's asset with
+ * its derivation chain.
+ */
+function UpscalesView({ account, run }) {
+  const id = encodeURIComponent(account.accountId);
+  const [status, setStatus] = useState('');
+  const [froms, setFroms] = useState([undefined]);
+  const [selected, setSelected] = useState();
+  const from = froms[froms.length - 1];
+  const [list, reload] = useAsync(() => control('GET', `/accounts/${id}/upscales${query({ status, limit: PAGE, from })}`), [id, status, from]);
+  const [credits, reloadCredits] = useAsync(() => (selected ? runCredits(account, selected) : Promise.resolve(undefined)), [id, selected]);
+  const refresh = () => {
+    reload();
+    reloadCredits();
+  };
+  useLive('clock', refresh);
+  useLive('changed', (d) => d.collections.includes('upscales') && refresh());
+  const rows = list.data?.data ?? [];
+  const chosen = rows.find((u) => u.upscaleId === selected);
+  const source = (u) => (u.source.assetId ? `asset ${u.source.assetId}` : `product ${u.source.productId} ${u.source.image}${u.source.index !== undefined ? ` #${u.source.index}` : ''}`);
+  return html`<div class="split">
+    <section class="card" aria-labelledby="upscales-h">
+      <h2 id="upscales-h">Upscales</h2>
+      <p class="muted">Newest first, live. An upscale is made with <code>POST /upscales</code>, or from an asset's detail in Data; the clock's buttons move it on.</p>
+      <div class="row">
+        <label>Status <select value=${status} onChange=${(e) => { setStatus(e.target.value); setFroms([undefined]); }}>
+          <option value="">any</option>${UPSCALE_STATUSES.map((s) => html`<option value=${s}>${s}</option>`)}
+        </select></label>
+      </div>
+      <${ErrorNote} error=${list.error} />
+      <table><caption class="sr-only">The account's upscales, newest first</caption>
+        <thead><tr><th scope="col">Upscale</th><th scope="col">Status</th><th scope="col">Target</th><th scope="col">Source</th><th scope="col">Created</th><th scope="col">Settles</th><th scope="col">Outcome</th></tr></thead>
+        <tbody>${rows.map((u) => html`<tr class="selectable" tabindex="0" data-upscale-id=${u.upscaleId} aria-selected=${selected === u.upscaleId ? 'true' : 'false'} onClick=${() => setSelected(u.upscaleId)} onKeyDown=${(e) => e.key === 'Enter' && setSelected(u.upscaleId)}>
+          <td class="mono">${u.upscaleId}</td><td><${Status} value=${u.status} /></td><td>${u.target}</td><td class="mono">${source(u)}</td><td>${when(u.createdAt)}</td>
+          <td>${u.finalizedAt ? when(u.finalizedAt) : u.finishesAt ? `≈ ${when(u.finishesAt)}` : '—'}</td>
+          <td>${u.assetId ? html`asset <code>${u.assetId}</code>` : u.failureReason ?? '—'}</td></tr>`)}</tbody></table>
+      ${rows.length === 0 && !list.loading && html`<p class="muted">No upscale${status ? ` ${status}` : ''} on this page.</p>`}
+      <div class="row">
+        <button type="button" class="secondary" disabled=${froms.length === 1} onClick=${() => setFroms(froms.slice(0, -1))}>Previous page</button>
+        <span>Page ${froms.length}</span>
+        <button type="button" class="secondary" disabled=${list.data?.next == null} onClick=${() => setFroms([...froms, list.data.next])}>Next page</button>
+      </div>
+    </section>
+    ${chosen
+      ? html`<div>
+          <section class="card" aria-labelledby="upscale-h">
+            <h2 id="upscale-h">Upscale <code>${chosen.upscaleId}</code></h2>
+            <div class="row"><${Status} value=${chosen.status} /></div>
+            <dl class="facts">
+              <dt>Source</dt><dd class="mono">${source(chosen)}</dd><dt>Derives from</dt><dd class="mono">${chosen.parentAssetId}</dd><dt>Target</dt><dd>${chosen.target}</dd>
+              <dt>Credits (estimated)</dt><dd>${chosen.credits.estimated} (rate card ${chosen.credits.rateCardVersion})</dd>
+              <dt>Created</dt><dd>${when(chosen.createdAt)}</dd><dt>Started</dt><dd>${when(chosen.startedAt)}</dd><dt>Finishes (clock)</dt><dd>${when(chosen.finishesAt)}</dd><dt>Finalized</dt><dd>${when(chosen.finalizedAt)}</dd>
+              <dt>Result</dt><dd class="mono" data-testid="upscale-result">${chosen.assetId ?? chosen.failureReason ?? '—'}</dd>
+            </dl>
+            <${RefCredits} credits=${credits.data} />
+          </section>
+          ${chosen.assetId && html`<${Detail} key=${chosen.assetId} account=${account} kind="assets" row=${{ assetId: chosen.assetId }} run=${run} onChanged=${reload} />`}
+        </div>`
+      : html`<section class="card"><p class="muted">Select an upscale to see its times on the clock and, once it succeeded, its asset and derivation chain.</p></section>`}
   </div>`;
 }
 
@@ -689,6 +809,7 @@ const VIEWS = [
   ['accounts', 'Accounts & keys'],
   ['data', 'Data'],
   ['runs', 'Runs & clock'],
+  ['upscales', 'Upscales'],
   ['webhooks', 'Events & webhooks'],
   ['requests', 'Requests'],
 ];
@@ -750,6 +871,7 @@ function App() {
       ${accounts && where.view === 'accounts' && html`<${AccountsView} accounts=${accounts} account=${ready ? account : undefined} reloadAccounts=${reloadAccounts} reloadAccount=${reloadAccount} select=${(id) => go('accounts', id)} run=${run} />`}
       ${ready && where.view === 'data' && html`<${DataView} key=${accountId} account=${account} run=${run} />`}
       ${ready && where.view === 'runs' && html`<${RunsView} key=${accountId} account=${account} run=${run} />`}
+      ${ready && where.view === 'upscales' && html`<${UpscalesView} key=${accountId} account=${account} run=${run} />`}
       ${ready && where.view === 'webhooks' && html`<${WebhooksView} key=${accountId} account=${account} run=${run} />`}
       ${ready && where.view === 'requests' && html`<${RequestsView} key=${accountId} account=${account} />`}
       ${accounts && accounts.length === 0 && html`<p class="notice">No account yet: create one in Accounts & keys.</p>`}

@@ -71,7 +71,7 @@ function clean(): void {
   expect(problems.list.filter((p) => !/__mock\/stream.*ERR_ABORTED/.test(p))).toEqual([]);
 }
 
-test('accounts and keys: create an account, read its keys, revoke one (its next request is a 401), change the plan, pause writes', async ({ page }) => {
+test('accounts and keys: create an account, read its keys, revoke one (its next request is a 401), change the plan, pause writes; make a key (it works) and expire it (a 401), set the credits balance, override a rate limit (the API reports the quota)', async ({ page }) => {
   await open(page, 'accounts');
   await page.getByLabel('New account name').fill('Made in the page');
   await page.getByLabel('New account plan').selectOption('growth');
@@ -109,11 +109,42 @@ test('accounts and keys: create an account, read its keys, revoke one (its next 
   await page.getByLabel('Writes paused for everyone').uncheck();
   await expect(page.getByLabel('Writes paused for everyone')).not.toBeChecked();
   expect((await control('GET', '/faults')).writesPaused).toBe(false);
+
+  // A key made in the page: shown once, with its copy button, and it works against the API.
+  const keyForm = page.getByRole('form', { name: 'Create a key' });
+  await keyForm.getByLabel('runs:read').check();
+  await keyForm.getByRole('button', { name: 'Create key' }).click();
+  const madeKey = (await page.getByTestId('created-key').textContent())!.trim();
+  await expect(page.getByRole('button', { name: 'Copy the new key' })).toBeVisible();
+  expect((await api('/products?limit=1', madeKey)).status).toBe(200);
+  const madeKeyId = (await control('GET', `/accounts/${made.accountId}`)).keys.find((k: { name: string; scopes: string[] }) => k.name === 'console-made').keyId;
+  expect((await control('GET', `/accounts/${made.accountId}`)).keys.find((k: { keyId: string }) => k.keyId === madeKeyId).scopes).toEqual(['read', 'runs:read']);
+  // Expired in the page: its next request is a 401.
+  await page.getByRole('button', { name: `Expire now ${madeKeyId}` }).click();
+  await expect(page.locator(`tr[data-key-id="${madeKeyId}"]`)).toContainText('expired');
+  expect((await api('/products?limit=1', madeKey)).status).toBe(401);
+
+  // The credits balance, set in the page.
+  await page.getByLabel('New balance').fill('4321');
+  await page.getByRole('button', { name: 'Set balance' }).click();
+  await expect(page.getByTestId('credits-balance')).toHaveText('4321');
+  expect((await control('GET', `/accounts/${made.accountId}/credits`)).balance).toBe(4321);
+
+  // A rate-limit override from the page's form: the API's next answer reports the new quota.
+  const limitForm = page.getByRole('form', { name: 'Override a rate limit' });
+  await limitForm.getByLabel('Limit').selectOption('group:read');
+  await limitForm.getByLabel(/^Quota/).fill('7');
+  await limitForm.getByRole('button', { name: 'Set limit' }).click();
+  await expect(page.getByTestId('message')).toHaveText('Rate limit: done');
+  expect((await control('GET', `/accounts/${made.accountId}`)).limits).toMatchObject({ 'group:read': 7 });
+  const limited = await api('/products?limit=1', allKey);
+  expect(limited.headers.get('ratelimit')).toMatch(/^limit=7, /);
+  expect(limited.headers.get('ratelimit-policy')).toContain('7;w=');
   await accessible(page);
   clean();
 });
 
-test('data: a page of creatives with the next page, a detail with its JSON, the ETag the API sends and its history', async ({ page }) => {
+test('data: a page of creatives with the next page, a detail with its JSON, the ETag the API sends and its history; a status filter done by the server', async ({ page }) => {
   await open(page, 'data');
   const rows = page.locator('tbody tr.selectable');
   await page.getByLabel('Page size').selectOption('10');
@@ -135,6 +166,18 @@ test('data: a page of creatives with the next page, a detail with its JSON, the 
   await expect(page.getByLabel('Resource JSON')).toContainText(`"creativeId": "${second.data[0].creativeId}"`);
   await accessible(page); // the table, its paging and a detail
 
+  // A creatives status filter is the server's (the API has none): the page asks the control plane's
+  // browse list and shows its page, not a filtered copy of the page it had.
+  await page.getByRole('button', { name: 'creatives' }).click();
+  const asked = page.waitForRequest((r) => r.url().includes(`/__mock/accounts/${accountId}/creatives?status=REJECTED`));
+  await page.getByLabel(/^Status/).selectOption('REJECTED');
+  await asked;
+  const rejected = await control('GET', `/accounts/${accountId}/creatives?status=REJECTED&limit=10`);
+  expect(rejected.data.length).toBeGreaterThan(0);
+  await expect(rows).toHaveCount(rejected.data.length);
+  await expect(rows.first()).toHaveAttribute('data-row-id', rejected.data[0].creativeId);
+  for (const row of await rows.all()) await expect(row).toContainText('REJECTED');
+
   await page.getByRole('button', { name: 'campaigns' }).click();
   await page.getByLabel(/^Status/).selectOption('COMPLETED');
   const completed = await api('/campaigns?status=COMPLETED&limit=25', keys.read!.key).then(json);
@@ -151,7 +194,7 @@ test('data: a page of creatives with the next page, a detail with its JSON, the 
   clean();
 });
 
-test('events and webhooks: add an endpoint, approve a creative as a review link, see creative.approved delivered to the receiver and the attempt in the delivery log, live; re-send it', async ({ page }) => {
+test('events and webhooks: add an endpoint, approve a creative as a review link, see creative.approved delivered to the receiver and the attempt in the delivery log, live; re-send it; disable and enable the endpoint', async ({ page }) => {
   const received: Array<{ headers: http.IncomingHttpHeaders; body: string }> = [];
   const receiver = http.createServer((req, res) => {
     let body = '';
@@ -198,6 +241,15 @@ test('events and webhooks: add an endpoint, approve a creative as a review link,
     await expect.poll(() => received.length).toBe(2);
     expect(received[1]!.headers['webhook-id']).toBe(received[0]!.headers['webhook-id']);
     await expect(page.locator('tr[data-delivery-id]')).toHaveCount(2);
+
+    // Disabled and enabled again from the page.
+    const endpointId = endpoints[0].endpointId;
+    await page.getByRole('button', { name: 'Disable' }).click();
+    await expect(page.getByRole('button', { name: 'Enable' })).toBeVisible();
+    expect((await control('GET', `/accounts/${accountId}/webhook-endpoints/${endpointId}`)).enabled).toBe(false);
+    await page.getByRole('button', { name: 'Enable' }).click();
+    await expect(page.getByRole('button', { name: 'Disable' })).toBeVisible();
+    expect((await control('GET', `/accounts/${accountId}/webhook-endpoints/${endpointId}`)).enabled).toBe(true);
     await accessible(page);
     clean();
   } finally {
@@ -216,7 +268,60 @@ async function findCreative(status: string): Promise<string> {
   }
 }
 
-test("runs and the clock: the page sets how items turn out, then a run's items settle live when the page advances the clock", async ({ page }) => {
+test('upscales on the clock: one made from the page and one made outside appear live, the status filter is the server\'s, they settle when the page advances the clock, and the result\'s derivation chain names its source', async ({ page }) => {
+  // A still image on the API's first page of assets, small enough to go to 4K.
+  const assets = await api('/assets?limit=25', keys.read!.key).then(json);
+  const source = assets.data.find((a: any) => a.type === 'STATIC' && a.status === 'active' && Math.max(a.width, a.height) < 4096);
+  expect(source).toBeDefined();
+  await open(page, 'data');
+  await page.getByRole('button', { name: 'assets' }).click();
+  await page.locator(`tr[data-row-id="${source.assetId}"]`).click();
+  await page.getByRole('button', { name: 'Upscale to 4K as dashboard user' }).click();
+  await expect(page.getByTestId('message')).toHaveText('Upscale to 4K as dashboard user: done');
+  const [fromPage] = (await control('GET', `/accounts/${accountId}/upscales?limit=1`)).data;
+  expect(fromPage).toMatchObject({ status: 'QUEUED', source: { assetId: source.assetId }, target: '4K' });
+
+  await page.getByRole('link', { name: 'Upscales' }).click();
+  await expect(page.locator(`tr[data-upscale-id="${fromPage.upscaleId}"]`)).toContainText('QUEUED');
+  // Made outside the page: it shows without a reload.
+  const product = (await api('/products?limit=1', keys.all!.key).then(json)).data[0];
+  const outside = await api('/upscales', keys.all!.key, { method: 'POST', headers: { 'idempotency-key': 'console-upscale-1' }, body: { source: { productId: product.productId, image: 'primary' }, target: '4K' } }).then(json);
+  const upscaleRows = page.locator('tr[data-upscale-id]');
+  await expect(upscaleRows.first()).toHaveAttribute('data-upscale-id', outside.upscaleId);
+  await expect(upscaleRows).toHaveCount(2);
+
+  // The status filter is the server's.
+  const asked = page.waitForRequest((r) => r.url().includes(`/__mock/accounts/${accountId}/upscales?status=QUEUED`));
+  await page.getByLabel(/^Status/).selectOption('QUEUED');
+  await asked;
+  await expect(upscaleRows).toHaveCount(2);
+  // The page's clock moves them on: live, the QUEUED filter empties as they settle.
+  await page.getByRole('button', { name: '+1 h' }).click();
+  await expect(upscaleRows).toHaveCount(0);
+  const settled = await api(`/upscales/${fromPage.upscaleId}`, keys.all!.key).then(json);
+  expect(settled).toMatchObject({ status: 'SUCCEEDED', assetId: expect.any(String) });
+  await page.getByLabel(/^Status/).selectOption('SUCCEEDED');
+  const succeeded = (await control('GET', `/accounts/${accountId}/upscales?status=SUCCEEDED`)).data;
+  await expect(upscaleRows).toHaveCount(succeeded.length);
+  const row = page.locator(`tr[data-upscale-id="${fromPage.upscaleId}"]`);
+  await expect(row).toContainText('SUCCEEDED');
+  await expect(row).toContainText(settled.assetId);
+
+  // The result: its asset, with the derivation chain naming the source.
+  await row.click();
+  await expect(page.getByTestId('upscale-result')).toHaveText(settled.assetId);
+  const ledger = await control('GET', `/accounts/${accountId}/credits`);
+  const upscaleCharged = ledger.journal.filter((e: any) => e.kind === 'charge' && e.ref.id === settled.upscaleId).reduce((sum: number, e: any) => sum + e.amount, 0);
+  expect(upscaleCharged).toBeGreaterThan(0);
+  await expect(page.getByTestId('ref-credits')).toHaveText(`Held now0Charged${upscaleCharged}Released0`);
+  const result = await api(`/assets/${settled.assetId}`, keys.read!.key).then(json);
+  expect(result.derivation).toMatchObject({ parentAssetId: source.assetId });
+  await expect(page.getByRole('list', { name: 'Derivation chain' }).locator(`li[data-asset-id="${source.assetId}"]`)).toContainText(source.name);
+  await accessible(page);
+  clean();
+});
+
+test("runs and the clock: the page sets how items turn out, then a run made outside shows live and its items settle when the page advances the clock; a run stopped in the page ends STOPPED, charged only for its creatives", async ({ page }) => {
   await open(page, 'runs');
   const form = page.getByRole('form', { name: 'How the next run items turn out' });
   await form.getByLabel('succeeded').fill('1');
@@ -225,18 +330,18 @@ test("runs and the clock: the page sets how items turn out, then a run's items s
   await expect(page.getByTestId('message')).toHaveText('Generation: done');
   expect((await control('GET', `/accounts/${accountId}/generation`)).outcomeMix).toEqual({ succeeded: 1, failed: 1, refused: 0, stall: 0 });
 
-  const products = await api('/products?limit=3', keys.all!.key).then(json);
+  const products = await api('/products?limit=11', keys.all!.key).then(json);
   const presets = await api('/presets?limit=1', keys.all!.key).then(json);
+  // 110 items: more than the detail's page of 100, so its items page through the API's cursor.
   const created = await api('/runs', keys.all!.key, {
     method: 'POST',
     headers: { 'idempotency-key': 'console-run-1' },
-    body: { productIds: products.data.map((p: { productId: string }) => p.productId), creativesPerProduct: 4, presetId: presets.data[0].presetId },
+    body: { productIds: products.data.map((p: { productId: string }) => p.productId), creativesPerProduct: 10, presetId: presets.data[0].presetId },
   });
   expect(created.status).toBe(202);
   const { runId } = await json(created);
 
-  await page.reload();
-  await expect(page.getByRole('status', { name: 'Live updates' })).toHaveText('live');
+  // Made outside the page: it shows without a reload.
   await page.locator(`tr[data-run-id="${runId}"]`).click();
   await expect(page.getByRole('heading', { name: `Run ${runId}` })).toBeVisible();
   await expect(page.getByTestId('items-by-status')).not.toHaveText('—');
@@ -250,6 +355,43 @@ test("runs and the clock: the page sets how items turn out, then a run's items s
   expect(after.counts.succeeded).toBeGreaterThan(0);
   await expect(page.locator('#run-h ~ .row .status').first()).toHaveText(after.status); // live, from the stream
   await expect(page.getByTestId('items-by-status')).not.toHaveText(before!);
+  const runItems = page.getByRole('table', { name: "The run's items" }).locator('tbody tr');
+  await expect(runItems).toHaveCount(100);
+  await page.getByRole('button', { name: 'More items' }).click();
+  await expect(runItems).toHaveCount(10);
+  await expect(page.getByRole('button', { name: 'More items' })).toBeDisabled();
+  await page.getByRole('button', { name: 'Previous items' }).click();
+  await expect(runItems).toHaveCount(100);
+
+  // Stopped from the page: STOPPING (or STOPPED at once) per the state table, then STOPPED once the
+  // items in progress settle; only the items that produced a creative are charged, nothing stays held.
+  const second = await api('/runs', keys.all!.key, {
+    method: 'POST',
+    headers: { 'idempotency-key': 'console-run-2' },
+    body: { productIds: products.data.slice(0, 3).map((p: { productId: string }) => p.productId), creativesPerProduct: 4, presetId: presets.data[0].presetId },
+  }).then(json);
+  await page.locator(`tr[data-run-id="${second.runId}"]`).click();
+  await page.getByRole('button', { name: 'Next task' }).click(); // its first items start
+  await expect(page.locator('#run-h ~ .row .status').first()).toHaveText('RUNNING');
+  await expect(page.getByRole('heading', { name: `Run ${second.runId}` })).toBeVisible();
+  await page.getByRole('button', { name: 'Stop run' }).click();
+  await expect(page.getByTestId('message')).toHaveText('Stop run: done');
+  const stopping = await api(`/runs/${second.runId}`, keys.all!.key).then(json);
+  expect(stopping.status).toBe('STOPPING'); // items in progress finish first
+  await expect(page.locator('#run-h ~ .row .status').first()).toHaveText('STOPPING');
+  await page.getByRole('button', { name: '+1 h' }).click();
+  await expect(page.locator('#run-h ~ .row .status').first()).toHaveText('STOPPED');
+  const stopped = await api(`/runs/${second.runId}`, keys.all!.key).then(json);
+  expect(stopped).toMatchObject({ status: 'STOPPED', finalizedAt: expect.any(String) });
+  expect(stopped.counts.stopped).toBeGreaterThan(0);
+  const credits = await control('GET', `/accounts/${accountId}/credits`);
+  const charges = credits.journal.filter((e: any) => e.kind === 'charge' && e.ref.id === second.runId);
+  expect(charges).toHaveLength(stopped.counts.succeeded);
+  expect(credits.holds.filter((h: any) => h.ref.id === second.runId)).toEqual([]);
+  // The page shows this run's own credits: what the ledger charged and released for it, none held.
+  const charged = charges.reduce((sum: number, e: any) => sum + e.amount, 0);
+  const released = credits.journal.filter((e: any) => e.kind === 'release' && e.ref.id === second.runId).reduce((sum: number, e: any) => sum + e.amount, 0);
+  await expect(page.getByTestId('ref-credits')).toHaveText(`Held now0Charged${charged}Released${released}`);
   clean();
 });
 

@@ -20,6 +20,24 @@ describe('/__mock/accounts/{accountId}/credits', () => {
     expect(same.body).toEqual(res.body);
   });
 
+  it('refId narrows the holds and journal to one run and sums them in ref; limit keeps the latest journal entries; both are validated', async () => {
+    const acc = await t.h.account({ plan: 'enterprise' });
+    const productId = [...acc.state.products.ids()][0];
+    const run = await t.h.request('POST', '/runs', { key: acc.key('runs:write'), body: { productIds: [productId], creativesPerProduct: 2, presetId: 'pst_studio_white' }, headers: { 'idempotency-key': 'credits-ref' } });
+    expect(run.status, run.text).toBe(202);
+    t.h.advance(3600);
+    const path = `/__mock/accounts/${acc.accountId}/credits`;
+    const whole = (await control('getCredits', 'GET', path)).body;
+    const mine = (await control('getCredits', 'GET', `${path}?refId=${run.body.runId}&limit=1`)).body;
+    expect(mine.ref).toMatchObject({ id: run.body.runId, held: 0 });
+    expect(mine.ref.charged + mine.ref.released).toBeGreaterThan(0);
+    expect(mine.ref.charged).toBe(whole.totals.charged);
+    expect(mine.journal).toHaveLength(1);
+    expect(mine.journal[0]).toEqual(whole.journal.at(-1));
+    expect(whole).not.toHaveProperty('ref');
+    for (const query of ['limit=0', 'limit=x', 'refId=']) expect((await control('getCredits', 'GET', `${path}?${query}`)).status, query).toBe(400);
+  });
+
   it.each([
     [{ balance: -1 }, 'balance'],
     [{ rateCard: { image: { '8K': 1 } } }, 'rateCard.image.8K'],

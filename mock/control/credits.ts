@@ -13,7 +13,8 @@ import { ControlError, type ControlHandlers } from './http.ts';
 export const creditHandlers: ControlHandlers = {
   getCredits(request, ctx) {
     const account = ctx.account(request.params.accountId!);
-    return { status: 200, body: { accountId: account.accountId, ...creditsView(creditsOf(account), ctx.services.clock.now()) } };
+    const filter = { refId: request.query.refId as string | undefined, limit: request.query.limit as number | undefined };
+    return { status: 200, body: { accountId: account.accountId, ...creditsView(creditsOf(account), ctx.services.clock.now(), filter) } };
   },
 
   updateCredits(request, ctx) {

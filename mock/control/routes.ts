@@ -16,6 +16,7 @@
  *   webhooks.ts  webhook endpoints, the delivery log (and re-send), processing delays
  *   generation.ts getGeneration, updateGeneration, getGlobalGeneration, updateGlobalGeneration
  *   campaigns.ts listCampaignCreatives
+ *   browse.ts    listAccountCreatives, listAccountAssets, listUpscales (filtered by the server, paged)
  *   requests.ts  listRequests (the request journal, mock/pipeline/journal.ts)
  *   stream.ts    streamChanges (server-sent events: clock, events, deliveries, requests)
  *
@@ -47,6 +48,7 @@ import { leaseHandlers } from './leases.ts';
 import { webhookHandlers } from './webhooks.ts';
 import { requestHandlers } from './requests.ts';
 import { campaignHandlers } from './campaigns.ts';
+import { browseHandlers } from './browse.ts';
 import { streamHandlers } from './stream.ts';
 
 /** Every control handler by operationId. */
@@ -66,6 +68,7 @@ export const controlHandlers: ControlHandlers = {
   ...requestHandlers,
   ...streamHandlers,
   ...campaignHandlers,
+  ...browseHandlers,
 };
 
 const EXTRA_PHRASES: Record<number, string> = { 501: 'Not Implemented' };

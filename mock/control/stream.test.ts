@@ -96,6 +96,40 @@ describe('GET /__mock/stream', () => {
     }
   });
 
+  it('sends changed, naming the collections, when a run or an upscale is made outside (and when the clock settles it)', async () => {
+    const all = acc.key('all');
+    const get = async (path: string): Promise<any> => (await fetch(`${origin}/api/public/v1${path}`, { headers: { authorization: `Bearer ${all}` } })).json();
+    const products = (await get('/products?limit=2')).data;
+    const preset = (await get('/presets?limit=1')).data[0];
+    const post = (path: string, body: unknown, key: string) =>
+      fetch(`${origin}/api/public/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${all}`, 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify(body) });
+    const { messages } = await watch(
+      `?accountId=${acc.accountId}`,
+      async () => {
+        expect((await post('/runs', { productIds: [products[0].productId], creativesPerProduct: 1, presetId: preset.presetId }, 'stream-run')).status).toBe(202);
+        expect((await post('/upscales', { source: { productId: products[1].productId, image: 'primary' }, target: '4K' }, 'stream-upscale')).status).toBe(202);
+      },
+      (m) => {
+        const named = m.filter((x) => x.event === 'changed').flatMap((x) => x.data.collections);
+        return named.includes('runs') && named.includes('upscales');
+      },
+    );
+    const changed = messages.filter((m) => m.event === 'changed');
+    expect(changed[0]!.data).toEqual({ accountId: acc.accountId, collections: expect.arrayContaining(['runs']) });
+    expect(changed.flatMap((m) => m.data.collections)).toEqual(expect.arrayContaining(['runs', 'upscales']));
+    // Reads change nothing: no changed between two reads.
+    const read = () => fetch(`${origin}/api/public/v1/runs`, { headers: { authorization: `Bearer ${all}` } }).then((r) => r.text());
+    const quiet = await watch(`?accountId=${acc.accountId}`, async () => void (await read(), await read()), (m) => m.filter((x) => x.event === 'request').length === 2);
+    expect(quiet.messages.map((m) => m.event)).toEqual(['ready', 'request', 'request']);
+    // The clock settles the upscale: changed again.
+    const settled = await watch(
+      `?accountId=${acc.accountId}`,
+      async () => void (await fetch(`${origin}/__mock/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advanceSeconds: 3600 }) })),
+      (m) => m.some((x) => x.event === 'changed' && x.data.collections.includes('upscales')),
+    );
+    expect(settled.messages.map((m) => m.event)).toContain('changed');
+  });
+
   it("with accountId, another account's changes are not sent", async () => {
     const other = await h.account();
     const { messages } = await watch(

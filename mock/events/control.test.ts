@@ -3,6 +3,10 @@
  * `webhooks`): every answer is checked against its declared schema.
  */
 import { describe, expect, it } from 'vitest';
+import { buildMock } from '../app.ts';
+import { Clock } from '../clock.ts';
+import { parseSnapshot, restoreState, serializeState } from '../persistence.ts';
+import { Store } from '../store.ts';
 import type { TestResponse } from '../testing.ts';
 import { controlViolations } from '../control/conformance.ts';
 import { controlOperations } from '../control/document.ts';
@@ -159,6 +163,31 @@ describe('the delivery log', () => {
     expect((await control('listWebhookDeliveries', 'GET', `${base}?type=asset.archived`)).body.data).toHaveLength(2);
     const last = await control('listWebhookDeliveries', 'GET', `${base}?limit=1`);
     expect(last.body.data).toEqual([expect.objectContaining({ attempt: 2, status: 'succeeded' })]);
+  });
+
+  it('keeps every detail of the delivery log across a --state save and restore: latency, headers with the signature, payload, answer', async () => {
+    await create({ chaos: { failFirst: 1 } });
+    const asset = [...t.acc.state.assets.values()][0]!;
+    expect((await t.h.request('POST', `/assets/${asset.assetId}/archive`, { key: t.acc.key('assets:write'), headers: { 'idempotency-key': 'state-log-1' } })).status).toBe(200);
+    await t.deliver(60, 1);
+    await t.deliver(60, 2);
+    const base = `/__mock/accounts/${t.acc.accountId}/webhook-deliveries`;
+    const before = (await control('listWebhookDeliveries', 'GET', base)).body.data;
+    expect(before).toHaveLength(2);
+    for (const row of before) expect(row).toMatchObject({ latencyMs: expect.any(Number), responseStatus: 204, request: { headers: expect.objectContaining({ 'webhook-signature': expect.stringMatching(/^v1,/) }) } });
+
+    const store = new Store();
+    const resumed = restoreState(store, parseSnapshot(serializeState(t.h.mock.services.store, t.h.clock)));
+    const copy = buildMock({ store, clock: new Clock({ mode: 'manual', start: resumed.epochMs }) });
+    await copy.app.ready();
+    try {
+      const res = await copy.inject({ method: 'GET', url: base });
+      const answer = { status: res.statusCode, headers: res.headers as Record<string, string>, body: JSON.parse(res.payload), text: res.payload };
+      expect(controlViolations('listWebhookDeliveries', answer)).toEqual([]);
+      expect(answer.body.data).toEqual(before);
+    } finally {
+      await copy.app.close();
+    }
   });
 
   it('re-sends a delivery: a new delivery of the same event, attempted now, in the log and at the receiver', async () => {

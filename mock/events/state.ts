@@ -4,11 +4,20 @@
  * signing secrets: the mock must go on signing with them), its delivery log, its processing delay
  * and the deliveries still open across a restart. The scheduler (webhooks.ts) works on it; the
  * clock's tasks are not saved, so after a load `WebhookService.resume` re-arms every open delivery.
+ * Each log row keeps what its attempt sent (headers, signature, payload, latency), saved with it.
  */
 import type { WebhookEndpoint } from './endpoints.ts';
 import type { DomainEvent, EventType } from './model.ts';
 
 export type AttemptStatus = 'pending' | 'succeeded' | 'failed' | 'not_sent';
+
+/** The request an attempt sent, and the real milliseconds its answer took (null while pending). */
+export interface SentRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  latencyMs: number | null;
+}
 
 /** One row of the delivery log: one attempt (or one duplicate copy) of one event to one endpoint. */
 export interface AttemptRecord {
@@ -30,6 +39,12 @@ export interface AttemptRecord {
   nextAttemptAt: number | null;
   /** This was the last attempt: the delivery was given up. */
   givenUp: boolean;
+  /**
+   * What the attempt sent (the headers with the signature, the payload) and its latency, kept on
+   * the row so that the `--state` file carries it; null when nothing was sent. Absent on rows of
+   * state files saved before it was kept (read as null).
+   */
+  request?: SentRequest | null;
 }
 
 /** One event to one endpoint, from its processing until it succeeds or is given up. */

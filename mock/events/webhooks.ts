@@ -43,7 +43,7 @@ import { webhookDelivery } from '../../spec/contract.ts';
 import { monotonicMs, type Clock } from '../clock.ts';
 import { signedWithDefects, withPayloadDefects } from '../defects.ts';
 import type { AccountState, Store } from '../store.ts';
-import type { AccountWebhooks, AttemptRecord, OpenDelivery } from './state.ts';
+import type { AccountWebhooks, AttemptRecord, OpenDelivery, SentRequest } from './state.ts';
 import { DEFAULT_RETRY_POLICY, nextAttemptAt, type RetryPolicy } from './backoff.ts';
 import {
   checkEndpointInput,
@@ -88,13 +88,7 @@ export interface WebhookOptions {
 
 export type { AttemptRecord, AttemptStatus } from './state.ts';
 
-/** The request an attempt sent, and the real milliseconds its answer took (null while pending). */
-export interface SentRequest {
-  url: string;
-  headers: Record<string, string>;
-  body: string;
-  latencyMs: number | null;
-}
+export type { SentRequest } from './state.ts';
 
 /** Told of every delivery-log row when it is written and when it settles (the control plane's stream). */
 export type AttemptListener = (account: AccountState, row: AttemptRecord) => void;
@@ -158,8 +152,6 @@ export class WebhookService {
   private readonly scheduled = new WeakSet<DomainEvent>();
   /** Open deliveries whose next attempt is on the clock or on the wire (resume() leaves them be). */
   private readonly armed = new WeakSet<OpenDelivery>();
-  /** What each attempt sent and how long its answer took (this process only: not in the state file). */
-  private readonly sent = new WeakMap<AttemptRecord, SentRequest>();
   private readonly attemptListeners: AttemptListener[] = [];
 
   constructor(deps: WebhookDeps, options: WebhookOptions = {}) {
@@ -271,9 +263,9 @@ export class WebhookService {
     };
   }
 
-  /** What a row's attempt sent, when this process made it. */
+  /** What a row's attempt sent (kept on the row, so a restored state still shows it). */
   sentRequest(row: AttemptRecord): SentRequest | undefined {
-    return this.sent.get(row);
+    return row.request ?? undefined;
   }
 
   /**
@@ -425,7 +417,7 @@ export class WebhookService {
     const base = { deliveryId: delivery.deliveryId, eventId: delivery.event.eventId, endpointId: delivery.endpointId, type: delivery.event.type, duplicate: false, scheduledAt: now };
     const notSent = (error: string) => {
       close();
-      this.record(account, state, { ...base, attempt: delivery.attempts + 1, attemptedAt: null, status: 'not_sent', responseStatus: null, error, nextAttemptAt: null, givenUp: true });
+      this.record(account, state, { ...base, attempt: delivery.attempts + 1, attemptedAt: null, status: 'not_sent', responseStatus: null, error, nextAttemptAt: null, givenUp: true, request: null });
     };
 
     const endpoint = state.endpoints.get(delivery.endpointId);
@@ -445,7 +437,7 @@ export class WebhookService {
     const { failFirst } = endpoint.chaos; // chaos as it is when the attempt is made
     const forcedFailure = attempt <= failFirst ? `chaos: failFirst treats attempts 1..${failFirst} as failed` : undefined;
     const copies = duplicateCopies(endpoint.chaos.duplicate, draw(delivery.event.eventId, endpoint.endpointId));
-    const row = this.record(account, state, { ...base, attempt, attemptedAt: now, status: 'pending', responseStatus: null, error: null, nextAttemptAt: null, givenUp: false });
+    const row = this.record(account, state, { ...base, attempt, attemptedAt: now, status: 'pending', responseStatus: null, error: null, nextAttemptAt: null, givenUp: false, request: null });
 
     this.enqueue(endpoint.endpointId, async () => {
       const result = await this.timed(row, prepared.request());
@@ -477,7 +469,7 @@ export class WebhookService {
   /** Sends and notes the real milliseconds the answer took on the row's sent request. */
   private async timed(row: AttemptRecord, request: OutgoingDelivery): Promise<DeliveryResult> {
     const sent: SentRequest = { url: request.url, headers: request.headers, body: request.body, latencyMs: null };
-    this.sent.set(row, sent); // as signed when it goes out
+    row.request = sent; // as signed when it goes out
     const started = monotonicMs();
     const result = await this.send(request);
     sent.latencyMs = Math.round((monotonicMs() - started) * 1000) / 1000;

@@ -191,6 +191,7 @@ export interface paths {
         /**
          * Read an account's credits ledger
          * @description Balance, what is available and held, totals charged and released, the daily API credit budget, the account's rate card, the open holds and the journal of every hold, charge and release, in order. The ledger starts from `credits` of createAccount.
+         *     With `refId`, the holds and the journal are only those of one run or upscale, and `ref` sums them (what it holds now, has been charged and has released); with `limit`, the journal is only its most recent entries (still oldest first), so a page never downloads a journal that grows without end.
          */
         get: operations["getCredits"];
         put?: never;
@@ -604,6 +605,87 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__mock/accounts/{accountId}/creatives": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account's id (`accountId` from createAccount, or `acc_demo`). */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the account's creatives by status, a page at a time
+         * @description The creatives GET /creatives lists (usable image and video creatives, deleted ones only with
+         *     `showDeleted=true`), each as the public API represents it, in the same order, filtered by
+         *     `status` on the server: the public API has no status filter for creatives. The console's
+         *     Data view reads it. Paged like the other browse lists: a page visits at most 20,000
+         *     creatives from `from` and stops at `limit` matches, so a selective filter can give a short
+         *     or even empty page before the end; `next: null` is the only end.
+         */
+        get: operations["listAccountCreatives"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__mock/accounts/{accountId}/assets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account's id (`accountId` from createAccount, or `acc_demo`). */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the account's assets by status, a page at a time
+         * @description The assets GET /assets lists (deleted ones only with `showDeleted=true`), each as the public
+         *     API represents it, in the same order, filtered by `status` (`active` or `archived`) on the
+         *     server: the public API has no status filter for assets. Paged as listAccountCreatives.
+         */
+        get: operations["listAccountAssets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__mock/accounts/{accountId}/upscales": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account's id (`accountId` from createAccount, or `acc_demo`). */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the account's upscales, newest first, with their times on the clock
+         * @description The account's upscales, newest first, each as GET /upscales/{upscaleId} answers it plus what
+         *     the mock knows of it on the clock: the asset the result derives from (`parentAssetId`), when
+         *     it started processing (`startedAt`) and when it will settle (`finishesAt`: null before it
+         *     starts, once it is settled, or while stalled). The public API has no list of upscales; the
+         *     console's Upscales view reads this one. Filtered by `status` on the server and paged as
+         *     listAccountCreatives (newest first: `from` counts down).
+         */
+        get: operations["listUpscales"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/__mock/accounts/{accountId}/requests": {
         parameters: {
             query?: never;
@@ -657,6 +739,7 @@ export interface paths {
          *     | `event` | an account recorded an event (any actor) | `{"accountId", "event": Event}` |
          *     | `delivery` | a webhook attempt was made, settled or not sent | `{"accountId", "delivery": WebhookDelivery}` |
          *     | `request` | an API request was journaled | `{"accountId", "request": RequestSummary}` |
+         *     | `changed` | one or more of an account's collections changed (made, changed or settled by anyone: the API, another actor, the clock), seen after each request, event and clock move and at least every 250 ms of real time | `{"accountId", "collections": [...]}`, each one of `products`, `creatives`, `campaigns`, `assets`, `deliveries`, `runs`, `upscales`; read the lists for what changed |
          *     | `reset` | the mock was reset | `{}` |
          *
          *     With `accountId`, only that account's messages (and `clock`, `reset`) are sent. A comment
@@ -1053,7 +1136,18 @@ export interface components {
                 amount: number;
                 placedAt: components["schemas"]["Timestamp"];
             }[];
-            /** @description Every hold, charge and release, in order. */
+            /** @description With `refId` only, the sums of that run's or upscale's movements (over the whole journal, whatever `limit` says). */
+            ref?: {
+                /** @description The runId or upscaleId asked for. */
+                id: string;
+                /** @description What its open holds take now. */
+                held: number;
+                /** @description Credits charged for it. */
+                charged: number;
+                /** @description Credits held for it and released unspent. */
+                released: number;
+            };
+            /** @description Every hold, charge and release, in order (with `refId`, only its own; with `limit`, only the most recent). */
             journal: {
                 /**
                  * @description The movement.
@@ -1447,9 +1541,9 @@ export interface components {
             nextAttemptAt: components["schemas"]["Timestamp"] | null;
             /** @description This was the last attempt: the next one would be more than 24 hours after the change, or the delivery could not be sent. */
             givenUp: boolean;
-            /** @description Real milliseconds from sending the request to the receiver's answer (or the failure), or null (pending, not sent, or from before a restart). */
+            /** @description Real milliseconds from sending the request to the receiver's answer (or the failure), or null (pending, or not sent). Saved in the `--state` file with the row. */
             latencyMs?: number | null;
-            /** @description The request as sent: its headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`, ...) and its JSON payload; null when it was not sent or before a restart of the mock (not saved in the state file). */
+            /** @description The request as sent: its headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`, ...) and its JSON payload; null when it was not sent. Saved in the `--state` file with the row, so a restarted mock still shows it. */
             request?: {
                 /** @description The endpoint URL it went to. */
                 url: string;
@@ -1714,6 +1808,62 @@ export interface components {
             /** @description When it was deleted, or null. */
             deletedAt: components["schemas"]["Timestamp"] | null;
         };
+        /** @description Where the next page starts (pass it as `from`), or null at the end. */
+        BrowseNext: number | null;
+        /** @description One page of creatives. */
+        BrowseCreativePage: {
+            /** @description The creatives, each as the public API's `Creative` (spec/openapi.yaml). */
+            data: {
+                /** @description The creative's id. */
+                creativeId: string;
+                /** @description Its status. */
+                status: string;
+            }[];
+            next: components["schemas"]["BrowseNext"];
+        };
+        /** @description One page of assets. */
+        BrowseAssetPage: {
+            /** @description The assets, each as the public API's `Asset` (spec/openapi.yaml). */
+            data: {
+                /** @description The asset's id. */
+                assetId: string;
+                /**
+                 * @description Its status.
+                 * @enum {string}
+                 */
+                status: "active" | "archived";
+            }[];
+            next: components["schemas"]["BrowseNext"];
+        };
+        /** @description An upscale as the public API's `Upscale` (spec/openapi.yaml), plus its place on the clock. */
+        UpscaleOnClock: {
+            /** @description The upscale's id. */
+            upscaleId: string;
+            /**
+             * @description Its status.
+             * @enum {string}
+             */
+            status: "QUEUED" | "PROCESSING" | "SUCCEEDED" | "FAILED";
+            /** @description The new asset, once `SUCCEEDED`. */
+            assetId: string | null;
+            /** @description Why it failed, once `FAILED`. */
+            failureReason: string | null;
+            createdAt: components["schemas"]["Timestamp"];
+            /** @description When it settled, or null. */
+            finalizedAt: components["schemas"]["Timestamp"] | null;
+            /** @description The asset the result derives from: the source asset, or the asset holding the product image. */
+            parentAssetId: string;
+            /** @description When it started processing, or null while queued. */
+            startedAt: components["schemas"]["Timestamp"] | null;
+            /** @description When processing ends on the clock; null before it starts, once settled, or while stalled. */
+            finishesAt: components["schemas"]["Timestamp"] | null;
+        };
+        /** @description One page of upscales, newest first. */
+        UpscalePage: {
+            /** @description The upscales. */
+            data: components["schemas"]["UpscaleOnClock"][];
+            next: components["schemas"]["BrowseNext"];
+        };
         /** @description One page of a campaign's creatives. */
         CampaignCreativeList: {
             /** @description The creatives, in the campaign's order. */
@@ -1821,6 +1971,12 @@ export interface components {
         KeyId: string;
         /** @description The webhook endpoint's id (`endpointId`, `whe_...`). */
         EndpointId: string;
+        /** @description Include deleted ones (each then carries `deletedAt`), as the public API's `showDeleted`. */
+        BrowseShowDeleted: boolean;
+        /** @description At most this many rows (default 25). */
+        BrowseLimit: number;
+        /** @description Where the page starts (the `next` of the previous page); the first page without it. */
+        BrowseFrom: number;
     };
     requestBodies: never;
     headers: never;
@@ -2080,7 +2236,12 @@ export interface operations {
     };
     getCredits: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only the holds and journal entries of this runId or upscaleId; adds `ref`, their sums. */
+                refId?: string;
+                /** @description Only the most recent this many journal entries that match (still oldest first); absent, every one. */
+                limit?: number;
+            };
             header?: never;
             path: {
                 /** @description The account's id (`accountId` from createAccount, or `acc_demo`). */
@@ -2711,6 +2872,106 @@ export interface operations {
             };
         };
     };
+    listAccountCreatives: {
+        parameters: {
+            query?: {
+                /** @description Only creatives with this status. */
+                status?: "QUEUED" | "GENERATING" | "PENDING" | "APPROVED" | "REJECTED";
+                /** @description Include deleted ones (each then carries `deletedAt`), as the public API's `showDeleted`. */
+                showDeleted?: components["parameters"]["BrowseShowDeleted"];
+                /** @description At most this many rows (default 25). */
+                limit?: components["parameters"]["BrowseLimit"];
+                /** @description Where the page starts (the `next` of the previous page); the first page without it. */
+                from?: components["parameters"]["BrowseFrom"];
+            };
+            header?: never;
+            path: {
+                /** @description The account's id (`accountId` from createAccount, or `acc_demo`). */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of creatives. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BrowseCreativePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["AccountNotFound"];
+        };
+    };
+    listAccountAssets: {
+        parameters: {
+            query?: {
+                /** @description Only assets with this status. */
+                status?: "active" | "archived";
+                /** @description Include deleted ones (each then carries `deletedAt`), as the public API's `showDeleted`. */
+                showDeleted?: components["parameters"]["BrowseShowDeleted"];
+                /** @description At most this many rows (default 25). */
+                limit?: components["parameters"]["BrowseLimit"];
+                /** @description Where the page starts (the `next` of the previous page); the first page without it. */
+                from?: components["parameters"]["BrowseFrom"];
+            };
+            header?: never;
+            path: {
+                /** @description The account's id (`accountId` from createAccount, or `acc_demo`). */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of assets. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BrowseAssetPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["AccountNotFound"];
+        };
+    };
+    listUpscales: {
+        parameters: {
+            query?: {
+                /** @description Only upscales with this status. */
+                status?: "QUEUED" | "PROCESSING" | "SUCCEEDED" | "FAILED";
+                /** @description At most this many rows (default 25). */
+                limit?: components["parameters"]["BrowseLimit"];
+                /** @description Where the page starts (the `next` of the previous page); the first page without it. */
+                from?: components["parameters"]["BrowseFrom"];
+            };
+            header?: never;
+            path: {
+                /** @description The account's id (`accountId` from createAccount, or `acc_demo`). */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of upscales. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpscalePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["AccountNotFound"];
+        };
+    };
     listRequests: {
         parameters: {
             query?: {
@@ -3094,6 +3355,9 @@ export const controlRoutes = {
   listWebhookDeliveries: { method: 'GET', path: '/__mock/accounts/{accountId}/webhook-deliveries', pathParams: ['accountId'] },
   resendWebhookDelivery: { method: 'POST', path: '/__mock/accounts/{accountId}/webhook-deliveries/{deliveryId}/resend', pathParams: ['accountId', 'deliveryId'] },
   listCampaignCreatives: { method: 'GET', path: '/__mock/accounts/{accountId}/campaigns/{campaignId}/creatives', pathParams: ['accountId', 'campaignId'] },
+  listAccountCreatives: { method: 'GET', path: '/__mock/accounts/{accountId}/creatives', pathParams: ['accountId'] },
+  listAccountAssets: { method: 'GET', path: '/__mock/accounts/{accountId}/assets', pathParams: ['accountId'] },
+  listUpscales: { method: 'GET', path: '/__mock/accounts/{accountId}/upscales', pathParams: ['accountId'] },
   listRequests: { method: 'GET', path: '/__mock/accounts/{accountId}/requests', pathParams: ['accountId'] },
   streamChanges: { method: 'GET', path: '/__mock/stream', pathParams: [] },
   getAccountWebhookSettings: { method: 'GET', path: '/__mock/accounts/{accountId}/webhook-settings', pathParams: ['accountId'] },

@@ -194,5 +194,38 @@ describe('applyCreditSettings', () => {
     expect(view).toMatchObject({ balance: 10_000, available: 9_997, held: 3, totals: { charged: 0, released: 0 }, dailyBudget: { dailyLimit: 50, usedToday: 3, remaining: 47, resetsAt: '2026-01-02T00:00:00.000Z' } });
     expect(view.holds).toEqual([{ holdId: r.hold.holdId, ref: { kind: 'run', id: 'run_1', jobId: 'job_1' }, amount: 3, placedAt: '2026-01-01T10:00:00.000Z' }]);
     expect(view.journal).toHaveLength(1);
+    expect(view).not.toHaveProperty('ref');
+  });
+
+  it('creditsView for one run or upscale (refId): its holds and journal only, and their sums over the whole journal whatever the limit', () => {
+    const ledger = newCreditLedger();
+    const hold = (id: string, jobId: string, amount: number) => {
+      const r = placeHold(ledger, { kind: 'run', id, jobId }, amount, T0);
+      if (!r.ok) throw new Error('refused');
+      return r.hold.holdId;
+    };
+    chargeHold(ledger, hold('run_1', 'job_1', 3), T0 + 1);
+    releaseHold(ledger, hold('run_1', 'job_2', 3), T0 + 2);
+    chargeHold(ledger, hold('run_2', 'job_3', 5), T0 + 3);
+    hold('run_1', 'job_4', 3);
+    const up = placeHold(ledger, { kind: 'upscale', id: 'ups_1' }, 2, T0 + 4);
+    if (!up.ok) throw new Error('refused');
+
+    const run1 = creditsView(ledger, T0 + 5, { refId: 'run_1' });
+    expect(run1.ref).toEqual({ id: 'run_1', held: 3, charged: 3, released: 3 });
+    expect(run1.holds.map((h) => h.ref.id)).toEqual(['run_1']);
+    expect(run1.journal.map((e) => `${e.kind}:${e.ref.id}`)).toEqual(['hold:run_1', 'charge:run_1', 'hold:run_1', 'release:run_1', 'hold:run_1']);
+    // The account's own figures are unchanged by the filter.
+    expect(run1).toMatchObject({ held: 5, totals: { charged: 8, released: 3 } });
+
+    const lastTwo = creditsView(ledger, T0 + 5, { refId: 'run_1', limit: 2 });
+    expect(lastTwo.journal.map((e) => e.kind)).toEqual(['release', 'hold']);
+    expect(lastTwo.ref).toEqual(run1.ref);
+
+    expect(creditsView(ledger, T0 + 5, { refId: 'ups_1' }).ref).toEqual({ id: 'ups_1', held: 2, charged: 0, released: 0 });
+    expect(creditsView(ledger, T0 + 5, { refId: 'run_none' })).toMatchObject({ ref: { held: 0, charged: 0, released: 0 }, holds: [], journal: [] });
+    const latest = creditsView(ledger, T0 + 5, { limit: 3 });
+    expect(latest.journal.map((e) => `${e.kind}:${e.ref.id}`)).toEqual(['charge:run_2', 'hold:run_1', 'hold:ups_1']);
+    expect(latest.holds).toHaveLength(2);
   });
 });

@@ -17,10 +17,30 @@ export interface CreditsView {
   rateCard: RateCard;
   holds: { holdId: string; ref: LedgerRef; amount: number; placedAt: string }[];
   journal: { kind: LedgerEntry['kind']; holdId: string; ref: LedgerRef; amount: number; at: string }[];
+  /** With `refId`: the sums of that run's or upscale's movements. */
+  ref?: { id: string; held: number; charged: number; released: number };
 }
 
-export function creditsView(ledger: CreditLedger, now: number): CreditsView {
+/** What the view shows of the holds and the journal: one run's or upscale's only, the most recent entries only. */
+export interface CreditsViewFilter {
+  refId?: string;
+  limit?: number;
+}
+
+export function creditsView(ledger: CreditLedger, now: number, filter: CreditsViewFilter = {}): CreditsView {
   const budget = budgetStatus(ledger, now);
+  const { refId, limit } = filter;
+  const holds = [...ledger.holds.values()].filter((h) => refId === undefined || h.ref.id === refId);
+  let entries = refId === undefined ? ledger.journal : ledger.journal.filter((e) => e.ref.id === refId);
+  let ref: CreditsView['ref'];
+  if (refId !== undefined) {
+    ref = { id: refId, held: holds.reduce((sum, h) => sum + h.amount, 0), charged: 0, released: 0 };
+    for (const e of entries) {
+      if (e.kind === 'charge') ref.charged += e.amount;
+      else if (e.kind === 'release') ref.released += e.amount;
+    }
+  }
+  if (limit !== undefined && entries.length > limit) entries = entries.slice(entries.length - limit);
   return {
     balance: ledger.balance,
     available: available(ledger),
@@ -28,8 +48,9 @@ export function creditsView(ledger: CreditLedger, now: number): CreditsView {
     totals: { ...ledger.totals },
     dailyBudget: budget ? { dailyLimit: budget.dailyLimit, usedToday: budget.usedToday, remaining: budget.remaining, resetsAt: iso(budget.resetsAt) } : null,
     rateCard: copyRateCard(ledger.rateCard),
-    holds: [...ledger.holds.values()].map((h) => ({ holdId: h.holdId, ref: { ...h.ref }, amount: h.amount, placedAt: iso(h.placedAt) })),
-    journal: ledger.journal.map((e) => ({ kind: e.kind, holdId: e.holdId, ref: { ...e.ref }, amount: e.amount, at: iso(e.at) })),
+    holds: holds.map((h) => ({ holdId: h.holdId, ref: { ...h.ref }, amount: h.amount, placedAt: iso(h.placedAt) })),
+    journal: entries.map((e) => ({ kind: e.kind, holdId: e.holdId, ref: { ...e.ref }, amount: e.amount, at: iso(e.at) })),
+    ...(ref ? { ref } : {}),
   };
 }
 
