@@ -187,6 +187,10 @@ async function controlSession(recording: RecordingServer): Promise<void> {
   await h.request('HEAD', `/creatives/${pending[0]!.creativeId}`, { key: all }); // HEAD: GET's headers, no body
   await call('runAction', 'POST', `${account}/actions`, { actor: { kind: 'user' }, operationId: 'approveCreative', pathParams: { creativeId: pending[1]!.creativeId } });
   await call('listCampaignCreatives', 'GET', `${account}/campaigns/${pending[0]!.campaignId}/creatives?limit=5`);
+  await call('listAccountCreatives', 'GET', `${account}/creatives?status=APPROVED&limit=5`);
+  await call('listAccountAssets', 'GET', `${account}/assets?limit=5`);
+  await call('listUpscales', 'GET', `${account}/upscales?limit=5`);
+  await call('getCredits', 'GET', `${account}/credits?refId=none&limit=5`);
   await call('getClock', 'GET', '/__mock/clock');
   await call('setClock', 'POST', '/__mock/clock', { advanceSeconds: 120 });
   const deliveries = await call('listWebhookDeliveries', 'GET', `${account}/webhook-deliveries`);
