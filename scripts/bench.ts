@@ -838,14 +838,14 @@ async function phaseMsw(): Promise<void> {
   const rows = [
     ['runPipeline alone (the core)', fmtUs(pipeline.p50), fmtUs(pipeline.p99)],
     ["the in-process mock's answer: the adapter's resolver (Request in, the pipeline, Response out)", fmtUs(answer.p50), fmtUs(answer.p99)],
-    ["msw's own cost: its getResponse with one handler answering the same bytes at once", fmtUs(mswOwn.p50), fmtUs(mswOwn.p99)],
+    ["for comparison, msw with a plain `http.all` handler answering the same bytes at once (cookies parsed, path matched)", fmtUs(mswOwn.p50), fmtUs(mswOwn.p99)],
     ["the handler path: msw's getResponse with the mock's handlers", fmtUs(handler.p50), fmtUs(handler.p99)],
     ["fetch through msw/node's setupServer (what a test's client sees)", fmtUs(fetched.p50), fmtUs(fetched.p99)],
   ];
   const table_ = table(['GET /creatives?limit=50, one at a time', 'median', 'p99'], rows);
   const lines = [
-    `- In-process mock's answer (the adapter and the core) median **${fmtUs(answer.p50)}**, of which the core's runPipeline ${fmtUs(pipeline.p50)} (target < 200 µs): ${verdict(answer.p50 < 0.2)}`,
-    `- With msw around it (msw's own median cost ${fmtUs(mswOwn.p50)}, whatever the handler): the handler path **${fmtUs(handler.p50)}**, a fetch through msw/node's interceptor ${fmtUs(fetched.p50)} (for information: msw's share is msw's, not the mock's).`,
+    `- The in-process mock answers a request through msw (getResponse with its handlers: msw's matching, the adapter, the pipeline, the Response) in a median **${fmtUs(handler.p50)}** (target < 200 µs): ${verdict(handler.p50 < 0.2)}. Of it: the adapter's resolver ${fmtUs(answer.p50)}, the core's runPipeline ${fmtUs(pipeline.p50)}; a plain \`http.all\` handler answering fixed bytes costs msw ${fmtUs(mswOwn.p50)}, which the mock's prefix handlers avoid.`,
+    `- A \`fetch\` through msw/node's interceptor (what a test's client sees): ${fmtUs(fetched.p50)} median (for information: the interceptor's share is msw's).`,
   ];
   const bundle = /^msw: bundle (\d+) bytes gzip (\d+) bytes/m.exec(output);
   const kib = (n: number) => `${(n / 1024).toFixed(0)} KiB`;

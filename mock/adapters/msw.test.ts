@@ -125,3 +125,25 @@ describe('createMockHandlers', () => {
     expect(mock.services.feed.watching).toBe(watching - 1);
   });
 });
+
+describe('the handlers claim their prefixes only', () => {
+  it('answer under the API, /__mock and /media of their base URL, not beside them; a relative base URL is resolved against the page', async () => {
+    const { getResponse } = await import('msw');
+    const page = globalThis as { location?: { href: string } };
+    page.location = { href: 'http://page.test/app/index.html' };
+    const relative = createMockHandlers({ baseUrl: '/mock/', seed: false });
+    delete page.location;
+    try {
+      const at = async (url: string) => (await getResponse(relative.handlers, new Request(url)))?.status;
+      expect(await at('http://page.test/mock/api/public/v1/creatives')).toBe(401);
+      expect(await at('http://page.test/mock/api/public/v1?x=1')).toBe(404); // the API's own 404: no operation at its root
+      expect(await at('http://page.test/mock/__mock/accounts')).toBe(200);
+      expect(await at('http://page.test/mock/media/nope.png')).toBe(404);
+      for (const outside of ['http://page.test/mock/api/public/v10/creatives', 'http://page.test/mock/__mockery', 'http://page.test/api/public/v1/creatives', 'http://other.test/mock/__mock/accounts']) {
+        expect(await at(outside), outside).toBeUndefined();
+      }
+    } finally {
+      relative.dispose();
+    }
+  });
+});
