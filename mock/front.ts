@@ -31,7 +31,10 @@ import { ApiError, reasonPhrase } from './errors.ts';
 import { nextRequestId, runPipeline, type PipelineServices } from './pipeline/index.ts';
 import { rateLimit } from './pipeline/rate-limit.ts';
 import { errorResponse, withRateLimitHeaders } from './pipeline/respond.ts';
+import { toQuery } from './pipeline/query.ts';
 import type { RawRequest, RawResponse } from './pipeline/types.ts';
+
+export { toQuery };
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 /** A lingering close reads and discards at most this much of a refused body... */
@@ -308,15 +311,6 @@ export function splitUrl(target: string): { pathname: string; searchParams: URLS
   return { pathname: url.pathname, searchParams: url.searchParams };
 }
 
-export function toQuery(params: URLSearchParams): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const [name, value] of params) {
-    const existing = out[name];
-    if (existing === undefined) out[name] = value;
-    else out[name] = Array.isArray(existing) ? [...existing, value] : [existing, value];
-  }
-  return out;
-}
 
 /**
  * The request headers as the pipeline reads them (lower-case names, one string each). node:http

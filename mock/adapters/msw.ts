@@ -34,6 +34,7 @@ import { ApiError, reasonPhrase } from '../errors.ts';
 import type { DeliveryResult, Transport } from '../events/transport.ts';
 import { answerMedia, MediaService } from '../media/serve.ts';
 import { runPipeline } from '../pipeline/index.ts';
+import { toQuery } from '../pipeline/query.ts';
 import type { RawRequest, RawResponse } from '../pipeline/types.ts';
 import { demoKeys, seedDemo, DEMO_ACCOUNT_ID } from '../seed/account.ts';
 import { createControl, eventStream, type MockControl } from './control.ts';
@@ -116,16 +117,6 @@ function headersOf(request: Request): Record<string, string | undefined> {
   request.headers.forEach((value, name) => {
     out[name] = value;
   });
-  return out;
-}
-
-function queryOf(params: URLSearchParams): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const [name, value] of params) {
-    const existing = out[name];
-    if (existing === undefined) out[name] = value;
-    else out[name] = Array.isArray(existing) ? [...existing, value] : [existing, value];
-  }
   return out;
 }
 
@@ -229,7 +220,7 @@ export function createMockHandlers(options: MockHandlersOptions): MockHandlers {
       method: head ? 'GET' : request.method,
       path: url.pathname.slice(apiPath.length) || '/',
       fullPath: basePath + url.pathname.slice(apiPath.length),
-      query: queryOf(url.searchParams),
+      query: toQuery(url.searchParams),
       headers: headersOf(request),
       body: undefined,
       ip: '127.0.0.1',

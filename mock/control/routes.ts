@@ -32,6 +32,7 @@ import type { MockServices } from '../core.ts';
 import { equalBytes, randomHex, sha256 } from '../platform/crypto.ts';
 import { REASON_PHRASES, type FieldError } from '../errors.ts';
 import { fieldErrors } from '../pipeline/validate.ts';
+import { toQuery } from '../pipeline/query.ts';
 import { accountHandlers } from './accounts.ts';
 import { actionHandlers } from './actions.ts';
 import { clockHandlers } from './clock.ts';
@@ -248,14 +249,7 @@ function controlRequestId(): string {
 /** The query of a request target, as fastify's parser gives it (a repeated name: an array). */
 function queryOf(url: string): Record<string, string | string[]> {
   const mark = url.indexOf('?');
-  const out: Record<string, string | string[]> = {};
-  if (mark === -1) return out;
-  for (const [name, value] of new URLSearchParams(url.slice(mark + 1))) {
-    const existing = out[name];
-    if (existing === undefined) out[name] = value;
-    else out[name] = Array.isArray(existing) ? [...existing, value] : [existing, value];
-  }
-  return out;
+  return mark === -1 ? {} : toQuery(new URLSearchParams(url.slice(mark + 1)));
 }
 
 /**
