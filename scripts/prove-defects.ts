@@ -20,9 +20,11 @@
  * test catches.
  *
  * Two lanes by default (a 2-core CI machine): each lane has its own mock (manual clock) and runs
- * one Playwright process at a time (one worker) against a proxy in front of it; a proxy defect
- * gets a fresh proxy on a new port, a mock defect (webhooks) a mock of its own started with
- * `--defect NAME`. Reporters are quiet (JSON to a file); the table goes to stdout and to
+ * one Playwright process at a time (one worker) against a proxy in front of it. The proxy defects
+ * run as one batch per lane (runBatch: one Playwright process, one chained project per selected
+ * test, each defect stopping at its first failure) behind one switching proxy that applies the
+ * defect each request names; a mock defect (webhooks) runs in a process of its own against a mock
+ * of its own started with `--defect NAME`. Reporters are quiet (JSON to a file); the table goes to stdout and to
  * conformance-report/defects.md. Exit 1 when a defect goes unnoticed, selects no test, or the
  * pass-through run is not clean.
  */
@@ -31,8 +33,9 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DEFECT_KINDS, DEFECTS, type Defect } from '../conformance/defects/catalogue.ts';
-import { startProxy } from '../conformance/defects/proxy.ts';
-import { judge, testsOf, type JsonReport, type Outcome, type TestOutcome, type Verdict } from '../conformance/defects/report.ts';
+import type { BatchProject } from '../conformance/defects/batch.ts';
+import { startProxy, startSwitchingProxy } from '../conformance/defects/proxy.ts';
+import { judge, testsByProject, testsOf, type JsonReport, type Outcome, type TestOutcome, type Verdict } from '../conformance/defects/report.ts';
 import { basePath } from '../spec/contract.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -198,10 +201,7 @@ interface SuiteOptions {
 }
 
 async function runSuite(name: string, origin: string, { grep, files, grepInvert, shard, mode }: SuiteOptions): Promise<RunResult> {
-  const started = Date.now();
-  const reportFile = `${REPORT_DIR}${name}.json`;
-  rmSync(reportFile, { force: true });
-  const argv = [PLAYWRIGHT, 'test', '-c', CONFIG, '--grep', grep, '--reporter=json', '--workers=1', '--retries=0', '--trace=off', `--output=${OUTPUT_DIR}${name}`, '--pass-with-no-tests'];
+  const argv = ['--grep', grep, '--reporter=json'];
   if (grepInvert !== undefined) argv.push('--grep-invert', grepInvert);
   // Only the files holding selected tests are loaded (Playwright loads every file before --grep).
   if (files !== undefined) argv.push(...files.map((f) => `conformance/tests/${f}`));
@@ -209,6 +209,15 @@ async function runSuite(name: string, origin: string, { grep, files, grepInvert,
   if (mode === 'list') argv.push('--list');
   // A failed test restarts the worker (seconds of set-up): stop at the first failure, the proof.
   if (mode === 'first-failure') argv.push('--max-failures=1');
+  const run = await runPlaywright(name, origin, argv, {}, RUN_TIMEOUT_MS);
+  return { tests: testsOf(run.report), errors: run.errors, seconds: run.seconds };
+}
+
+/** One Playwright process of the defects config against `origin` (one worker, no retries, no trace, JSON report to a file), with `argv` added. */
+async function runPlaywright(name: string, origin: string, argv: readonly string[], extraEnv: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ report: JsonReport; errors: string[]; seconds: number }> {
+  const started = Date.now();
+  const reportFile = `${REPORT_DIR}${name}.json`;
+  rmSync(reportFile, { force: true });
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     CONFORMANCE_BASE_URL: `${origin}${basePath}`,
@@ -218,14 +227,20 @@ async function runSuite(name: string, origin: string, { grep, files, grepInvert,
     CONFORMANCE_ALLOW_SPEND: '1',
     PLAYWRIGHT_JSON_OUTPUT_FILE: reportFile,
     FORCE_COLOR: '0',
+    ...extraEnv,
   };
   for (const key of ['CONFORMANCE_MOCK_PID', 'CONFORMANCE_KEYS', 'CONFORMANCE_KEYS_B']) delete env[key];
-  const child = spawn(process.execPath, argv, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, [PLAYWRIGHT, 'test', '-c', CONFIG, ...argv, '--workers=1', '--retries=0', '--trace=off', `--output=${OUTPUT_DIR}${name}`, '--pass-with-no-tests'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   children.add(child);
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  const timer = setTimeout(() => killGroup(child, 'SIGKILL'), RUN_TIMEOUT_MS);
+  const timer = setTimeout(() => killGroup(child, 'SIGKILL'), timeoutMs);
   await new Promise<void>((resolve) => child.once('close', () => resolve()));
   clearTimeout(timer);
   children.delete(child);
@@ -234,10 +249,10 @@ async function runSuite(name: string, origin: string, { grep, files, grepInvert,
   try {
     report = JSON.parse(readFileSync(reportFile, 'utf8')) as JsonReport;
   } catch {
-    return { tests: [], errors: [`no JSON report (exit ${child.exitCode ?? child.signalCode}); see conformance-report/defects/${name}.log`], seconds: (Date.now() - started) / 1000 };
+    return { report, errors: [`no JSON report (exit ${child.exitCode ?? child.signalCode}); see conformance-report/defects/${name}.log`], seconds: (Date.now() - started) / 1000 };
   }
   const errors = (report.errors ?? []).map((e) => (e.message ?? '').split('\n')[0]!.slice(0, 200));
-  return { tests: testsOf(report), errors, seconds: (Date.now() - started) / 1000 };
+  return { report, errors, seconds: (Date.now() - started) / 1000 };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -246,6 +261,8 @@ async function runSuite(name: string, origin: string, { grep, files, grepInvert,
 interface Job {
   name: string;
   defect: Defect | undefined;
+  /** Proxy defects run in one Playwright process (runBatch), each with the tests it runs in order; `defect` is then undefined. */
+  batch?: readonly { defect: Defect; tests: readonly TestOutcome[] }[];
   grep: string;
   files: readonly string[];
   grepInvert?: string;
@@ -270,9 +287,10 @@ class Lanes {
     await Promise.all(
       this.mocks.map(async (mock) => {
         for (let job = queue.shift(); job; job = queue.shift()) {
-          const result = await runJob(job, mock);
-          results.push(result);
-          onDone(result);
+          for (const result of job.batch ? await runBatch(job, mock) : [await runJob(job, mock)]) {
+            results.push(result);
+            onDone(result);
+          }
         }
       }),
     );
@@ -302,6 +320,81 @@ async function runJob(job: Job, laneMock: Mock): Promise<JobResult> {
     await proxy.close();
     await ownMock?.stop();
   }
+}
+
+/**
+ * Several proxy defects in one Playwright process on a lane's mock, behind one switching proxy
+ * (each request names its defect in a header; each defect has a memory of its own, as with a proxy
+ * of its own). Each defect's tests are a chain of one-test projects (conformance/defects/batch.ts):
+ * each in a fresh worker, in the order a run of its own would run them, the chain stopping at the
+ * first failure as --max-failures=1 stopped that run. What a batch saves is the Playwright process
+ * (its start, the config, the test files) per defect; the worker per test run is what a failure
+ * cost anyway (Playwright restarts the worker after a failed test).
+ */
+async function runBatch(job: Job, laneMock: Mock): Promise<JobResult[]> {
+  const started = Date.now();
+  const batch = job.batch!;
+  const levels = new Map<string, BatchProject[]>();
+  const projects: BatchProject[] = [];
+  batch.forEach(({ defect, tests }, d) => {
+    const chain = tests.map((test, i): BatchProject => {
+      const [file, ...titles] = test.id.split(' › ');
+      return {
+        name: `d${d + 1}.${i + 1}`,
+        defect: defect.name,
+        file: file!,
+        title: titles.join(' '),
+        ...(job.grepInvert !== undefined ? { grepInvert: job.grepInvert } : {}),
+        // --all: every test runs, none waits for the one before.
+        ...(i > 0 && !args.all ? { after: `d${d + 1}.${i}` } : {}),
+      };
+    });
+    levels.set(defect.name, chain);
+    projects.push(...chain);
+  });
+  const batchFile = `${REPORT_DIR}${job.name}.projects.json`;
+  writeFileSync(batchFile, JSON.stringify(projects, null, 2));
+  const proxy = await startSwitchingProxy(laneMock.origin, batch.map((b) => b.defect));
+  try {
+    const run = await runPlaywright(job.name, proxy.origin, ['--reporter=json'], { DEFECT_BATCH: batchFile }, RUN_TIMEOUT_MS + projects.length * 10_000);
+    const byProject = testsByProject(run.report);
+    // A project's seconds: from the end of the project that ran before it (its worker's start included) to its end.
+    const ran = [...byProject.entries()].filter(([, tests]) => tests.some((t) => t.endedAt !== undefined));
+    ran.sort(([, a], [, b]) => a[0]!.startedAt! - b[0]!.startedAt!);
+    const seconds = new Map<string, number>();
+    let since = started;
+    for (const [name, tests] of ran) {
+      const end = Math.max(since, ...tests.map((t) => t.endedAt ?? 0));
+      seconds.set(name, (end - since) / 1000);
+      since = end;
+    }
+    return batch.map(({ defect }) => {
+      const errors = [...run.errors];
+      const tests: TestOutcome[] = [];
+      for (const project of levels.get(defect.name)!) {
+        const found = byProject.get(project.name) ?? [];
+        // Exactly its one test, or the batch is wrong: never judged as if that test had run.
+        if (found.length !== 1) errors.push(`project ${project.name} (${project.file} › ${project.title}) selected ${found.length} tests, not 1`);
+        tests.push(...found.map(({ startedAt: _s, endedAt: _e, ...t }) => t));
+      }
+      if (proxy.forwardedFor(defect.name) === 0 && tests.some((t) => t.outcome === 'passed' || t.outcome === 'failed')) errors.push('no request went through the proxy');
+      const secs = levels.get(defect.name)!.reduce((sum, p) => sum + (seconds.get(p.name) ?? 0), 0);
+      return { job: { name: defect.name, defect, grep: defect.grep, files: [], ...(job.grepInvert !== undefined ? { grepInvert: job.grepInvert } : {}) }, tests, errors, seconds: secs };
+    });
+  } finally {
+    await proxy.close();
+  }
+}
+
+/** `items` in at most `count` non-empty groups of about equal total `cost` (largest first, each to the lightest group). */
+function balanced<T>(items: readonly T[], count: number, cost: (item: T) => number): T[][] {
+  const groups = Array.from({ length: count }, () => ({ items: [] as T[], cost: 0 }));
+  for (const item of [...items].sort((a, b) => cost(b) - cost(a))) {
+    const lightest = groups.reduce((a, b) => (b.cost < a.cost ? b : a));
+    lightest.items.push(item);
+    lightest.cost += cost(item);
+  }
+  return groups.map((g) => g.items).filter((g) => g.length > 0);
 }
 
 function firstLineOf(error: unknown): string {
@@ -407,10 +500,20 @@ async function main(): Promise<void> {
     const grepInvert = notClean.length > 0 ? notClean.map((t) => escapeRegExp(t.id.split(' › ').slice(1).join(' '))).join('|') : undefined;
     const order = (d: Defect) => (d.via === 'mock' ? 1000 : 0) + selection.get(d.name)!.length;
     const pinnedInvert = grepInvert ? `${ASSUMED}|${grepInvert}` : ASSUMED;
-    const jobs: Job[] = [...defects]
-      .filter((d) => pinnedSelection.get(d.name)!.length > 0)
-      .sort((a, b) => order(b) - order(a))
-      .map((d) => ({ name: d.name, defect: d, grep: d.grep, files: filesOf(pinnedSelection.get(d.name)!), grepInvert: pinnedInvert }));
+    //    Proxy defects in batches (runBatch: one Playwright process for many), one per lane, each
+    //    defect run up to its first failure (mostly its first test); then the mock defects, one
+    //    process each (each needs a mock of its own).
+    const pinnedDefects = [...defects].filter((d) => pinnedSelection.get(d.name)!.length > 0).sort((a, b) => order(b) - order(a));
+    const isClean = (t: TestOutcome) => !notClean.some((n) => n.id === t.id);
+    const batches = balanced(
+      pinnedDefects.filter((d) => d.via === 'proxy'),
+      lanes,
+      () => 1,
+    );
+    const jobs: Job[] = [
+      ...batches.map((batch, i) => ({ name: `batch-${i + 1}`, defect: undefined, batch: batch.map((defect) => ({ defect, tests: pinnedSelection.get(defect.name)!.filter(isClean) })), grep: '', files: [], grepInvert: pinnedInvert })),
+      ...pinnedDefects.filter((d) => d.via === 'mock').map((d) => ({ name: d.name, defect: d, grep: d.grep, files: filesOf(pinnedSelection.get(d.name)!), grepInvert: pinnedInvert })),
+    ];
     results = await lanePool.run(jobs, log);
     // 4. Only the defects no pinned test caught: their @assumed tests, for the all-tests figure.
     const caught = new Set(results.filter((r) => judge(r.tests, baselineOf(passThroughTests)).detected).map((r) => r.job.defect!.name));

@@ -9,8 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { DEFECT_KINDS, DEFECTS, defectNamed } from './catalogue.ts';
 import type { Headers, ProxyRequest, ProxyResponse } from './exchange.ts';
 import { DefectMemory } from './memory.ts';
-import { exchange, startProxy } from './proxy.ts';
-import { judge, testsOf } from './report.ts';
+import { DEFECT_HEADER, grepOfBatchProject } from './batch.ts';
+import { exchange, startProxy, startSwitchingProxy } from './proxy.ts';
+import { judge, testsByProject, testsOf } from './report.ts';
 
 const BASE = '/api/public/v1';
 const RATE = { ratelimit: 'limit=200, remaining=150, reset=30', 'ratelimit-policy': '200;w=60, 1000;w=60' };
@@ -520,6 +521,70 @@ describe('the proxy', () => {
       await proxy.close();
       await new Promise((resolve) => target.close(resolve));
     }
+  });
+});
+
+describe('the switching proxy of a batch run', () => {
+  it('applies the defect each request names (a memory each), the last named to a request without the header, and never forwards the header', async () => {
+    const seen: { url?: string; named?: string | string[] | undefined }[] = [];
+    const target = createServer((request, response) => {
+      seen.push({ url: request.url, named: request.headers[DEFECT_HEADER] });
+      request.resume();
+      response.writeHead(200, { 'content-type': 'application/json', etag: '"v1"' });
+      response.end(JSON.stringify({ object: 'creative', creativeId: 'crt_1' }));
+    });
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+    const proxy = await startSwitchingProxy(`http://127.0.0.1:${(target.address() as AddressInfo).port}`, [defectNamed('etag-weak')!, defectNamed('etag-missing')!]);
+    const get = async (named?: string) => {
+      const response = await fetch(`${proxy.origin}${BASE}/creatives/crt_1`, { headers: named ? { [DEFECT_HEADER]: named } : {} });
+      await response.arrayBuffer();
+      return response;
+    };
+    try {
+      expect((await get()).headers.get('etag')).toBe('"v1"'); // nothing named yet: pass-through
+      expect((await get('etag-weak')).headers.get('etag')).toBe('W/"v1"');
+      expect((await get()).headers.get('etag')).toBe('W/"v1"');
+      expect((await get('etag-missing')).headers.get('etag')).toBeNull();
+      expect((await get()).headers.get('etag')).toBeNull();
+      expect((await get('no-such-defect')).status).toBe(502);
+      expect(seen.every((s) => s.named === undefined)).toBe(true);
+      expect(seen).toHaveLength(5);
+      expect([proxy.forwardedFor('etag-weak'), proxy.forwardedFor('etag-missing')]).toEqual([2, 2]);
+    } finally {
+      await proxy.close();
+      await new Promise((resolve) => target.close(resolve));
+    }
+  });
+
+  it("selects exactly a project's one test: its name, file and title path, then only tags", () => {
+    const grep = new RegExp(grepOfBatchProject({ name: 'd3.2', file: 'etag.spec.ts', title: 'ETAG-005 a stale If-Match (x) answers 412' }), 'gi');
+    const matches = (title: string) => ((grep.lastIndex = 0), grep.test(title));
+    expect(matches('d3.2 etag.spec.ts ETAG-005 a stale If-Match (x) answers 412')).toBe(true);
+    expect(matches('d3.2 etag.spec.ts ETAG-005 a stale If-Match (x) answers 412 @assumed @control')).toBe(true);
+    expect(matches('d3.2 etag.spec.ts ETAG-005 a stale If-Match (x) answers 412 on deletes')).toBe(false);
+    expect(matches('d3.2 etag.spec.ts ETAG-005 a stale If-Match (y) answers 412')).toBe(false);
+    expect(matches('d3.20 etag.spec.ts ETAG-005 a stale If-Match (x) answers 412')).toBe(false);
+    expect(matches('d13.2 etag.spec.ts ETAG-005 a stale If-Match (x) answers 412')).toBe(false);
+  });
+
+  it("reads each project's tests from the JSON report in the order they ran, those not run last", () => {
+    const result = (startTime: string, status = 'passed') => ({ status, startTime, duration: 100 });
+    const report = {
+      suites: [
+        {
+          title: 'a.spec.ts',
+          file: 'a.spec.ts',
+          specs: [
+            { title: 'late', file: 'a.spec.ts', tests: [{ projectName: 'd1.2', status: 'skipped' as const, results: [] }, { projectName: 'd2.1', status: 'expected' as const, results: [result('2026-01-01T00:00:05.000Z')] }] },
+            { title: 'early', file: 'a.spec.ts', tests: [{ projectName: 'd1.1', status: 'unexpected' as const, results: [result('2026-01-01T00:00:01.000Z', 'failed')] }] },
+          ],
+        },
+      ],
+    };
+    const byProject = testsByProject(report);
+    expect(byProject.get('d1.1')).toEqual([{ id: 'a.spec.ts › early', grepTitle: 'a.spec.ts early', outcome: 'failed', startedAt: Date.parse('2026-01-01T00:00:01.000Z'), endedAt: Date.parse('2026-01-01T00:00:01.100Z') }]);
+    expect(byProject.get('d1.2')).toEqual([{ id: 'a.spec.ts › late', grepTitle: 'a.spec.ts late', outcome: 'not-run' }]);
+    expect(byProject.get('d2.1')![0]).toMatchObject({ id: 'a.spec.ts › late', outcome: 'passed' });
   });
 });
 

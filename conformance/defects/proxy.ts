@@ -9,6 +9,7 @@
  */
 import { createServer, request as httpRequest, Agent, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { DEFECT_HEADER } from './batch.ts';
 import { contextOf, type Defect } from './catalogue.ts';
 import type { Headers, ProxyRequest, ProxyResponse } from './exchange.ts';
 import { DefectMemory } from './memory.ts';
@@ -60,12 +61,68 @@ export interface Proxy {
   close(): Promise<void>;
 }
 
+/** A proxy in front of one target for several defects, one at a time, chosen per request by DEFECT_HEADER. */
+export interface SwitchingProxy {
+  /** `http://127.0.0.1:PORT` */
+  origin: string;
+  /** Exchanges forwarded for this defect so far (its requests, and those without the header while it was the last named). */
+  forwardedFor(name: string): number;
+  close(): Promise<void>;
+}
+
 /** Start a proxy on a free loopback port in front of `target` (`http://127.0.0.1:PORT`). */
 export async function startProxy(target: string, defect: Defect | undefined): Promise<Proxy> {
-  const upstream = new URL(target);
-  const agent = new Agent({ keepAlive: true, maxSockets: 16 });
   const memory = new DefectMemory();
   let forwarded = 0;
+  const server = await serve(target, () => {
+    forwarded += 1;
+    return { defect, memory };
+  });
+  return {
+    origin: server.origin,
+    get forwarded() {
+      return forwarded;
+    },
+    close: server.close,
+  };
+}
+
+/**
+ * Start a proxy for `defects`: a request naming one of them in DEFECT_HEADER gets that defect (with
+ * a memory of its own, as a fresh proxy per defect would); a request without the header gets the
+ * defect last named (a request context the test made itself, e.g. media fetched without a key); a
+ * name not in `defects` is answered 502, so a mistake never passes for a pass-through.
+ */
+export async function startSwitchingProxy(target: string, defects: readonly Defect[]): Promise<SwitchingProxy> {
+  const byName = new Map(defects.map((d) => [d.name, d]));
+  const memories = new Map(defects.map((d) => [d.name, new DefectMemory()]));
+  const forwarded = new Map<string, number>();
+  let current: string | undefined;
+  const server = await serve(target, (request) => {
+    const named = request.headers[DEFECT_HEADER];
+    delete request.headers[DEFECT_HEADER];
+    if (named !== undefined) {
+      if (!byName.has(named)) throw new Error(`${DEFECT_HEADER}: no defect named ${named} in this run`);
+      current = named;
+    }
+    if (current === undefined) return { defect: undefined, memory: new DefectMemory() };
+    forwarded.set(current, (forwarded.get(current) ?? 0) + 1);
+    return { defect: byName.get(current), memory: memories.get(current)! };
+  });
+  return {
+    origin: server.origin,
+    forwardedFor: (name) => forwarded.get(name) ?? 0,
+    close: server.close,
+  };
+}
+
+/**
+ * The HTTP server of both proxies: `pick` chooses, per request (it may remove headers meant for
+ * the proxy), the defect and the memory to apply; everything else is the same pass-through.
+ */
+async function serve(target: string, pick: (request: ProxyRequest) => { defect: Defect | undefined; memory: DefectMemory }): Promise<{ origin: string; close(): Promise<void> }> {
+  const upstream = new URL(target);
+  const agent = new Agent({ keepAlive: true, maxSockets: 16 });
 
   /** Send `request`; its body as the client's exact bytes (`raw`) unless a defect changed it. */
   const forward = (request: ProxyRequest, raw: { text: string; bytes: Buffer }): Promise<ProxyResponse> =>
@@ -97,8 +154,8 @@ export async function startProxy(target: string, defect: Defect | undefined): Pr
         const bytes = await readBody(incoming);
         const raw = { text: bytes.toString('utf8'), bytes };
         const request: ProxyRequest = { method: incoming.method ?? 'GET', url: incoming.url ?? '/', headers: flatten(incoming.headers), body: raw.text };
+        const { defect, memory } = pick(request);
         const response = await exchange(defect, memory, request, (sent) => forward(sent, raw));
-        forwarded += 1;
         const body = Buffer.from(response.body, 'utf8');
         // The target's reason phrase, while a defect left the status alone (ERR-003 compares it with the title).
         if (response.reason !== undefined && response.reason.status === response.status) outgoing.statusMessage = response.reason.text;
@@ -123,9 +180,6 @@ export async function startProxy(target: string, defect: Defect | undefined): Pr
   const { port } = server.address() as AddressInfo;
   return {
     origin: `http://127.0.0.1:${port}`,
-    get forwarded() {
-      return forwarded;
-    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

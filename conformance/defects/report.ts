@@ -21,7 +21,14 @@ interface JsonSpec {
   title: string;
   file: string;
   tags?: string[];
-  tests: { status?: 'expected' | 'unexpected' | 'flaky' | 'skipped'; results?: { status: string; retry?: number; error?: { message?: string } }[] }[];
+  tests: JsonTest[];
+}
+
+interface JsonTest {
+  /** The project it ran in (one per defect in a batch run of scripts/prove-defects.ts). */
+  projectName?: string;
+  status?: 'expected' | 'unexpected' | 'flaky' | 'skipped';
+  results?: { status: string; retry?: number; error?: { message?: string }; startTime?: string; duration?: number }[];
 }
 
 /** `not-run`: selected, but the run stopped before it (--max-failures). */
@@ -43,30 +50,56 @@ function tagged(tag: string): string {
 
 /** Every test of a report with its outcome (`--list` reports give `skipped` for all). */
 export function testsOf(report: JsonReport): TestOutcome[] {
-  const out: TestOutcome[] = [];
+  return specsOf(report).map(({ id, grepTitle, spec }) => outcomeOf(id, grepTitle, spec.tests[0]));
+}
+
+/** A test of one project of a report, with when it ran (`ms` since the epoch; undefined when it did not run). */
+export interface ProjectTest extends TestOutcome {
+  startedAt?: number;
+  endedAt?: number;
+}
+
+/**
+ * The tests of each project of a report run with several projects (a batch of scripts/prove-defects.ts),
+ * each project's tests in the order they ran (one worker: one at a time), those that did not run last.
+ */
+export function testsByProject(report: JsonReport): Map<string, ProjectTest[]> {
+  const byProject = new Map<string, ProjectTest[]>();
+  for (const { id, grepTitle, spec } of specsOf(report)) {
+    for (const test of spec.tests) {
+      const project = test.projectName ?? '';
+      const first = test.results?.[0];
+      const last = test.results?.at(-1);
+      const startedAt = first?.startTime === undefined ? undefined : Date.parse(first.startTime);
+      const timing = startedAt === undefined || last?.startTime === undefined ? {} : { startedAt, endedAt: Date.parse(last.startTime) + (last.duration ?? 0) };
+      byProject.set(project, [...(byProject.get(project) ?? []), { ...outcomeOf(id, grepTitle, test), ...timing }]);
+    }
+  }
+  for (const tests of byProject.values()) tests.sort((a, b) => (a.startedAt ?? Infinity) - (b.startedAt ?? Infinity));
+  return byProject;
+}
+
+function specsOf(report: JsonReport): { id: string; grepTitle: string; spec: JsonSpec }[] {
+  const out: { id: string; grepTitle: string; spec: JsonSpec }[] = [];
   const visit = (suite: JsonSuite, titles: string[]): void => {
     const here = suite.file !== undefined && titles.length === 0 ? [suite.title] : [...titles, suite.title];
-    for (const spec of suite.specs ?? []) {
-      const test = spec.tests[0];
-      const results = test?.results ?? [];
-      let outcome: Outcome;
-      if (test?.status === 'unexpected') outcome = 'failed';
-      else if (test?.status === 'flaky' || results.some((r) => (r.retry ?? 0) > 0)) outcome = 'flaky';
-      else if (test?.status === 'expected' && results.some((r) => r.status === 'passed')) outcome = 'passed';
-      else if (results.length === 0) outcome = 'not-run';
-      else outcome = 'skipped';
-      const error = results.find((r) => r.error?.message)?.error?.message;
-      out.push({
-        id: [...here, spec.title].join(' › '),
-        grepTitle: [...here, spec.title, ...(spec.tags ?? []).map(tagged)].join(' '),
-        outcome,
-        ...(outcome === 'failed' && error ? { error: firstLine(error) } : {}),
-      });
-    }
+    for (const spec of suite.specs ?? []) out.push({ id: [...here, spec.title].join(' › '), grepTitle: [...here, spec.title, ...(spec.tags ?? []).map(tagged)].join(' '), spec });
     for (const child of suite.suites ?? []) visit(child, here);
   };
   for (const suite of report.suites ?? []) visit(suite, []);
   return out;
+}
+
+function outcomeOf(id: string, grepTitle: string, test: JsonTest | undefined): TestOutcome {
+  const results = test?.results ?? [];
+  let outcome: Outcome;
+  if (test?.status === 'unexpected') outcome = 'failed';
+  else if (test?.status === 'flaky' || results.some((r) => (r.retry ?? 0) > 0)) outcome = 'flaky';
+  else if (test?.status === 'expected' && results.some((r) => r.status === 'passed')) outcome = 'passed';
+  else if (results.length === 0) outcome = 'not-run';
+  else outcome = 'skipped';
+  const error = results.find((r) => r.error?.message)?.error?.message;
+  return { id, grepTitle, outcome, ...(outcome === 'failed' && error ? { error: firstLine(error) } : {}) };
 }
 
 function firstLine(message: string): string {
