@@ -577,6 +577,9 @@ function Generation({ account, run }) {
   </form>`;
 }
 
+/** A run in one of these statuses is final (spec/openapi.yaml RunStatus): nothing left to stop. */
+const FINAL_RUN_STATUSES = ['SUCCEEDED', 'PARTIAL', 'FAILED', 'REFUSED', 'STOPPED', 'EXPIRED'];
+
 /** What one run or upscale holds, was charged and released (the credits ledger read for its id, the latest 20 movements only). */
 function runCredits(account, refId) {
   return control('GET', `/accounts/${encodeURIComponent(account.accountId)}/credits${query({ refId, limit: 20 })}`);
@@ -639,7 +642,7 @@ function RunsView({ account, run }) {
     <section class="card" aria-labelledby="run-h">
       <h2 id="run-h">${selected ? html`Run <code>${selected}</code>` : 'Select a run'}</h2>
       <${ErrorNote} error=${detail.error} />
-      ${r && html`<div class="row"><${Status} value=${r.status} /> <button type="button" class="danger" onClick=${() => run('Stop run', async () => { const out = await act(account.accountId, 'user', 'stopRun', { id: r.runId }); if (out.status >= 400) throw new Error(`${out.status} ${out.body?.code ?? ''}`); refresh(); })}>Stop run</button></div>
+      ${r && html`<div class="row"><${Status} value=${r.status} /> <button type="button" class="danger" disabled=${FINAL_RUN_STATUSES.includes(r.status)} title=${FINAL_RUN_STATUSES.includes(r.status) ? 'The run is final' : undefined} onClick=${() => run('Stop run', async () => { const out = await act(account.accountId, 'user', 'stopRun', { id: r.runId }); if (out.status >= 400) throw new Error(`${out.status} ${out.body?.code ?? ''}`); refresh(); })}>Stop run</button></div>
         <dl class="facts">${Object.entries(r).filter(([, v]) => v === null || typeof v !== 'object').map(([k, v]) => html`<dt>${k}</dt><dd>${String(v)}</dd>`)}</dl>
         ${Object.entries(r).filter(([, v]) => v && typeof v === 'object').map(([k, v]) => html`<h4>${k}</h4><${Json} value=${v} label=${k} />`)}
         <${RefCredits} credits=${detail.data.credits} />

@@ -381,6 +381,7 @@ test("runs and the clock: the page sets how items turn out, then a run made outs
   await expect(page.locator('#run-h ~ .row .status').first()).toHaveText('STOPPING');
   await page.getByRole('button', { name: '+1 h' }).click();
   await expect(page.locator('#run-h ~ .row .status').first()).toHaveText('STOPPED');
+  await expect(page.getByRole('button', { name: 'Stop run' })).toBeDisabled(); // final: nothing left to stop
   const stopped = await api(`/runs/${second.runId}`, keys.all!.key).then(json);
   expect(stopped).toMatchObject({ status: 'STOPPED', finalizedAt: expect.any(String) });
   expect(stopped.counts.stopped).toBeGreaterThan(0);
