@@ -11,7 +11,8 @@
  * (spec/contract.ts reads ./openapi.yaml),
  * so the same code runs from the checkout and from dist/. Also written: dist/openapi.json (the
  * document as plain JSON), dist/spec/generated/mock-control.json (the control document parsed, for
- * the mock's start-up) and declarations for the generated types (`<package>/types`).
+ * the mock's start-up) and declarations for the generated types (`<package>/types`), `<package>/msw`
+ * and every module they reach (declarations below).
  *
  *   npx tsx scripts/build.ts [--out dist]
  */
@@ -70,6 +71,44 @@ function rewriteSpecifiers(text: string): string {
   return text.replace(/(from\s+['"]\.{1,2}\/[^'"]+)\.ts(['"])/g, '$1.js$2');
 }
 
+/**
+ * The declarations of the public entries (DECLARATIONS) and of every module they reach: one
+ * program, type-checked as a consumer sees it (no Node types, the DOM's lib: the in-process path
+ * must not need Node), so that a consumer compiling with `skipLibCheck: false` finds a declaration
+ * behind every import of ours (bin/package.test.ts compiles one).
+ */
+function declarations(outDir: string, write: (path: string, text: string) => void): void {
+  const options: ts.CompilerOptions = {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
+    types: [],
+    strict: true,
+    declaration: true,
+    emitDeclarationOnly: true,
+    allowImportingTsExtensions: true,
+    rewriteRelativeImportExtensions: true,
+    resolveJsonModule: true,
+    verbatimModuleSyntax: true,
+    skipLibCheck: true,
+    rootDir: ROOT,
+    outDir,
+  };
+  const program = ts.createProgram(DECLARATIONS.map((source) => join(ROOT, source)), options);
+  const diagnostics = ts.getPreEmitDiagnostics(program);
+  const first = diagnostics[0];
+  if (first) throw new Error(`declarations: ${first.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(first.messageText, '\n')} (${diagnostics.length} in all)`);
+  const written = new Set<string>();
+  const emitted = program.emit(undefined, (path, text) => {
+    written.add(path);
+    write(path, rewriteSpecifiers(text));
+  });
+  if (emitted.diagnostics.length > 0) throw new Error(`declarations: ${emitted.diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')).join('; ')}`);
+  const missing = DECLARATIONS.filter((source) => !written.has(join(outDir, source.replace(/\.ts$/, '.d.ts'))));
+  if (missing.length > 0) throw new Error(`declarations: none written for ${missing.join(', ')}`);
+}
+
 export function build(outDir: string): { modules: number; ms: number } {
   const started = performance.now();
   rmSync(outDir, { recursive: true, force: true });
@@ -85,12 +124,7 @@ export function build(outDir: string): { modules: number; ms: number } {
     if (diagnostics?.length) throw new Error(`${source}: ${ts.flattenDiagnosticMessageText(diagnostics[0]!.messageText, '\n')}`);
     write(join(outDir, source.replace(/\.ts$/, '.js')), outputText);
   }
-  for (const source of DECLARATIONS) {
-    const text = readFileSync(join(ROOT, source), 'utf8');
-    const { outputText, diagnostics } = ts.transpileDeclaration(text, { compilerOptions: { ...COMPILER_OPTIONS, declaration: true }, fileName: source, reportDiagnostics: true });
-    if (diagnostics?.length) throw new Error(`${source}: its declaration needs explicit types: ${ts.flattenDiagnosticMessageText(diagnostics[0]!.messageText, '\n')}`);
-    write(join(outDir, source.replace(/\.ts$/, '.d.ts')), rewriteSpecifiers(outputText));
-  }
+  declarations(outDir, write);
   // Files the modules read beside themselves (mock/media/clips/*.webm, ...): every file of the
   // source folders that is not TypeScript.
   for (const asset of files.filter((f) => !f.endsWith('.ts'))) {
