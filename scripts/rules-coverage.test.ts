@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { coveredWithoutAssumed, declaredTests } from './rules-coverage.ts';
 
+// Source text that declaredTests reads statically, not tests: its test.fixme and test.skip lines are
+// the cases the scanner must tell apart (a pending declaration, runtime skips that declare nothing).
 const source = `
 import { test } from '../fixtures/index.ts';
 test('AUTH-032 a revoked key answers 401', { tag: '@control' }, async () => {});
