@@ -125,6 +125,21 @@ function problemCode(response: ProxyResponse): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+/**
+ * A request whose JSON object body `rewrite` changes: the new body, or the request as it was when
+ * `rewrite` returns undefined or the body is not a JSON object.
+ */
+function rewriteJsonBody(request: ProxyRequest, rewrite: (body: JsonObject) => JsonObject | undefined): ProxyRequest {
+  let body: Json;
+  try {
+    body = JSON.parse(request.body) as Json;
+  } catch {
+    return request; // not JSON: left alone
+  }
+  const changed = isObject(body) ? rewrite(body) : undefined;
+  return changed === undefined ? request : { ...request, body: JSON.stringify(changed) };
+}
+
 /** A well-formed Idempotency-Key (bare or quoted) with `suffix` appended (within 255 characters). */
 function saltKey(key: string, suffix: string): string {
   const quoted = /^".*"$/.test(key);
@@ -872,15 +887,8 @@ export const DEFECTS: readonly Defect[] = [
     via: 'proxy',
     request: (q, { path, memory }) => {
       if (q.method !== 'POST' || (path !== '/runs' && path !== '/runs/estimate')) return q;
-      let body: Json;
-      try {
-        body = JSON.parse(q.body) as Json;
-      } catch {
-        return q;
-      }
       const listed = [...memory.presets];
-      if (!isObject(body) || typeof body['presetId'] !== 'string' || listed.length === 0 || memory.presets.has(body['presetId'])) return q;
-      return { ...q, body: JSON.stringify({ ...body, presetId: listed[0]! }) };
+      return rewriteJsonBody(q, (body) => (typeof body['presetId'] !== 'string' || listed.length === 0 || memory.presets.has(body['presetId']) ? undefined : { ...body, presetId: listed[0]! }));
     },
   },
   {
@@ -892,13 +900,7 @@ export const DEFECTS: readonly Defect[] = [
     via: 'proxy',
     request: (q, { path }) => {
       if (q.method !== 'POST' || path !== '/upscales') return q;
-      try {
-        const body = JSON.parse(q.body) as Json;
-        if (isObject(body) && body['target'] !== '2K' && body['target'] !== '4K') return { ...q, body: JSON.stringify({ ...body, target: '4K' }) };
-      } catch {
-        // not JSON: left alone
-      }
-      return q;
+      return rewriteJsonBody(q, (body) => (body['target'] !== '2K' && body['target'] !== '4K' ? { ...body, target: '4K' } : undefined));
     },
   },
   {
@@ -952,16 +954,11 @@ export const DEFECTS: readonly Defect[] = [
     via: 'proxy',
     request: (q, { path }) => {
       if (q.method !== 'POST' || (path !== '/runs' && path !== '/runs/estimate')) return q;
-      try {
-        const body = JSON.parse(q.body) as Json;
-        if (isObject(body) && 'imageSize' in body && (body['modality'] === 'video' || !['1K', '2K', '4K'].includes(String(body['imageSize'])))) {
-          const { imageSize: _dropped, ...rest } = body;
-          return { ...q, body: JSON.stringify(rest) };
-        }
-      } catch {
-        // not JSON: left alone
-      }
-      return q;
+      return rewriteJsonBody(q, (body) => {
+        if (!('imageSize' in body) || (body['modality'] !== 'video' && ['1K', '2K', '4K'].includes(String(body['imageSize'])))) return undefined;
+        const { imageSize: _dropped, ...rest } = body;
+        return rest;
+      });
     },
   },
   {
