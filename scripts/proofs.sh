@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# npm run test:proofs: the proofs too long for npm test's 6 minutes (README "Two commands"). .ci/run
+# runs it after npm test; CI as a whole stays well inside 15 minutes on 2 cores. Append a step at the
+# end, one heading each, as in scripts/test.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+STEPS_NAME="npm run test:proofs"
+source scripts/lib/steps.sh
+
+step "the proofs' own scaffolding: scripts/lib/steps.sh runs a step and reports its seconds"
+bash -n scripts/test.sh
+
+wait_together
