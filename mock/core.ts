@@ -5,8 +5,8 @@
  * MSW handlers (mock/adapters/msw.ts, createMockHandlers).
  */
 import { Clock } from './clock.ts';
-import { LeaseTable } from './control/leases.ts';
-import { ChangeFeed } from './control/stream.ts';
+import { ChangeFeed } from './core/feed.ts';
+import { LeaseTable } from './core/leases.ts';
 import type { Defects } from './defects.ts';
 import { EventLog } from './events/log.ts';
 import { WebhookService, type WebhookOptions } from './events/webhooks.ts';
@@ -58,7 +58,7 @@ export function createServices(options: CoreOptions = {}): MockServices {
     defects: options.defects ?? new Set(),
     // Signed webhooks: listens to the event log, delivers on the clock's schedule.
     webhooks: new WebhookService({ store, clock, events, logError, defects: options.defects }, options.webhooks),
-    // Advisory leases through which test runners share this mock (mock/control/leases.ts).
+    // Advisory leases through which test runners share this mock (mock/core/leases.ts).
     leases: new LeaseTable(),
   } as MockServices;
   // The live stream of changes (GET /__mock/stream), fed by the services above.

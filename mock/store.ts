@@ -12,7 +12,7 @@ import type { DomainEvent } from './events/model.ts';
 import { newAccountWebhooks, type AccountWebhooks } from './events/state.ts';
 import { newCreditLedger, type CreditLedger } from './domain/credits/ledger.ts';
 import type { Run, RunItem } from './domain/runs/model.ts';
-import { defaultGenerationSettings, type GenerationSettings } from './domain/runs/settings.ts';
+import { defaultGenerationSettings, type GenerationSettings, type GlobalGeneration } from './domain/runs/settings.ts';
 import type { Upscale } from './domain/upscales/model.ts';
 import { Collection } from './collection.ts';
 
@@ -146,6 +146,8 @@ export class Store {
   /** Rate-limit overrides for every account (same names as AccountState.limitOverrides). */
   limitOverrides: Record<string, number> = {};
   readonly webhooks: GlobalWebhookSettings = { processingDelaySeconds: null };
+  /** The speed of every account without its own (mock/domain/runs/settings.ts); kept across a reset. */
+  readonly generation: GlobalGeneration = { speed: 1 };
   /**
    * The origin media URLs are handed out on (D49, mock/media/links.ts): set by buildMock from
    * `--public-url` or the address it listens on. Not part of the saved state.

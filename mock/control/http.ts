@@ -4,6 +4,7 @@
  * spec/mock-control.yaml, calls, and serialises (problem+json for a ControlError).
  */
 import type { MockServices } from '../core.ts';
+import type { ControlStreamSink } from '../core/feed.ts';
 import type { saveStateFile } from '../persistence.ts';
 import type { FieldError } from '../errors.ts';
 import type { AccountState } from '../store.ts';
@@ -73,14 +74,8 @@ export interface ControlResult {
   stream?: (sink: ControlStreamSink) => () => void;
 }
 
-/** Where a control stream writes (routes.ts wraps the raw response). */
-export interface ControlStreamSink {
-  write(chunk: string): void;
-  /** Bytes written but not yet taken by the client. */
-  backlog(): number;
-  /** Ends the response. */
-  close(): void;
-}
+/** Where a control stream writes (defined beside the feed that writes to it). */
+export type { ControlStreamSink };
 
 export interface ControlContext {
   services: MockServices;
