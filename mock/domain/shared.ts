@@ -160,3 +160,14 @@ export function metadataField(metadata: Readonly<Record<string, string>>): { met
 export function showDeleted(query: Record<string, unknown>): boolean {
   return query.showDeleted === true;
 }
+
+/** The scenarios a request asks for with `Prefer: scenario=<name>` (mock/pipeline/faults.ts lists them). */
+export function scenariosOf(prefer: string | undefined): Set<string> {
+  const out = new Set<string>();
+  if (!prefer) return out;
+  for (const part of prefer.split(',')) {
+    const match = /^\s*scenario\s*=\s*"?([a-z0-9_]+)"?\s*$/i.exec(part);
+    if (match) out.add(match[1]!.toLowerCase());
+  }
+  return out;
+}
