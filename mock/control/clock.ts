@@ -1,5 +1,5 @@
 /** Control plane, clock: getClock, setClock (mode first, then advance, then to the next task; due tasks run in order, webhook retries included). */
-import type { ClockMode } from '../clock.ts';
+import type { ClockMode } from '../core/clock.ts';
 import { clockState } from './present.ts';
 import type { ControlHandlers } from './http.ts';
 

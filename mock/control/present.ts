@@ -1,9 +1,9 @@
 /** Control-plane representations of the mock's state (timestamps as ISO 8601 from the clock). */
-import { Collection } from '../collection.ts';
+import { Collection } from '../core/collection.ts';
 import type { ApiKeyRecord } from '../domain/accounts/model.ts';
 import { iso, isoOrNull } from '../domain/shared.ts';
-import type { AccountState } from '../store.ts';
-import type { Clock } from '../clock.ts';
+import type { AccountState } from '../core/store.ts';
+import type { Clock } from '../core/clock.ts';
 import type { DomainEvent } from '../events/model.ts';
 import type { AttemptRecord, SentRequest } from '../events/webhooks.ts';
 

@@ -28,9 +28,9 @@
  * `-d` labels bodies as form data).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { MockServices } from '../core.ts';
+import type { MockServices } from '../core/services.ts';
 import { equalBytes, randomHex, sha256 } from '../platform/crypto.ts';
-import { REASON_PHRASES, type FieldError } from '../errors.ts';
+import { REASON_PHRASES, type FieldError } from '../core/errors.ts';
 import { fieldErrors } from '../pipeline/validate.ts';
 import { toQuery } from '../pipeline/query.ts';
 import { accountHandlers } from './accounts.ts';
@@ -255,7 +255,7 @@ function queryOf(url: string): Record<string, string | string[]> {
 /**
  * The control plane, with no way in: routes a request by the document's path templates, checks the
  * control token, validates, calls the handler of the operationId and serialises its answer. The
- * node:http server (registerControlRoutes) and the in-process MSW handlers (mock/adapters/msw.ts)
+ * node:http server (registerControlRoutes) and the in-process MSW handlers (mock/adapters/msw/msw.ts)
  * are thin adapters over it. Never throws: a bug of the mock answers 500 (reported).
  */
 export async function dispatchControl(services: MockServices, options: ControlOptions, request: ControlHttpRequest): Promise<ControlHttpResponse> {

@@ -11,11 +11,11 @@
  * `webhookHandlers` (by operationId) are part of routes.ts's `controlHandlers`: the control
  * document's dispatcher validates every request and serves them like any other control operation.
  */
-import type { MockServices } from '../core.ts';
+import type { MockServices } from '../core/services.ts';
 import { presentEndpoint, WebhookInputError, type EndpointInput, type EndpointPatch, type WebhookEndpoint } from '../events/endpoints.ts';
 import type { WebhookService } from '../events/webhooks.ts';
 import { newest } from './events.ts';
-import type { AccountState } from '../store.ts';
+import type { AccountState } from '../core/store.ts';
 import { ControlError, type ControlHandlers } from './http.ts';
 import { presentDelivery } from './present.ts';
 

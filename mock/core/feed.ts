@@ -15,12 +15,12 @@
  * The feed listens to its sources only while somebody watches, so a mock nobody watches pays one
  * array-length check per change.
  */
-import { realInterval, type Clock } from '../clock.ts';
+import { realInterval, type Clock } from './clock.ts';
 import { clockState, presentDelivery, presentEvent } from '../control/present.ts';
 import type { EventLog } from '../events/log.ts';
 import type { AttemptRecord, WebhookService } from '../events/webhooks.ts';
 import type { RequestJournal } from '../pipeline/journal.ts';
-import type { AccountState, Store } from '../store.ts';
+import type { AccountState, Store } from './store.ts';
 
 /** Where a control stream writes (mock/control/routes.ts wraps the raw response). */
 export interface ControlStreamSink {
@@ -31,7 +31,7 @@ export interface ControlStreamSink {
   close(): void;
 }
 
-/** The services the feed listens to (mock/core.ts hands it the mock's). */
+/** The services the feed listens to (mock/core/services.ts hands it the mock's). */
 export interface FeedSources {
   store: Store;
   clock: Clock;

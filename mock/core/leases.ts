@@ -6,11 +6,11 @@
  * exclusive one is held or awaited before it, the exclusive lease once nothing else is held.
  *
  * Leases are advisory (no request of anyone is refused because of one) and run in real time
- * (`realTimeout` of mock/clock.ts): a request waits up to `waitSeconds`, and a lease ends by itself
+ * (`realTimeout` of mock/core/clock.ts): a request waits up to `waitSeconds`, and a lease ends by itself
  * `ttlSeconds` after its grant, so a runner that died holds nothing for long.
  */
 import { randomHex } from '../platform/crypto.ts';
-import { realTimeout } from '../clock.ts';
+import { realTimeout } from './clock.ts';
 
 export type LeaseMode = 'shared' | 'exclusive';
 

@@ -1,8 +1,8 @@
 /** Pieces every resource folder shares: timestamps, list pages with opaque cursors, metadata. */
 import { utf8, utf8Bytes } from '../platform/bytes.ts';
 import { fromBase64, toBase64url } from '../platform/crypto.ts';
-import type { Collection } from '../collection.ts';
-import { ApiError, type FieldError } from '../errors.ts';
+import type { Collection } from '../core/collection.ts';
+import { ApiError, type FieldError } from '../core/errors.ts';
 import type { EventDraft } from '../events/model.ts';
 
 /** What a pure transition returns: the next state, the events it causes, whether anything changed. */

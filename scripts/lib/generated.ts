@@ -42,7 +42,7 @@ async function renderOpenApi(root: string): Promise<string> {
 /**
  * The control plane's types (openapi-typescript, as openapi.ts) and its operations' routes by
  * operationId: method, path template and path parameters in the order of the path, so that the
- * in-process `control` API (mock/adapters/control.ts) names its methods and orders its arguments
+ * in-process `control` API (mock/adapters/msw/control.ts) names its methods and orders its arguments
  * from the document alone.
  */
 async function renderControl(root: string): Promise<string> {

@@ -1,13 +1,13 @@
 /**
- * The state invariants (mock/invariants.ts) hold on a sound account, and each one FAILS on a state
+ * The state invariants (mock/testkit/invariants.ts) hold on a sound account, and each one FAILS on a state
  * corrupted the way it guards against: one row per corruption, `[name, { invariant, corrupt }]`.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { accountViolations, cascadeSnapshot, INVARIANTS, restoreViolations, type InvariantName } from './invariants.ts';
-import { createHarness, type Harness } from './testing.ts';
-import { setGenerationSettings } from './domain/runs/settings.ts';
-import { isFinal } from './domain/runs/model.ts';
-import type { AccountState } from './store.ts';
+import { createHarness, type Harness } from './harness.ts';
+import { setGenerationSettings } from '../domain/runs/settings.ts';
+import { isFinal } from '../domain/runs/model.ts';
+import type { AccountState } from '../core/store.ts';
 
 interface World {
   h: Harness;

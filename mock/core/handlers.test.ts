@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { operationsList } from '../spec/contract.ts';
+import { operationsList } from '../../spec/contract.ts';
 import { handlers } from './handlers.ts';
 
 describe('handler table ⇄ document', () => {

@@ -8,13 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildMock } from './app.ts';
-import { Clock } from './clock.ts';
-import { Collection } from './collection.ts';
-import type { Creative } from './domain/creatives/model.ts';
+import { Clock } from '../../core/clock.ts';
+import { Collection } from '../../core/collection.ts';
+import type { Creative } from '../../domain/creatives/model.ts';
 import { decode, encode, loadStateFile, parseSnapshot, PersistenceError, restoreState, saveStateFile, serializeState, STATE_VERSION } from './persistence.ts';
-import { newAccountWebhooks } from './events/state.ts';
-import { Store, type AccountState } from './store.ts';
-import { createHarness, type Harness } from './testing.ts';
+import { newAccountWebhooks } from '../../events/state.ts';
+import { Store, type AccountState } from '../../core/store.ts';
+import { createHarness, type Harness } from '../../testkit/harness.ts';
 
 let dir: string;
 beforeEach(() => {
@@ -267,7 +267,7 @@ describe('npm start -- --state FILE', () => {
 
   function startMock(args: string[]): Promise<Running> {
     const began = performance.now();
-    const child = spawn(tsx, ['mock/main.ts', '--port', '0', '--clock', 'manual', ...args], { cwd: process.cwd(), env: withoutHostAndPort(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(tsx, ['mock/adapters/node/main.ts', '--port', '0', '--clock', 'manual', ...args], { cwd: process.cwd(), env: withoutHostAndPort(), stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));

@@ -6,7 +6,7 @@
  * invariants at the end. The memory slope needs a longer run: `npm run soak` gives its verdict.
  */
 import { describe, expect, it } from 'vitest';
-import { formatSoakFigures, runSoak } from '../scripts/lib/fuzz/soak.ts';
+import { formatSoakFigures, runSoak } from './soak.ts';
 
 describe('soak: a short seeded run on loopback', () => {
   it('exact under concurrency, no 5xx, conforming, no crash, invariants hold', async () => {

@@ -5,12 +5,12 @@
  * console.error, outside the harness's error check).
  */
 import { afterEach, beforeEach, expect, vi } from 'vitest';
-import { mediaBase } from '../../media/links.ts';
-import type { PlanTier } from '../accounts/model.ts';
-import type { Asset } from '../assets/model.ts';
-import { createHarness, type Harness, type TestAccount, type TestResponse } from '../../testing.ts';
-import { nextId, type AccountState } from '../../store.ts';
-import { creditsOf, type CreditLedger } from '../credits/ledger.ts';
+import { mediaBase } from '../media/links.ts';
+import type { PlanTier } from '../domain/accounts/model.ts';
+import type { Asset } from '../domain/assets/model.ts';
+import { createHarness, type Harness, type TestAccount, type TestResponse } from './harness.ts';
+import { nextId, type AccountState } from '../core/store.ts';
+import { creditsOf, type CreditLedger } from '../domain/credits/ledger.ts';
 
 export interface World {
   h: Harness;

@@ -6,11 +6,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { operationsList } from '../spec/contract.ts';
-import { validatorFor } from '../spec/contract.ts';
-import { applySite, conditionalFields, formatField, mutate, mutationSites } from '../scripts/lib/fuzz/mutate.ts';
-import { formatFigures, runFuzz } from '../scripts/lib/fuzz/run.ts';
-import { nodeAt, placeholders, valueArb } from '../scripts/lib/fuzz/schema.ts';
+import { operationsList } from '../../../spec/contract.ts';
+import { validatorFor } from '../../../spec/contract.ts';
+import { applySite, conditionalFields, formatField, mutate, mutationSites } from './mutate.ts';
+import { formatFigures, runFuzz } from './run.ts';
+import { nodeAt, placeholders, valueArb } from './schema.ts';
 
 /** Verified seed of the short run (see the lead's README for the full run's figures). */
 const FUZZ_SEED = 20_260_101;

@@ -2,18 +2,18 @@
  * Per-account in-memory state. Accounts are isolated: every lookup goes through the account that
  * owns the key, so another account's resource is simply absent (the uniform 404).
  */
-import type { ApiKeyRecord, Plan } from './domain/accounts/model.ts';
-import type { Asset } from './domain/assets/model.ts';
-import type { Campaign } from './domain/campaigns/model.ts';
-import type { Brand, Product } from './domain/catalog/model.ts';
-import type { Creative } from './domain/creatives/model.ts';
-import type { Delivery } from './domain/deliveries/model.ts';
-import type { DomainEvent } from './events/model.ts';
-import { newAccountWebhooks, type AccountWebhooks } from './events/state.ts';
-import { newCreditLedger, type CreditLedger } from './domain/credits/ledger.ts';
-import type { Run, RunItem } from './domain/runs/model.ts';
-import { defaultGenerationSettings, type GenerationSettings, type GlobalGeneration } from './domain/runs/settings.ts';
-import type { Upscale } from './domain/upscales/model.ts';
+import type { ApiKeyRecord, Plan } from '../domain/accounts/model.ts';
+import type { Asset } from '../domain/assets/model.ts';
+import type { Campaign } from '../domain/campaigns/model.ts';
+import type { Brand, Product } from '../domain/catalog/model.ts';
+import type { Creative } from '../domain/creatives/model.ts';
+import type { Delivery } from '../domain/deliveries/model.ts';
+import type { DomainEvent } from '../events/model.ts';
+import { newAccountWebhooks, type AccountWebhooks } from '../events/state.ts';
+import { newCreditLedger, type CreditLedger } from '../domain/credits/ledger.ts';
+import type { Run, RunItem } from '../domain/runs/model.ts';
+import { defaultGenerationSettings, type GenerationSettings, type GlobalGeneration } from '../domain/runs/settings.ts';
+import type { Upscale } from '../domain/upscales/model.ts';
 import { Collection } from './collection.ts';
 
 export interface StoredResponse {

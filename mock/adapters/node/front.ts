@@ -25,14 +25,14 @@
  * (`Mock.inject`, light-my-request), so tests go through exactly what clients do.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { basePath } from '../spec/contract.ts';
-import type { Clock } from './clock.ts';
-import { ApiError, reasonPhrase } from './errors.ts';
-import { nextRequestId, runPipeline, type PipelineServices } from './pipeline/index.ts';
-import { rateLimit } from './pipeline/rate-limit.ts';
-import { errorResponse, withRateLimitHeaders } from './pipeline/respond.ts';
-import { toQuery } from './pipeline/query.ts';
-import type { RawRequest, RawResponse } from './pipeline/types.ts';
+import { basePath } from '../../../spec/contract.ts';
+import type { Clock } from '../../core/clock.ts';
+import { ApiError, reasonPhrase } from '../../core/errors.ts';
+import { nextRequestId, runPipeline, type PipelineServices } from '../../pipeline/index.ts';
+import { rateLimit } from '../../pipeline/rate-limit.ts';
+import { errorResponse, withRateLimitHeaders } from '../../pipeline/respond.ts';
+import { toQuery } from '../../pipeline/query.ts';
+import type { RawRequest, RawResponse } from '../../pipeline/types.ts';
 
 export { toQuery };
 

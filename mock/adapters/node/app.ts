@@ -2,7 +2,7 @@
  * Builds the HTTP app: one node:http server whose requests first meet mock/web/ (a CORS preflight
  * answered, the CORS headers set, /docs/ served), then those under /media/ get the bytes behind the
  * URLs the mock hands out (mock/media/serve.ts: no key, no pipeline), those under the API prefix go
- * to the API's front (mock/front.ts: straight to `runPipeline`, mock/pipeline/index.ts) and every
+ * to the API's front (mock/adapters/node/front.ts: straight to `runPipeline`, mock/pipeline/index.ts) and every
  * other request to fastify, which serves the control plane (mock/control/) and answers unknown paths. Bodies are
  * read raw (any content type, up to 1 MiB) so that the pipeline, not the HTTP layer, decides what
  * is malformed and answers in the contract's problem+json shape.
@@ -11,23 +11,23 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import inject, { type InjectOptions, type Response as InjectResponse } from 'light-my-request';
-import { basePath } from '../spec/contract.ts';
-import type { Clock } from './clock.ts';
-import { createServices, type CoreOptions, type MockServices } from './core.ts';
-import type { ControlOptions } from './control/http.ts';
-import { registerConsole } from './console/serve.ts';
-import { registerControlRoutes } from './control/routes.ts';
-import { ApiError, reasonPhrase } from './errors.ts';
+import { basePath } from '../../../spec/contract.ts';
+import type { Clock } from '../../core/clock.ts';
+import { createServices, type CoreOptions, type MockServices } from '../../core/services.ts';
+import type { ControlOptions } from '../../control/http.ts';
+import { registerConsole } from '../../console/serve.ts';
+import { registerControlRoutes } from '../../control/routes.ts';
+import { ApiError, reasonPhrase } from '../../core/errors.ts';
 import { apiFront, BODY_LIMIT_BYTES, discardRest, edgeResponse, isApiTarget, LINGER_MAX_BYTES, LINGER_MAX_MS, malformedUrl, nodeBytes } from './front.ts';
-import { originOf } from './media/links.ts';
-import { clipFile, mediaListener } from './media/node.ts';
-import { MediaService, type MediaOptions } from './media/serve.ts';
-import { httpTransport } from './events/transport.ts';
+import { originOf } from '../../media/links.ts';
+import { clipFile, mediaListener } from '../../media/node.ts';
+import { MediaService, type MediaOptions } from '../../media/serve.ts';
+import { httpTransport } from '../../events/transport.ts';
 import { saveStateFile } from './persistence.ts';
-import { nextRequestId } from './pipeline/index.ts';
-import { errorResponse, PROBLEM_TYPE } from './pipeline/respond.ts';
-import type { RawResponse } from './pipeline/types.ts';
-import { webFront, type WebOptions } from './web/index.ts';
+import { nextRequestId } from '../../pipeline/index.ts';
+import { errorResponse, PROBLEM_TYPE } from '../../pipeline/respond.ts';
+import type { RawResponse } from '../../pipeline/types.ts';
+import { webFront, type WebOptions } from '../../web/index.ts';
 
 export interface MockOptions extends CoreOptions {
   /** The rendered-media cache and render concurrency (mock/media/serve.ts). */
@@ -44,7 +44,7 @@ export interface MockOptions extends CoreOptions {
   web?: WebOptions;
 }
 
-export type { MockServices } from './core.ts';
+export type { MockServices } from '../../core/services.ts';
 
 export interface Mock {
   /** The server's fastify instance: `listen` and `close` serve and stop the whole mock (API included). */

@@ -12,11 +12,11 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, vi } from 'vitest';
-import type { Clock } from '../clock.ts';
-import { createHarness, type Harness, type TestAccount } from '../testing.ts';
-import type { AccountState } from '../store.ts';
-import type { DeliveryResult, OutgoingDelivery, Transport } from './transport.ts';
-import type { WebhookService } from './webhooks.ts';
+import type { Clock } from '../core/clock.ts';
+import { createHarness, type Harness, type TestAccount } from './harness.ts';
+import type { AccountState } from '../core/store.ts';
+import type { DeliveryResult, OutgoingDelivery, Transport } from '../events/transport.ts';
+import type { WebhookService } from '../events/webhooks.ts';
 
 export interface Received {
   url: string;

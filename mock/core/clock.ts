@@ -164,7 +164,7 @@ export class Clock {
 
   /**
    * Runs `run` once after `ms` of real time whatever the mode (a bound on network waits, such as a
-   * lingering close, mock/front.ts); `cancel` stops it. It never keeps the process alive.
+   * lingering close, mock/adapters/node/front.ts); `cancel` stops it. It never keeps the process alive.
    */
   wallTimer(ms: number, run: () => void): { cancel(): void } {
     const timer = setTimeout(run, ms);

@@ -8,42 +8,42 @@
  *   const { keys } = await mock.control.createAccount({ tier: 'pro' });
  *   await fetch('http://api.test/api/public/v1/creatives', { headers: { authorization: `Bearer ${keys.all.key}` } });
  *
- * One in-process mock (the services of mock/core.ts) behind three sets of handlers:
+ * One in-process mock (the services of mock/core/services.ts) behind three sets of handlers:
  *
  *   `${baseUrl}/api/public/v1`, `/api/public/v1/*`  the API: `runPipeline`, the very pipeline the
- *                                  server's front (mock/front.ts) runs; the same bytes and headers
+ *                                  server's front (mock/adapters/node/front.ts) runs; the same bytes and headers
  *                                  (HEAD as GET without the body, as the server answers it)
  *   `${baseUrl}/__mock`, `/__mock/*`  the control plane: `dispatchControl` (mock/control/routes.ts),
  *                                  as the server's /__mock routes; the event stream is a ReadableStream
  *   `${baseUrl}/media/*`           the media the API's URLs point at (answerMedia, mock/media/serve.ts):
  *                                  the PNGs and player pages; not the video clips (404 in-process, D61)
  *
- * and `control`, the same control plane as typed methods (mock/adapters/control.ts). Webhooks are
+ * and `control`, the same control plane as typed methods (mock/adapters/msw/control.ts). Webhooks are
  * signed as the server signs them and handed to `webhooks.deliver`, or POSTed with `fetch`.
  * What differs from the server (no sockets, so no 413 lingering close and no 431; no video
  * clips; no CORS headers; the URL as the WHATWG parser normalised it): README "Using it in-process (MSW)", D61.
  */
 import { http, HttpResponse, RequestHandler, type HttpHandler } from 'msw';
-import { apiVersion, basePath } from '../../spec/contract.ts';
-import type { ApiVersion } from '../../spec/api-versions.ts';
-import { Clock } from '../clock.ts';
-import { dispatchControl, type ControlHttpResponse } from '../control/routes.ts';
-import type { ControlOptions } from '../control/http.ts';
-import { createServices, type MockServices } from '../core.ts';
-import { ApiError, reasonPhrase } from '../errors.ts';
-import type { DeliveryResult, Transport } from '../events/transport.ts';
-import { answerMedia, MediaService } from '../media/serve.ts';
-import { runPipeline } from '../pipeline/index.ts';
-import { toQuery } from '../pipeline/query.ts';
-import type { RawRequest, RawResponse } from '../pipeline/types.ts';
-import { demoKeys, seedDemo, DEMO_ACCOUNT_ID } from '../seed/account.ts';
+import { apiVersion, basePath } from '../../../spec/contract.ts';
+import type { ApiVersion } from '../../../spec/api-versions.ts';
+import { Clock } from '../../core/clock.ts';
+import { dispatchControl, type ControlHttpResponse } from '../../control/routes.ts';
+import type { ControlOptions } from '../../control/http.ts';
+import { createServices, type MockServices } from '../../core/services.ts';
+import { ApiError, reasonPhrase } from '../../core/errors.ts';
+import type { DeliveryResult, Transport } from '../../events/transport.ts';
+import { answerMedia, MediaService } from '../../media/serve.ts';
+import { runPipeline } from '../../pipeline/index.ts';
+import { toQuery } from '../../pipeline/query.ts';
+import type { RawRequest, RawResponse } from '../../pipeline/types.ts';
+import { demoKeys, seedDemo, DEMO_ACCOUNT_ID } from '../../seed/account.ts';
 import { createControl, eventStream, type MockControl } from './control.ts';
 
 export { ControlProblem, type ControlArgs, type ControlBody, type ControlOperationId, type ControlQuery, type ControlResult, type MockControl } from './control.ts';
 /** The public API's generated types (openapi-typescript of spec/openapi.yaml), for typing a client's results. */
-export type { components, operations, paths } from '../../spec/generated/openapi.ts';
+export type { components, operations, paths } from '../../../spec/generated/openapi.ts';
 /** The control plane's generated types (spec/mock-control.yaml). */
-export type { components as controlComponents, operations as controlOperations } from '../../spec/generated/mock-control.ts';
+export type { components as controlComponents, operations as controlOperations } from '../../../spec/generated/mock-control.ts';
 
 /** A webhook delivery as the server would POST it: the receiver's URL, the signed headers, the body. */
 export interface WebhookDelivery {

@@ -15,10 +15,10 @@
  * | `idempotency-resource`| no key's record points at a missing resource (its `resource`, or the id in a stored 2xx body); with `quiescent`, no key is left in progress |
  * | `delivery-creative`   | every delivery points at an existing creative |
  */
-import { DEFAULT_BALANCE } from './domain/credits/ledger.ts';
-import { isFinal, type RunItem } from './domain/runs/model.ts';
-import { isFinalUpscale } from './domain/upscales/model.ts';
-import type { AccountState } from './store.ts';
+import { DEFAULT_BALANCE } from '../domain/credits/ledger.ts';
+import { isFinal, type RunItem } from '../domain/runs/model.ts';
+import { isFinalUpscale } from '../domain/upscales/model.ts';
+import type { AccountState } from '../core/store.ts';
 
 export const INVARIANTS = [
   'run-counts',

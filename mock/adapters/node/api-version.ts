@@ -1,10 +1,10 @@
 /**
  * `npm start -- --api-version current|next`: which version of the document the mock serves. Imported
- * first by mock/main.ts, before anything loads spec/contract.ts, it hands the choice to that module
+ * first by mock/adapters/node/main.ts, before anything loads spec/contract.ts, it hands the choice to that module
  * through CGS_API_VERSION (env MOCK_API_VERSION is the default of the flag, as PORT is of --port).
  * `next` is the pending version: spec/overlays/next.yaml applied to spec/openapi.yaml (spec/versions.ts).
  */
-import { parseApiVersion } from '../spec/versions.ts';
+import { parseApiVersion } from '../../../spec/versions.ts';
 
 function flagValue(argv: readonly string[]): string | undefined {
   for (let i = 0; i < argv.length; i += 1) {

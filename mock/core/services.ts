@@ -1,25 +1,25 @@
 /**
  * The core of the mock, with no way in: the services the pipeline (mock/pipeline/), the control
  * plane (mock/control/) and the webhooks (mock/events/) share, built from the options. Every way in
- * builds them here and only here: the node:http server (mock/app.ts, buildMock) and the in-process
- * MSW handlers (mock/adapters/msw.ts, createMockHandlers).
+ * builds them here and only here: the node:http server (mock/adapters/node/app.ts, buildMock) and the in-process
+ * MSW handlers (mock/adapters/msw/msw.ts, createMockHandlers).
  */
 import { Clock } from './clock.ts';
-import { ChangeFeed } from './core/feed.ts';
-import { LeaseTable } from './core/leases.ts';
+import { ChangeFeed } from './feed.ts';
+import { LeaseTable } from './leases.ts';
 import type { Defects } from './defects.ts';
-import { EventLog } from './events/log.ts';
-import { WebhookService, type WebhookOptions } from './events/webhooks.ts';
+import { EventLog } from '../events/log.ts';
+import { WebhookService, type WebhookOptions } from '../events/webhooks.ts';
 import { handlers } from './handlers.ts';
-import type { MediaService } from './media/serve.ts';
-import type { PipelineServices } from './pipeline/index.ts';
-import { RequestJournal } from './pipeline/journal.ts';
-import { ResponseCache, type ResponseCacheOptions } from './pipeline/response-cache.ts';
-import type { HandlerTable } from './pipeline/types.ts';
-import { Limiter } from './ratelimit/limiter.ts';
+import type { MediaService } from '../media/serve.ts';
+import type { PipelineServices } from '../pipeline/index.ts';
+import { RequestJournal } from '../pipeline/journal.ts';
+import { ResponseCache, type ResponseCacheOptions } from '../pipeline/response-cache.ts';
+import type { HandlerTable } from '../pipeline/types.ts';
+import { Limiter } from '../ratelimit/limiter.ts';
 import { Store } from './store.ts';
 
-/** What the core is built from (each way in adds its own options: mock/app.ts MockOptions). */
+/** What the core is built from (each way in adds its own options: mock/adapters/node/app.ts MockOptions). */
 export interface CoreOptions {
   clock?: Clock;
   store?: Store;
@@ -37,7 +37,7 @@ export interface CoreOptions {
   publicUrl?: string;
 }
 
-/** The pipeline's services plus what the control plane reads (media: the node adapter's, mock/app.ts). */
+/** The pipeline's services plus what the control plane reads (media: the node adapter's, mock/adapters/node/app.ts). */
 export type MockServices = PipelineServices & { defects: Defects; webhooks: WebhookService; media?: MediaService; leases: LeaseTable; journal: RequestJournal; feed: ChangeFeed };
 
 export function createServices(options: CoreOptions = {}): MockServices {

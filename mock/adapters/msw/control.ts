@@ -10,10 +10,10 @@
  * Names, methods, paths and types all come from the document: spec/generated/mock-control.ts
  * (`npm run generate`).
  */
-import { controlRoutes, type components, type operations } from '../../spec/generated/mock-control.ts';
-import type { MockServices } from '../core.ts';
-import type { ControlOptions } from '../control/http.ts';
-import { dispatchControl, type ControlHttpResponse } from '../control/routes.ts';
+import { controlRoutes, type components, type operations } from '../../../spec/generated/mock-control.ts';
+import type { MockServices } from '../../core/services.ts';
+import type { ControlOptions } from '../../control/http.ts';
+import { dispatchControl, type ControlHttpResponse } from '../../control/routes.ts';
 
 export type ControlOperationId = keyof typeof controlRoutes;
 

@@ -1,20 +1,20 @@
 /**
- * The equivalence of two ways in (mock/adapters/msw.equivalence.test.ts): a sequence of requests
+ * The equivalence of two ways in (mock/adapters/msw/msw.equivalence.test.ts): a sequence of requests
  * is recorded against the real server (buildMock listening on 127.0.0.1, requests with `fetch`),
  * then the same tape is replayed on another way in (the MSW handlers, through `fetch` to their
  * base URL) and every answer is compared: status, headers and body bytes, modulo what the two
  * cannot share (request ids, the `date` and connection headers node:http adds, the origin in
  * host-derived URLs).
  *
- * The tape is recorded through a Harness (mock/testing.ts), so the fuzz world
+ * The tape is recorded through a Harness (mock/testkit/harness.ts), so the fuzz world
  * (scripts/lib/fuzz/world.ts) and the fuzz run drive it unchanged: every API request, control
  * call and clock advance of a fuzz sequence lands on the tape.
  */
 import type { AddressInfo } from 'node:net';
 import { basePath } from '../../spec/contract.ts';
-import { buildMock, type Mock } from '../app.ts';
-import type { Clock } from '../clock.ts';
-import type { Harness, TestResponse } from '../testing.ts';
+import { buildMock, type Mock } from '../adapters/node/app.ts';
+import type { Clock } from '../core/clock.ts';
+import type { Harness, TestResponse } from './harness.ts';
 
 export type TapeEntry =
   | { kind: 'http'; method: string; /** Path from the origin, query included. */ path: string; headers: Record<string, string>; body?: string | Uint8Array }
@@ -156,7 +156,7 @@ const FETCH_ADDED = new Set(['host', 'accept', 'accept-language', 'accept-encodi
 /**
  * Within a JSON body, every `headers` map without the transport and network-added headers, and
  * without Content-Length: the server's journal shows the one node:http's writer adds to the
- * answer it journaled (mock/front.ts writeRaw sets it on the same headers object), the in-process
+ * answer it journaled (mock/adapters/node/front.ts writeRaw sets it on the same headers object), the in-process
  * journal none (the adapter adds it to a copy). The answers' own Content-Length is compared.
  */
 function withoutTransportHeaders(value: unknown): unknown {

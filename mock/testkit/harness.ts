@@ -2,14 +2,14 @@
  * In-process test harness: a mock with a manual clock, fresh accounts through the real control
  * plane, and requests through mock.inject (no socket, the server's own listener). Used by every `*.test.ts` in mock/.
  */
-import { basePath, operations, validatorFor } from '../spec/contract.ts';
-import { buildMock, type Mock } from './app.ts';
-import { Clock } from './clock.ts';
-import type { PlanTier } from './domain/accounts/model.ts';
-import type { WebhookOptions } from './events/webhooks.ts';
-import type { HandlerTable } from './pipeline/types.ts';
-import type { AccountState } from './store.ts';
-import type { WebOptions } from './web/index.ts';
+import { basePath, operations, validatorFor } from '../../spec/contract.ts';
+import { buildMock, type Mock } from '../adapters/node/app.ts';
+import { Clock } from '../core/clock.ts';
+import type { PlanTier } from '../domain/accounts/model.ts';
+import type { WebhookOptions } from '../events/webhooks.ts';
+import type { HandlerTable } from '../pipeline/types.ts';
+import type { AccountState } from '../core/store.ts';
+import type { WebOptions } from '../web/index.ts';
 
 export interface TestResponse {
   status: number;

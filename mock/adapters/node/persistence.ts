@@ -30,9 +30,9 @@
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Clock, ClockMode } from './clock.ts';
-import { Collection } from './collection.ts';
-import { newAccountState, type AccountState, type Store } from './store.ts';
+import type { Clock, ClockMode } from '../../core/clock.ts';
+import { Collection } from '../../core/collection.ts';
+import { newAccountState, type AccountState, type Store } from '../../core/store.ts';
 
 export const STATE_FORMAT = 'cgs-mock-state';
 export const STATE_VERSION = 1;
@@ -287,7 +287,7 @@ function withDefaults(account: AccountState): AccountState {
 
 /**
  * Load a snapshot into `store`, which is reset first. Returns the clock reading to resume from;
- * the caller builds or sets its clock (only mock/clock.ts reads the wall clock).
+ * the caller builds or sets its clock (only mock/core/clock.ts reads the wall clock).
  */
 export function restoreState(store: Store, snapshot: StateSnapshot): { epochMs: number; mode: ClockMode } {
   const fields = decode(snapshot.store);

@@ -7,11 +7,11 @@
  * do not depend on the demo seed; `scene({ seeded: true })` takes the demo account instead.
  */
 import { expect } from 'vitest';
-import { createHarness, violations, type Harness, type RequestOptions, type TestAccount, type TestResponse } from '../../testing.ts';
-import type { DomainEvent } from '../../events/model.ts';
-import { nextId, type AccountState } from '../../store.ts';
-import type { Product } from '../catalog/model.ts';
-import { dashboardActions, generateCreatives, type GenerateOptions } from './dashboard.ts';
+import { createHarness, violations, type Harness, type RequestOptions, type TestAccount, type TestResponse } from './harness.ts';
+import type { DomainEvent } from '../events/model.ts';
+import { nextId, type AccountState } from '../core/store.ts';
+import type { Product } from '../domain/catalog/model.ts';
+import { dashboardActions, generateCreatives, type GenerateOptions } from '../domain/campaigns/dashboard.ts';
 
 export interface Scene {
   h: Harness;

@@ -8,9 +8,9 @@
 import { setupServer } from 'msw/node';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildMock } from '../app.ts';
-import { Clock } from '../clock.ts';
-import { seedDemo } from '../seed/account.ts';
+import { buildMock } from '../node/app.ts';
+import { Clock } from '../../core/clock.ts';
+import { seedDemo } from '../../seed/account.ts';
 import { ControlProblem, createMockHandlers, type WebhookDelivery } from './msw.ts';
 
 const BASE = 'http://api.test';

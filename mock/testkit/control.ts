@@ -4,8 +4,8 @@
  * `expect(controlViolations('getAccount', res)).toEqual([])`. Test support only (it imports vitest).
  */
 import { afterEach, beforeEach, expect } from 'vitest';
-import { createHarness, type Harness, type TestAccount, type TestResponse } from '../testing.ts';
-import { controlOperations, controlValidator } from './document.ts';
+import { createHarness, type Harness, type TestAccount, type TestResponse } from './harness.ts';
+import { controlOperations, controlValidator } from '../control/document.ts';
 
 export interface ControlAnswer {
   status: number;

@@ -1,5 +1,5 @@
 /**
- * The in-process mock runs where msw/browser runs: mock/adapters/msw.ts bundled by esbuild for the
+ * The in-process mock runs where msw/browser runs: mock/adapters/msw/msw.ts bundled by esbuild for the
  * browser (platform 'browser', which refuses every `node:*` import: "Could not resolve") and then
  * run in a bare V8 context that has the web platform's globals and none of Node's (no process, no
  * Buffer, no require): an account created through `control`, the API answering through the MSW
@@ -19,11 +19,11 @@ import { build } from 'esbuild';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
 const ENTRY = `
 import { getResponse } from 'msw';
-import { createMockHandlers } from './mock/adapters/msw.ts';
+import { createMockHandlers } from './mock/adapters/msw/msw.ts';
 export async function run() {
   const deliveries = [];
   const mock = createMockHandlers({ baseUrl: 'https://api.example.test', seed: false, webhooks: { deliver: async (d) => (deliveries.push(d), { status: 200 }) } });
@@ -73,7 +73,7 @@ describe('the in-process mock in a browser bundle', () => {
       logLevel: 'silent',
     });
     const ours = Object.keys(result.metafile.inputs).filter((path) => /^(mock|spec)\//.test(path));
-    expect(ours).toContain('mock/adapters/msw.ts');
+    expect(ours).toContain('mock/adapters/msw/msw.ts');
     expect(ours).toContain('mock/pipeline/index.ts');
     for (const path of ours.filter((p) => p.endsWith('.ts'))) {
       const code = readFileSync(new URL(path, `file://${ROOT}/`), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');

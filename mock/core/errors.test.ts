@@ -4,7 +4,7 @@
  * and every registered code appears in the document.
  */
 import { describe, expect, it } from 'vitest';
-import { document, operationsList, resolvePointer } from '../spec/contract.ts';
+import { document, operationsList, resolvePointer } from '../../spec/contract.ts';
 import { ERROR_CODES, REASON_PHRASES } from './errors.ts';
 
 function codesIn(node: unknown, out: Set<string>, seen = new Set<unknown>()): void {

@@ -4,7 +4,7 @@
  * (buildMock on 127.0.0.1, requests with fetch) and replayed on the MSW handlers (msw/node, fetch to
  * their base URL); every answer must be the same: status, headers and body bytes, modulo request
  * ids, node:http's date and connection headers and the origin in host-derived URLs
- * (mock/adapters/equivalence.ts). Both sides run a manual clock from the same instant and draw
+ * (mock/testkit/equivalence.ts). Both sides run a manual clock from the same instant and draw
  * the same random bytes (ids, keys, secrets: mock/platform/crypto.ts is seeded per side below), so
  * the same sequence must give the same bytes.
  *
@@ -17,13 +17,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { basePath, matchOperation, operationsList } from '../../spec/contract.ts';
-import { controlOperations } from '../control/document.ts';
-import { runFuzz, formatFigures } from '../../scripts/lib/fuzz/run.ts';
-import { createWorld, type FuzzWorld, type WorldProfile } from '../../scripts/lib/fuzz/world.ts';
-import { Clock } from '../clock.ts';
+import { basePath, matchOperation, operationsList } from '../../../spec/contract.ts';
+import { controlOperations } from '../../control/document.ts';
+import { runFuzz, formatFigures } from '../../../scripts/lib/fuzz/run.ts';
+import { createWorld, type FuzzWorld, type WorldProfile } from '../../../scripts/lib/fuzz/world.ts';
+import { Clock } from '../../core/clock.ts';
 import { createMockHandlers } from './msw.ts';
-import { firstDifference, recordingServer, replay, START, type Recorded, type RecordingServer } from './equivalence.ts';
+import { firstDifference, recordingServer, replay, START, type Recorded, type RecordingServer } from '../../testkit/equivalence.ts';
 
 // The same random bytes on both sides: a seeded generator stands in for the mock's one source of
 // random bytes (mock/platform/crypto.ts), restarted before each side of a sequence.
@@ -48,8 +48,8 @@ const rng = vi.hoisted(() => {
     },
   };
 });
-vi.mock('../platform/crypto.ts', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../platform/crypto.ts')>();
+vi.mock('../../platform/crypto.ts', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../platform/crypto.ts')>();
   return { ...real, randomBytes: (size: number) => rng.bytes(size), randomHex: (size: number) => real.toHex(rng.bytes(size)) };
 });
 

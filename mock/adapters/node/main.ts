@@ -12,7 +12,7 @@
  *   --defect NAME     start with an injected contract violation (repeatable, or comma-separated)
  *   --api-version current|next
  *                     the document served (env MOCK_API_VERSION; default current): next is the
- *                     pending version, spec/overlays/next.yaml applied (mock/api-version.ts)
+ *                     pending version, spec/overlays/next.yaml applied (mock/adapters/node/api-version.ts)
  *   --response-cache on|off
  *                     keep the bytes of cacheable reads until the account changes (default on;
  *                     mock/pipeline/response-cache.ts); off computes every answer
@@ -32,18 +32,18 @@
 // First: it chooses the document before spec/contract.ts loads.
 import './api-version.ts';
 import { parseArgs } from 'node:util';
-import { apiVersion, document } from '../spec/contract.ts';
+import { apiVersion, document } from '../../../spec/contract.ts';
 import { buildMock } from './app.ts';
-import { Clock, type ClockMode } from './clock.ts';
-import { controlBindingRefusal, isLoopback } from './control/binding.ts';
-import { controlRoutes } from './control/routes.ts';
-import { resumeGeneration } from './domain/runs/resume.ts';
-import { parsePublicUrl } from './media/links.ts';
-import { DefectNameError, parseDefects } from './defects.ts';
+import { Clock, type ClockMode } from '../../core/clock.ts';
+import { controlBindingRefusal, isLoopback } from '../../control/binding.ts';
+import { controlRoutes } from '../../control/routes.ts';
+import { resumeGeneration } from '../../domain/runs/resume.ts';
+import { parsePublicUrl } from '../../media/links.ts';
+import { DefectNameError, parseDefects } from '../../core/defects.ts';
 import { loadStateFile, PersistenceError, restoreState, saveStateFile, type StateSnapshot } from './persistence.ts';
-import { DEMO_ACCOUNT_ID, demoKeys, seedDemo } from './seed/account.ts';
-import { Store } from './store.ts';
-import { DOCS_PATH } from './web/index.ts';
+import { DEMO_ACCOUNT_ID, demoKeys, seedDemo } from '../../seed/account.ts';
+import { Store } from '../../core/store.ts';
+import { DOCS_PATH } from '../../web/index.ts';
 
 function fail(message: string, code = 2): never {
   console.error(`mock: ${message}`);
@@ -165,7 +165,7 @@ if (snapshot) {
     throw error;
   }
   // Real time resumes from the saved reading when that is later than now: time never runs backwards
-  // for the saved state (only mock/clock.ts reads the wall clock).
+  // for the saved state (only mock/core/clock.ts reads the wall clock).
   const ahead = snapshot.clock.epochMs - clock.now();
   if (clockMode === 'real' && ahead > 0) clock.advance(ahead / 1000);
 }
