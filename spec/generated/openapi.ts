@@ -223,7 +223,7 @@ export interface paths {
         put?: never;
         /**
          * Restore a deleted campaign
-         * @description Restores the campaign and the creatives deleted with it (a creative deleted on its own stays deleted; review links stay revoked). Needs room under the plan's campaign limit (403 `LIMIT_EXCEEDED`). A live campaign answers a no-op 200.
+         * @description Restores the campaign and the creatives deleted with it (a creative deleted on its own stays deleted; review links stay revoked). Needs room under the plan's campaign limit, and the restored campaign may not cover more products than the plan's products-per-campaign limit (403 `LIMIT_EXCEEDED`, `limitKey` `campaigns` or `productsPerCampaign`). A live campaign answers a no-op 200.
          */
         post: operations["undeleteCampaign"];
         delete?: never;
@@ -2289,7 +2289,7 @@ export interface operations {
             200: components["responses"]["CampaignWithETag"];
             400: components["responses"]["BadRequestRequiredKey"];
             401: components["responses"]["UnauthorizedWrite"];
-            /** @description Missing scope, or the plan's campaign limit is reached. */
+            /** @description Missing scope, or the plan's campaign limit or products-per-campaign limit is reached. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];

@@ -404,6 +404,18 @@ describe('undeleteCampaign', () => {
     expect(s.a.state.campaigns.get(campaignId)!.deletedAt).not.toBeNull();
   });
 
+  it('CAMP-015 CAMP-025 ERR-011 D70 the plan now allows fewer products per campaign: 403 LIMIT_EXCEEDED productsPerCampaign, still deleted', async () => {
+    const { campaignId } = await s.createCampaign(body(5));
+    expectStatus(await del(campaignId), 200);
+    s.a.state.plan.productsPerCampaign = 2;
+    const res = await undelete(campaignId);
+    expectStatus(res, 403, 'LIMIT_EXCEEDED');
+    expect(res.body).toMatchObject({ limitKey: 'productsPerCampaign', limit: 2, current: 5 });
+    expect(s.a.state.campaigns.get(campaignId)!.deletedAt).not.toBeNull();
+    s.a.state.plan.productsPerCampaign = 5;
+    expectStatus(await undelete(campaignId), 200);
+  });
+
   it('CAMP-017 right after a delete with a running cascade: 409 CAMPAIGN_CASCADE_PENDING with Retry-After', async () => {
     s.a.state.faults.cascadeSeconds = 3;
     const { campaignId } = await s.createCampaign();
