@@ -176,6 +176,13 @@ test('CAMP-028 ERR-040 the POST /campaigns body is closed and bounded: an unknow
   expect((await allCampaigns(api, true)).length, 'nothing was created').toBe(before);
 });
 
+test('CAMP-031 POST /campaigns accepts an empty metadata map, as PATCH does: 201 and the campaign carries no metadata', { tag: '@assumed' }, async ({ api }) => {
+  const { brandId, productIds } = await brandWithProducts(api, 1);
+  const created = await postCampaign(api, { brandId, productIds, metadata: {} });
+  expect(created).toHaveStatus(201);
+  expect('metadata' in (created.json as object), created.describe()).toBe(false);
+});
+
 test('CAMP-004 a campaign reads CREATING while being created, IN_PROGRESS while a creative is unreviewed, COMPLETED when every live creative is reviewed', { tag: ['@control', '@assumed'] }, async ({ api, control, account, clock }) => {
   await setFaults(control, account, { creationSeconds: 120 });
   const { campaign } = await clockWindow(clock, 120, () => newCampaign(api, 2));

@@ -881,6 +881,10 @@ export interface components {
         Metadata: {
             [key: string]: string;
         };
+        /** @description The metadata of a new resource, a map of string to string; `{}` is accepted (as on PATCH) and leaves the resource without metadata. At most 50 keys; a key at most 40 characters; a value at most 500. */
+        MetadataInput: {
+            [key: string]: string;
+        };
         /** @description The whole metadata map before a change; `{}` when the resource had none. */
         PreviousMetadata: {
             [key: string]: string;
@@ -1021,7 +1025,7 @@ export interface components {
             brandId: components["schemas"]["Id"];
             productIds: components["schemas"]["Id"][];
             aspectRatio?: components["schemas"]["DeliveryRatio"];
-            metadata?: components["schemas"]["Metadata"];
+            metadata?: components["schemas"]["MetadataInput"];
         };
         /** @description Every field is optional; an empty object changes nothing and answers 200 recording nothing, like any change that alters nothing. */
         CampaignPatch: {

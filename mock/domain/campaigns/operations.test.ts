@@ -67,6 +67,13 @@ describe('createCampaign', () => {
     expect(listed.body.data).toEqual([]); // CRTV-001
   });
 
+  it('CAMP-031 D71 an empty metadata map is accepted as on PATCH: 201, the campaign carries no metadata', async () => {
+    const res = await post(body(2, { metadata: {} }));
+    expectStatus(res, 201);
+    expect('metadata' in res.body).toBe(false);
+    expect(s.a.state.campaigns.get(res.body.campaignId)!.metadata).toEqual({});
+  });
+
   it('IDEM-006 IDEM-007 a retry under the same key replays the 201 and creates nothing; another body under it is 409', async () => {
     const key = s.idem();
     const first = await post(body(), { 'idempotency-key': key });
