@@ -176,6 +176,13 @@ test('CAMP-028 ERR-040 the POST /campaigns body is closed and bounded: an unknow
   expect((await allCampaigns(api, true)).length, 'nothing was created').toBe(before);
 });
 
+test('CAMP-031 POST /campaigns accepts an empty metadata map, as PATCH does: 201 and the campaign carries no metadata', { tag: '@assumed' }, async ({ api }) => {
+  const { brandId, productIds } = await brandWithProducts(api, 1);
+  const created = await postCampaign(api, { brandId, productIds, metadata: {} });
+  expect(created).toHaveStatus(201);
+  expect('metadata' in (created.json as object), created.describe()).toBe(false);
+});
+
 test('CAMP-004 a campaign reads CREATING while being created, IN_PROGRESS while a creative is unreviewed, COMPLETED when every live creative is reviewed', { tag: ['@control', '@assumed'] }, async ({ api, control, account, clock }) => {
   await setFaults(control, account, { creationSeconds: 120 });
   const { campaign } = await clockWindow(clock, 120, () => newCampaign(api, 2));
@@ -400,6 +407,18 @@ test('CAMP-025 ERR-011 ERR-018 a campaign covering more products than the plan\'
   expect(typeof refused.problem['limitKey'], refused.describe()).toBe('string');
   expect((await allCampaigns(api, true)).length, 'nothing was created').toBe(before);
   expect(await postCampaign(api, { brandId, productIds: productIds.slice(0, 2) }), 'two products are within the limit').toHaveStatus(201);
+});
+
+test('CAMP-030 ERR-011 restoring a campaign that would cover more products than the plan now allows answers 403 LIMIT_EXCEEDED and it stays deleted', { tag: '@control' }, async ({ api, control, account }) => {
+  const { campaign } = await newCampaign(api, 3);
+  expect(await api.as('campaigns:write').delete(campaignPath(campaign.campaignId))).toHaveStatus(200);
+  await setPlan(control, account, { productsPerCampaign: 2 });
+  const refused = await api.as('campaigns:write').post(undeletePath(campaign.campaignId), { idempotencyKey: newKey('undelete') });
+  await expect(refused).toBeProblem(403, 'LIMIT_EXCEEDED');
+  expect({ limit: refused.problem['limit'], current: refused.problem['current'] }, refused.describe()).toEqual({ limit: 2, current: 3 });
+  expect(ok(await getCampaign(api, campaign.campaignId, true)).deletedAt, 'the campaign stays deleted').not.toBeNull();
+  await setPlan(control, account, { productsPerCampaign: 3 });
+  expect(await api.as('campaigns:write').post(undeletePath(campaign.campaignId), { idempotencyKey: newKey('undelete') }), 'within the limit the restore succeeds').toHaveStatus(200);
 });
 
 test('ERR-012 limitKey is campaigns for the campaign limit and productsPerCampaign for the products limit', { tag: ['@control', '@assumed'] }, async ({ api, control, account }) => {
