@@ -151,16 +151,17 @@ const env: NodeJS.ProcessEnv = {
   CONFORMANCE_KEYS_B: JSON.stringify(keysB),
   CONFORMANCE_REPORT_DIR: OUT,
   CONFORMANCE_CONSOLE_REPORTER: 'dot',
+  // A team's test account may spend (the @spend tests judge most of the generation plane).
+  CONFORMANCE_ALLOW_SPEND: '1',
 };
 // Nothing of the mock's own: the suite learns the target from the front alone (a control token
 // would reach a /__mock the front passes through, which is the point of --hide '').
-for (const name of ['CONFORMANCE_LOCAL_MOCK', 'CONFORMANCE_LOCAL_MOCK_URLS', 'CONFORMANCE_MOCK_PID', 'CONFORMANCE_ALLOW_SPEND', 'CONFORMANCE_HOOKS_URL']) delete env[name];
+for (const name of ['CONFORMANCE_LOCAL_MOCK', 'CONFORMANCE_LOCAL_MOCK_URLS', 'CONFORMANCE_MOCK_PID', 'CONFORMANCE_HOOKS_URL']) delete env[name];
 if (hide.includes('/__mock')) {
   delete env['CONFORMANCE_CONTROL_TOKEN'];
 } else {
-  // The control plane passes through: the whole suite, as against the mock (spend allowed).
+  // The control plane passes through: the whole suite, as against the mock.
   env['CONFORMANCE_CONTROL_TOKEN'] = token;
-  env['CONFORMANCE_ALLOW_SPEND'] = '1';
 }
 const args = [PLAYWRIGHT, 'test', '-c', 'conformance/playwright.config.ts', ...(values.workers ? ['--workers', values.workers] : []), ...positionals];
 const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
