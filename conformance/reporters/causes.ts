@@ -82,7 +82,8 @@ export function causesOf(records: readonly CauseInput[], rules: ReadonlyMap<stri
     for (const named of record.named) if (record.checkerStop && !record.violated.includes(named) && !cause.blocked.includes(named)) cause.blocked.push(named);
     causes.set(id, cause);
   }
-  return [...causes.values()].sort((a, b) => b.tests - a.tests || b.responses - a.responses || a.rule.localeCompare(b.rule));
+  const last = (c: Cause) => (c.rule === UNATTRIBUTED ? 1 : 0);
+  return [...causes.values()].sort((a, b) => last(a) - last(b) || b.tests - a.tests || b.responses - a.responses || a.rule.localeCompare(b.rule));
 }
 
 /** One line per cause, as the console and the verdict print it. */
@@ -105,9 +106,9 @@ export function judgeWith(record: Pick<CauseInput, 'outcome' | 'reason' | 'tags'
   if (record.outcome === 'blocked') return `fixing ${record.violated.join(', ') || 'the document violation'} (blocked by it)`;
   if (record.outcome !== 'skipped') return undefined;
   const reason = record.reason ?? '';
-  const hook = /needs hook ([\w:-]+)/.exec(reason)?.[1];
+  const hook = /needs hook ([a-z][a-z0-9-]*)/.exec(reason)?.[1];
   if (hook) return `hook ${hook} (--hooks-url)`;
-  const profile = /needs key profile "?([^\s":]+)"?/.exec(reason)?.[1] ?? /has no "([^"]+)" key profile/.exec(reason)?.[1];
+  const profile = /needs key profile "?([^\s"]+?)"?(?::\s|\s|$)/.exec(reason)?.[1] ?? /has no "([^"]+)" key profile/.exec(reason)?.[1];
   if (profile) return `key profile ${profile} (--keys)`;
   if (/needs --real-time\b/.test(reason)) return '--real-time';
   if (/needs --allow-spend\b|@spend\b|CONFORMANCE_ALLOW_SPEND/.test(reason)) return '--allow-spend';

@@ -58,7 +58,7 @@ export interface RulesReporterOptions {
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-function annotation(test: TestCase, type: string): string[] {
+function annotation(test: Pick<TestCase, 'annotations'>, type: string): string[] {
   return test.annotations.filter((a) => a.type === type).map((a) => a.description ?? '');
 }
 
@@ -70,10 +70,18 @@ function outcomeOf(test: TestCase): Outcome {
 
 const CONTRACT = ' breaks the contract:';
 
-/** Whether the test failed only at responses the checker refused (client.ts ContractViolation). */
-function stoppedByChecker(test: TestCase): boolean {
+/**
+ * Whether a failed test was stopped by the response checker at rules of the ledger (client.ts
+ * ContractViolation), before judging the others it names: they are then blocked, not failed. A
+ * violation of the document alone (a schema, no rule) may be exactly what the test is about, so it
+ * does not block. A response that broke a rule AND the document (a weak ETag also breaks the ETag
+ * header's pattern) stopped the test at that rule: blocked (this once counted as a failure of every
+ * rule the test names, blaming rules no test judged).
+ */
+export function isCheckerStop(test: Pick<TestCase, 'annotations'> & { results: readonly Pick<TestResult, 'errors'>[] }): boolean {
   const errors = test.results.at(-1)?.errors ?? [];
-  return errors.length > 0 && errors.every((e) => (e.message ?? '').includes(CONTRACT));
+  if (errors.length === 0 || !errors.every((e) => (e.message ?? '').includes(CONTRACT))) return false;
+  return annotation(test, 'rules-violated').some((d) => d.trim() !== '') || annotation(test, 'document-violated').length === 0;
 }
 
 /** Strip the terminal colours Playwright puts in error messages. */
@@ -95,7 +103,7 @@ export function failureOf(result: Pick<TestResult, 'errors'> | undefined): Failu
   if (refused.length > 0) {
     const first = refused[0]!;
     const from = first.lastIndexOf('\n', first.indexOf(CONTRACT)) + 1;
-    const head = first.slice(from, first.indexOf(CONTRACT));
+    const head = first.slice(from, first.indexOf(CONTRACT)).replace(/^[\w ]*?(?:Error|Violation): /, '');
     const listed = first.slice(from).split('\n  response headers:')[0]!;
     return { rules: rulesInMessage(listed), at: head.trim(), responses: refused.length };
   }
@@ -152,10 +160,8 @@ export default class RulesReporter implements Reporter {
       const reason = outcome === 'skipped' ? annotation(test, 'skip').concat(annotation(test, 'fixme')).find((d) => d !== '') : undefined;
       // Blocked, not failed, only when the checker stopped the test at rules of the ledger: a
       // violation of the document alone (a schema) may be exactly what the test is about.
-      // A response that broke both a rule and the document (a weak ETag also breaks the header's
-      // pattern) stopped the test at that rule: it blocks the others the test names.
       const violated = annotation(test, 'rules-violated').flatMap((d) => d.split(' ')).filter(Boolean);
-      const checkerStop = outcome === 'failed' && stoppedByChecker(test) && (violated.length > 0 || annotation(test, 'document-violated').length === 0);
+      const checkerStop = outcome === 'failed' && isCheckerStop(test);
       const failure = outcome === 'failed' ? failureOf(test.results.at(-1)) : undefined;
       return {
         checkerStop,
