@@ -4,31 +4,28 @@
  * DIR` on several machines) merged into one (mergeReports of conformance/reporters/merge.ts, as
  * `npm run conformance:merge` does): OUT/rules.json and rules.md, and from the blob reports
  * OUT/html/ and OUT/junit.xml; then the verdict of the whole run (bin/lib/conformance.ts summarize):
- * exit 0 conforms, 1 does not (with --require pinned: also when a pinned rule went unjudged in every
- * shard), 2 on a usage or merge error.
+ * exit 0 conforms, 1 does not (with --require pinned, or CONFORMANCE_REQUIRE=pinned: also when a
+ * pinned rule went unjudged in every shard), 2 on a usage or merge error, or nothing judged.
  *
  *   cgs-conformance-merge shard-1/ shard-2/ shard-3/ [--out conformance-report] [--rules-only] [--require pinned]
  */
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { mergeReports } from '../conformance/reporters/merge.ts';
-import { EXIT, summarize, type RulesJson } from './lib/conformance.ts';
+import { EXIT, parseMergeArgs, summarize, type RulesJson } from './lib/conformance.ts';
 
 const USAGE = 'usage: cgs-conformance-merge <shard report dirs...> [--out DIR (default ./conformance-report)] [--rules-only] [--require pinned]';
-let parsed: { values: { out?: string; 'rules-only'?: boolean; require?: string }; positionals: string[] };
+let args: ReturnType<typeof parseMergeArgs>;
 try {
-  parsed = parseArgs({ options: { out: { type: 'string' }, 'rules-only': { type: 'boolean' }, require: { type: 'string' } }, allowPositionals: true, strict: true });
-  if (parsed.positionals.length === 0) throw new Error('name at least one shard report directory');
-  if (parsed.values.require !== undefined && parsed.values.require !== 'pinned') throw new Error(`--require is pinned here (hooks and key profiles are required of each shard's run), not ${parsed.values.require}`);
+  args = parseMergeArgs(process.argv.slice(2));
 } catch (error) {
   console.error(`cgs-conformance-merge: ${(error as Error).message}\n${USAGE}`);
   process.exit(EXIT.couldNotJudge);
 }
 try {
-  const outputDir = resolve(parsed.values.out ?? 'conformance-report');
-  const result = mergeReports({ inputs: parsed.positionals.map((dir) => resolve(dir)), outputDir, rulesOnly: parsed.values['rules-only'] === true });
+  const outputDir = resolve(args.out ?? 'conformance-report');
+  const result = mergeReports({ inputs: args.inputs.map((dir) => resolve(dir)), outputDir, rulesOnly: args.rulesOnly });
   console.log(result.lines.join('\n'));
-  const requirePinned = parsed.values.require === 'pinned' || (process.env['CONFORMANCE_REQUIRE'] ?? '').split(',').includes('pinned');
+  const requirePinned = args.requirePinned || (process.env['CONFORMANCE_REQUIRE'] ?? '').split(',').includes('pinned');
   const verdict = summarize(result.report as unknown as RulesJson, 0, outputDir, { requirements: { pinned: requirePinned, hooks: [], keyProfiles: [] }, sharded: false });
   console.log(verdict.lines.join('\n'));
   process.exit(verdict.exit);

@@ -33,7 +33,7 @@ const plan = (...argv: string[]) => planRun(argv, '/work', readFile);
 
 describe('planRun', () => {
   it.each<[string, string[], Partial<ReturnType<typeof plan>>]>([
-    ['nothing: the packaged mock, reports in ./conformance-report', [], { env: { CONFORMANCE_CONSOLE_REPORTER: 'dot', CONFORMANCE_REPORT_DIR: '/work/conformance-report' }, playwrightArgs: [], target: undefined }],
+    ['nothing: the packaged mock, reports in ./conformance-report', [], { env: { CONFORMANCE_CONSOLE_REPORTER: 'dot', CONFORMANCE_REPORT_DIR: '/work/conformance-report' }, playwrightArgs: ['--max-failures=10'], target: undefined }],
     [
       'a target with keys from a file and inline, spend, a token',
       ['--base-url', 'https://x.example/api/public/v1/', '--keys', 'keys.json', '--keys-b={"read":"cgs_b"}', '--allow-spend', '--control-token', 't0k'],
@@ -66,9 +66,9 @@ describe('planRun', () => {
       },
     ],
     ['--pinned-only and a shard; Playwright options passed on', ['--pinned-only', '--shard', '2/3', '--workers=4', '-x', '--retries', '1', 'tests/etag.spec.ts'], { playwrightArgs: ['--shard=2/3', '--grep-invert=@assumed', '--workers=4', '-x', '--retries', '1', 'tests/etag.spec.ts'], sharded: true, pinnedOnly: true }],
-    ['--pinned-only with a --grep-invert of its own', ['--pinned-only', '--grep-invert', '@spend'], { playwrightArgs: ['--grep-invert=(?:@assumed)|(?:@spend)'] }],
+    ['--pinned-only with a --grep-invert of its own', ['--pinned-only', '--grep-invert', '@spend'], { playwrightArgs: ['--max-failures=10', '--grep-invert=(?:@assumed)|(?:@spend)'] }],
     ['--report-dir relative to the working directory, a console reporter', ['--report-dir', 'out/gate', '--reporter', 'list'], { reportDir: '/work/out/gate' }],
-    ['after --, everything is Playwright\'s', ['--', '--shard', 'x', '--anything'], { playwrightArgs: ['--shard', 'x', '--anything'] }],
+    ['after --, everything is Playwright\'s', ['--', '--shard', 'x', '--anything'], { playwrightArgs: ['--max-failures=10', '--shard', 'x', '--anything'] }],
   ])('%s', (_, argv, expected) => {
     expect(plan(...argv)).toMatchObject(expected);
   });
@@ -116,7 +116,7 @@ describe('planRun', () => {
       CONFORMANCE_CONSOLE_REPORTER: 'list',
     });
     expect(configured.reportDir).toBe('/work/ci/out');
-    expect(configured.playwrightArgs).toEqual(['--grep-invert=@assumed', '--workers=3']);
+    expect(configured.playwrightArgs).toEqual(['--max-failures=10', '--grep-invert=@assumed', '--workers=3']);
     expect(configured.requirements).toEqual({ pinned: true, hooks: ['clock'], keyProfiles: ['all'] });
     // The hooks token defaults to the control token.
     expect(configured.target?.hooksToken).toBe('ctl_secret');
@@ -284,5 +284,32 @@ describe('summarize', () => {
     ['Introduction', 'Introduction'],
   ])('chapter of %s is %s', (section, chapter) => {
     expect(chapterOf(section)).toBe(chapter);
+  });
+});
+
+describe('fail fast', () => {
+  it.each<[string[], string[]]>([
+    [[], ['--max-failures=10']],
+    [['--max-failures', '0'], ['--max-failures=0']],
+    [['--max-failures=3'], ['--max-failures=3']],
+    [['-x'], ['-x']],
+  ])('%j gives Playwright %j', (argv, expected) => {
+    expect(plan(...argv).playwrightArgs).toEqual(expected);
+  });
+
+  it('refuses a --max-failures that is not a count', () => {
+    expect(() => plan('--max-failures', 'many')).toThrow(/--max-failures is a whole number/);
+  });
+
+  it('says when the run stopped at its failures', () => {
+    const report: RulesJson = {
+      target: 't',
+      summary: { pinnedObservable: { total: 1, passed: 0, failed: 1, notRun: 0 }, tests: { total: 3, passed: 1, failed: 1, skipped: 1 } },
+      rules: [{ id: 'ETAG-002', section: 'Conventions 4', result: 'failed', status: 'pinned', observable: true }],
+      tests: [{ title: 'later', outcome: 'skipped', reason: 'not run: the run stopped after 1 failed test(s) (--max-failures 1; --max-failures 0 judges every test)', tags: [] }],
+    };
+    const verdict = summarize(report, 1, '/r');
+    expect(verdict.exit).toBe(EXIT.doesNotConform);
+    expect(verdict.lines.at(-1)).toContain('1 test(s) failed, and the run stopped there: 1 test(s) not run (--max-failures 0 judges every test)');
   });
 });

@@ -12,9 +12,18 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ConformanceConfig } from '../../spec/generated/conformance-config.ts';
 import { causeLines, type Cause } from '../../conformance/reporters/causes.ts';
+
+/**
+ * The gate stops a run after this many failed tests unless told otherwise (--max-failures): every
+ * failed test costs Playwright a new worker process (seconds each), so a target that breaks one
+ * header everywhere took 269 s (1304 s on a loaded machine) where a conforming run takes 25 s
+ * (59 s); its first causes are known after a few failures. D110.
+ */
+export const DEFAULT_MAX_FAILURES = 10;
 
 export const USAGE = `usage: cgs-conformance [--config FILE] [--base-url URL] [--keys FILE|JSON] [--keys-b FILE|JSON]
                        [--control-token TOKEN] [--hooks-url URL] [--hooks-token TOKEN] [--allow-spend]
@@ -44,7 +53,9 @@ export const USAGE = `usage: cgs-conformance [--config FILE] [--base-url URL] [-
   --report-dir DIR      junit.xml, html/, rules.json, rules.md, test-results/ (default ./conformance-report)
   --shard I/N           run shard I of N (Playwright's sharding; merge with cgs-conformance-merge)
   --reporter NAME       what prints while the run goes: list, dot (default) or line
-  playwright options    --grep, --grep-invert, --workers, --retries, --max-failures, -x, --timeout,
+  --max-failures N      stop the run after N failed tests (default ${DEFAULT_MAX_FAILURES}: a broken target is reported
+                        in about the time a conforming run takes, its first causes found); 0 judges every test
+  playwright options    --grep, --grep-invert, --workers, --retries, -x, --timeout,
                         --global-timeout, --repeat-each, --trace, --project, --output, --list,
                         --forbid-only, --fail-on-flaky-tests, --fully-parallel, --pass-with-no-tests,
                         --quiet, --last-failed, --no-deps, test file filters; anything after -- as is.
@@ -53,6 +64,17 @@ Exit status: 0 the implementation conforms (every test that ran passed, no rule 
 test passed, and with --require pinned every pinned rule was judged); 1 it does not conform; 2 the
 run could not judge it (bad flags or config, unreachable target, refused keys, missing token, a
 required hook or key profile missing, nothing judged): the message says what to do.`;
+
+/** cgs-conformance-merge's options (node:util parseArgs, strict). */
+const MERGE_OPTIONS = { out: { type: 'string' }, 'rules-only': { type: 'boolean' }, require: { type: 'string' } } as const;
+
+/** cgs-conformance-merge's command line; throws with what is wrong. */
+export function parseMergeArgs(args: readonly string[]): { out?: string; rulesOnly: boolean; requirePinned: boolean; inputs: string[] } {
+  const { values, positionals } = parseArgs({ args: [...args], options: MERGE_OPTIONS, allowPositionals: true, strict: true });
+  if (positionals.length === 0) throw new Error('name at least one shard report directory');
+  if (values.require !== undefined && values.require !== 'pinned') throw new Error(`--require is pinned here (hooks and key profiles are required of each shard's run), not ${values.require}`);
+  return { ...(values.out !== undefined ? { out: values.out } : {}), rulesOnly: values['rules-only'] === true, requirePinned: values.require === 'pinned', inputs: positionals };
+}
 
 export const EXIT = { conforms: 0, doesNotConform: 1, couldNotJudge: 2 } as const;
 export type ExitStatus = (typeof EXIT)[keyof typeof EXIT];
@@ -97,10 +119,10 @@ export interface ConformancePlan {
   pinnedOnly: boolean;
 }
 
-const VALUE_FLAGS = new Set(['base-url', 'keys', 'keys-b', 'report-dir', 'shard', 'control-token', 'reporter', 'hooks-url', 'hooks-token', 'real-time-budget', 'require', 'config', 'grep-invert']);
+const VALUE_FLAGS = new Set(['base-url', 'keys', 'keys-b', 'report-dir', 'shard', 'control-token', 'reporter', 'hooks-url', 'hooks-token', 'real-time-budget', 'require', 'config', 'grep-invert', 'max-failures']);
 const BOOLEAN_FLAGS = new Set(['allow-spend', 'pinned-only', 'help', 'real-time']);
 /** Playwright's own options passed through (value-taking, then boolean); -c and --reporter are the gate's. */
-const PLAYWRIGHT_VALUE = new Set(['grep', 'g', 'workers', 'j', 'retries', 'max-failures', 'timeout', 'global-timeout', 'repeat-each', 'trace', 'project', 'output', 'tsconfig']);
+const PLAYWRIGHT_VALUE = new Set(['grep', 'g', 'workers', 'j', 'retries', 'timeout', 'global-timeout', 'repeat-each', 'trace', 'project', 'output', 'tsconfig']);
 const PLAYWRIGHT_BOOLEAN = new Set(['x', 'list', 'forbid-only', 'fail-on-flaky-tests', 'fully-parallel', 'pass-with-no-tests', 'quiet', 'last-failed', 'no-deps']);
 const CONSOLE_REPORTERS = new Set(['list', 'dot', 'line']);
 const REQUIREMENT = /^(pinned|hook:[a-z][a-z0-9-]*|key-profile:\S+)$/;
@@ -200,6 +222,7 @@ export function configArgs(path: string, readFile: (path: string) => string, env
   if (c.workers !== undefined) args.push(`--workers=${c.workers}`);
   if (c.reporter !== undefined) args.push('--reporter', c.reporter);
   if (c.grep !== undefined) args.push('--grep', c.grep);
+  if (c.maxFailures !== undefined) args.push('--max-failures', String(c.maxFailures));
   return args;
 }
 
@@ -335,6 +358,9 @@ export function planRun(
     if (!parts || Number(parts[1]) < 1 || Number(parts[1]) > Number(parts[2])) throw new UsageError(`--shard is I/N with 1 ≤ I ≤ N, not ${shard}`);
     playwrightArgs.push(`--shard=${shard}`);
   }
+  const maxFailures = values.get('max-failures') ?? (passthrough.includes('-x') ? '1' : String(DEFAULT_MAX_FAILURES));
+  if (!/^\d+$/.test(maxFailures)) throw new UsageError(`--max-failures is a whole number (0: judge every test), not ${maxFailures}`);
+  if (!passthrough.includes('-x')) playwrightArgs.push(`--max-failures=${maxFailures}`);
   if (flags.has('pinned-only')) grepInvert.unshift('@assumed');
   if (grepInvert.length === 1) playwrightArgs.push(`--grep-invert=${grepInvert[0]}`);
   else if (grepInvert.length > 1) playwrightArgs.push(`--grep-invert=${grepInvert.map((g) => `(?:${g})`).join('|')}`);
@@ -578,7 +604,8 @@ export function summarize(report: RulesJson | undefined, playwrightStatus: numbe
 
   const reasons: string[] = [];
   if (playwrightStatus !== 0 && tests.failed === 0) reasons.push(`Playwright exited ${playwrightStatus}`);
-  if (tests.failed > 0) reasons.push(`${tests.failed} test(s) failed`);
+  const stopped = (report.tests ?? []).filter((t) => t.outcome === 'skipped' && (t.reason ?? '').startsWith('not run: the run stopped after')).length;
+  if (tests.failed > 0) reasons.push(`${tests.failed} test(s) failed${stopped > 0 ? `, and the run stopped there: ${stopped} test(s) not run (--max-failures 0 judges every test)` : ''}`);
   if (failedRules.length > 0) reasons.push(`${failedRules.length} rule(s) failed`);
   if (tests.passed === 0) reasons.push('no test passed: nothing was checked');
 

@@ -106,6 +106,7 @@ export function judgeWith(record: Pick<CauseInput, 'outcome' | 'reason' | 'tags'
   if (record.outcome === 'blocked') return `fixing ${record.violated.join(', ') || 'the document violation'} (blocked by it)`;
   if (record.outcome !== 'skipped') return undefined;
   const reason = record.reason ?? '';
+  if (/^not run: the run stopped after/.test(reason)) return '--max-failures 0 (the run stopped at its first failures)';
   const hook = /needs hook ([a-z][a-z0-9-]*)/.exec(reason)?.[1];
   if (hook) return `hook ${hook} (--hooks-url)`;
   const profile = /needs key profile "?([^\s"]+?)"?(?::\s|\s|$)/.exec(reason)?.[1] ?? /has no "([^"]+)" key profile/.exec(reason)?.[1];

@@ -113,6 +113,11 @@ export function failureOf(result: Pick<TestResult, 'errors'> | undefined): Failu
   return { rules: rulesInMessage(messages[0]!), at: where ? `${where}: ${firstLine}` : firstLine, responses: 0 };
 }
 
+/** Why a test has no result: the run stopped at its failures (maxFailures), or was interrupted. */
+export function notRunReason(maxFailures: number): string {
+  return maxFailures > 0 ? `not run: the run stopped after ${maxFailures} failed test(s) (--max-failures ${maxFailures}; --max-failures 0 judges every test)` : 'not run: the run was interrupted';
+}
+
 /** Passed, failed or not run, from the tests that name a rule and the checker's findings. */
 export function ruleResult(tests: readonly { outcome: Outcome; via: 'title' | 'checker'; violated?: boolean }[]): RuleResult {
   if (tests.some((t) => (t.via === 'title' && t.outcome === 'failed') || t.violated === true)) return 'failed';
@@ -125,6 +130,7 @@ export default class RulesReporter implements Reporter {
   private readonly outputDir: string;
   private readonly ledger = loadLedger();
   private readonly rules = rulesById(this.ledger);
+  private maxFailures = 0;
 
   constructor(options: RulesReporterOptions = {}) {
     this.outputDir = options.outputDir ?? join(ROOT, 'conformance-report');
@@ -134,8 +140,9 @@ export default class RulesReporter implements Reporter {
     return false;
   }
 
-  onBegin(_config: FullConfig, suite: Suite): void {
+  onBegin(config: FullConfig, suite: Suite): void {
     this.suite = suite;
+    this.maxFailures = config.maxFailures;
   }
 
   /**
@@ -157,7 +164,12 @@ export default class RulesReporter implements Reporter {
     const records: TestRecord[] = this.suite.allTests().map((test) => {
       const titles = test.titlePath().slice(3);
       const outcome = outcomeOf(test);
-      const reason = outcome === 'skipped' ? annotation(test, 'skip').concat(annotation(test, 'fixme')).find((d) => d !== '') : undefined;
+      const reason =
+        outcome !== 'skipped'
+          ? undefined
+          : test.results.length === 0
+            ? notRunReason(this.maxFailures)
+            : annotation(test, 'skip').concat(annotation(test, 'fixme')).find((d) => d !== '');
       // Blocked, not failed, only when the checker stopped the test at rules of the ledger: a
       // violation of the document alone (a schema) may be exactly what the test is about.
       const violated = annotation(test, 'rules-violated').flatMap((d) => d.split(' ')).filter(Boolean);

@@ -77,6 +77,10 @@ export interface ConformanceConfig {
    */
   reporter?: "list" | "dot" | "line";
   /**
+   * --max-failures: stop the run after this many failed tests (default 10, so a broken target is reported fast); 0 judges every test.
+   */
+  maxFailures?: number;
+  /**
    * Playwright's --grep: only the tests whose title matches.
    */
   grep?: string;
