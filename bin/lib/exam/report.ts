@@ -11,17 +11,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Rule } from '../../../spec/types.ts';
+import type { Finding } from '../../../mock/exam/judge.ts';
 
 export type ExamResult = 'passed' | 'failed' | 'not exercised' | 'not judged';
 
-/** One judgement of one rule by one check. */
-export interface Finding {
-  rule: string;
-  check: string;
-  held: boolean;
-  /** What was seen: the requests or deliveries that prove it (one line each). */
-  proof: string[];
-}
+export type { Finding };
 
 export interface RuleVerdict {
   id: string;
