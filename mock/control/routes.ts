@@ -19,6 +19,7 @@
  *   browse.ts    listAccountCreatives, listAccountAssets, listUpscales (filtered by the server, paged)
  *   requests.ts  listRequests (the request journal, mock/pipeline/journal.ts)
  *   stream.ts    streamChanges (server-sent events: clock, events, deliveries, requests)
+ *   exam.ts      startExam, getExamReport, stopExam (the client exam, mock/exam/)
  *
  * Every request is validated against the document before its handler runs: path and query
  * parameters (400), malformed JSON (400), the body against its schema (422); a handler refuses with
@@ -51,6 +52,7 @@ import { requestHandlers } from './requests.ts';
 import { campaignHandlers } from './campaigns.ts';
 import { browseHandlers } from './browse.ts';
 import { streamHandlers } from './stream.ts';
+import { examHandlers } from './exam.ts';
 
 /** Every control handler by operationId. */
 export const controlHandlers: ControlHandlers = {
@@ -70,6 +72,7 @@ export const controlHandlers: ControlHandlers = {
   ...streamHandlers,
   ...campaignHandlers,
   ...browseHandlers,
+  ...examHandlers,
 };
 
 const EXTRA_PHRASES: Record<number, string> = { 501: 'Not Implemented' };
