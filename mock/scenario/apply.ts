@@ -54,6 +54,8 @@ export interface ScenarioLoaded {
   accounts: LoadedAccount[];
   /** Steps run, over every account. */
   steps: number;
+  /** What each `as` of the file names: an account, a key, an endpoint, a step's answer body. */
+  made: Record<string, unknown>;
   /** The clock after the load (getClock). */
   clock: { now: string; mode: string; pendingTasks: number; nextTaskAt: string | null };
 }
@@ -146,6 +148,7 @@ export async function loadScenario({ dispatch, services }: ScenarioTarget, input
   const source = await scenarioSource(input, name);
   const scenario = checkScenario(source, name);
   const names = new Map<string, unknown>();
+  const made: Record<string, unknown> = {};
   let steps = 0;
 
   /** One control operation; a refusal is a ScenarioError on `path` (its fields under `bodyPath`). */
@@ -177,6 +180,7 @@ export async function loadScenario({ dispatch, services }: ScenarioTarget, input
     if (as === undefined) return;
     if (names.has(as)) throw new ScenarioError(`${name}: the name ${as} is used twice.`, [problemAt(source, [...path, 'as'], `${as} already names something above`)]);
     names.set(as, value);
+    made[as] = value;
   };
 
   if (scenario.clock) await call('setClock', {}, scenario.clock, ['clock']);
@@ -189,13 +193,18 @@ export async function loadScenario({ dispatch, services }: ScenarioTarget, input
     const loaded: LoadedAccount = { as: spec.as ?? null, accountId, name: state.name, keys: {} };
     for (const [keyName, key] of Object.entries(created.keys)) loaded.keys[keyName] = { keyId: key.keyId, key: key.key, scopes: key.scopes, state: 'active' };
     // `account`, `brands`, `products`: this account's own (the catalog's order), for references below.
-    const account = services.store.accounts.get(accountId);
-    const products = account ? [...account.products.values()] : [];
-    const brands = account?.brands.ids() ?? [];
     names.set('account', { ...created, name: state.name });
-    names.set('brands', brands);
-    names.set('products', products.map((p) => p.productId));
-    names.set('catalog', brands.map((brandId) => ({ brandId, productIds: products.filter((p) => p.brandId === brandId).map((p) => p.productId) })));
+    // `brands`, `products`, `catalog` and `assets`: the account's ids as they are before each part.
+    const account = services.store.accounts.get(accountId);
+    const look = (): void => {
+      const products = account ? [...account.products.values()] : [];
+      const brands = account?.brands.ids() ?? [];
+      names.set('brands', brands);
+      names.set('products', products.map((p) => p.productId));
+      names.set('catalog', brands.map((brandId) => ({ brandId, productIds: products.filter((p) => p.brandId === brandId).map((p) => p.productId) })));
+      names.set('assets', account?.assets.ids() ?? []);
+    };
+    look();
     remember(spec.as, { ...created, name: state.name }, at);
 
     if (spec.settings) await call('updateSettings', { accountId }, resolve(spec.settings, [...at, 'settings']), [...at, 'settings']);
@@ -218,6 +227,7 @@ export async function loadScenario({ dispatch, services }: ScenarioTarget, input
     for (const [s, step] of (spec.steps ?? []).entries()) {
       const path = [...at, 'steps', s];
       steps++;
+      look();
       if (step.clock) {
         await call('setClock', {}, step.clock, path, [...path, 'clock']);
         continue;
@@ -239,5 +249,5 @@ export async function loadScenario({ dispatch, services }: ScenarioTarget, input
   }
   if (scenario.globalFaults) await call('updateGlobalFaults', {}, scenario.globalFaults, ['globalFaults']);
   const clock = (await call('getClock', {}, undefined, [])) as ScenarioLoaded['clock'];
-  return { accounts, steps, clock };
+  return { accounts, steps, made, clock };
 }

@@ -3,8 +3,9 @@
  * made: a step's answer body (`${launch.campaignId}`, `${generated.creativeIds.0}`), a key
  * (`${writer.keyId}`), an endpoint, or the current account's own `account` (`${account.accountId}`,
  * `${account.keys.all.keyId}`), `brands` and `products` (their ids in the catalog's order) and
- * `catalog` (each brand with its products: `${catalog.0.brandId}`, `${catalog.0.productIds.0:3}`). A path
- * segment is a property, an index, or a slice `a:b` of an array (`${products.0:3}`).
+ * `catalog` (each brand with its products: `${catalog.0.brandId}`, `${catalog.0.productIds.0:3}`),
+ * and `assets` (as they are before the step: `${assets.-1}` is the newest). A path segment is a
+ * property, an index (negative from the end), or a slice `a:b` of an array (`${products.0:3}`).
  *
  * A string that is exactly one reference becomes the value itself (an array stays an array); a
  * reference inside a longer string is written into it. `$${` is a literal `${`.
@@ -25,9 +26,9 @@ const INSIDE = /\$?\$\{([^{}]+)\}/g;
 
 function step(value: unknown, segment: string): unknown {
   if (Array.isArray(value)) {
-    const slice = /^(\d*):(\d*)$/.exec(segment);
+    const slice = /^(-?\d*):(-?\d*)$/.exec(segment);
     if (slice) return value.slice(slice[1] === '' ? 0 : Number(slice[1]), slice[2] === '' ? undefined : Number(slice[2]));
-    if (/^\d+$/.test(segment)) return value[Number(segment)];
+    if (/^-?\d+$/.test(segment)) return value.at(Number(segment));
     return undefined;
   }
   if (typeof value === 'object' && value !== null && Object.hasOwn(value, segment)) return (value as Record<string, unknown>)[segment];

@@ -1798,6 +1798,10 @@ export interface components {
         };
         /** @description What the load made. */
         ScenarioLoaded: {
+            /** @description What each `as` of the file names: an account (its id and keys), a key, an endpoint, a step's answer body (a campaign, a run...). */
+            made: {
+                [key: string]: unknown;
+            };
             /** @description The accounts, in file order. */
             accounts: components["schemas"]["LoadedAccount"][];
             /** @description Steps run over every account. */
