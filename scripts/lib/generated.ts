@@ -129,6 +129,8 @@ async function renderJsonSchema(root: string, file: string): Promise<string> {
   const code = await compileFromFile(join(root, source), {
     bannerComment: header(await toolName(root, 'json-schema-to-typescript'), source),
     cwd: join(root, SCHEMAS_DIR),
+    // A bounded array is `T[]` (with `[T, ...T[]]` for minItems 1), not a union of every tuple length.
+    maxItems: -1,
   });
   return withTrailingNewline(code);
 }
