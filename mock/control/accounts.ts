@@ -19,6 +19,8 @@ declare module '../core/store.ts' {
      * given). Set once at creation; the credits ledger reads it and keeps its own balance.
      */
     initialCredits?: InitialCredits | null;
+    /** How many of the first campaigns the demo data made (exportScenario leaves them to the seed). */
+    seededCampaigns?: number;
   }
 }
 
@@ -58,6 +60,7 @@ export const accountHandlers: ControlHandlers = {
       const { seedAccount } = await import('../seed/demo.ts');
       seedAccount(account, { now, seed: account.seed });
     }
+    account.seededCampaigns = account.campaigns.size;
     const keys = provisionKeys(store, account, now);
     return { status: 201, body: { accountId: account.accountId, keys } };
   },

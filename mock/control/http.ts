@@ -87,6 +87,11 @@ export interface ControlContext {
   account(accountId: string): AccountState;
   /** Aborted when the client went away before the answer (a handler that waits stops waiting). */
   signal?: AbortSignal;
+  /**
+   * Another control request, answered by the same dispatcher with this request's authorization
+   * (loadScenario makes a scenario with the plane's own operations).
+   */
+  dispatch(request: { method: string; url: string; body?: string | undefined }): Promise<{ status: number; body?: string | undefined }>;
 }
 
 export type ControlHandler = (request: ControlRequest, ctx: ControlContext) => ControlResult | Promise<ControlResult>;

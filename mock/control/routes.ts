@@ -19,6 +19,8 @@
  *   browse.ts    listAccountCreatives, listAccountAssets, listUpscales (filtered by the server, paged)
  *   requests.ts  listRequests (the request journal, mock/pipeline/journal.ts)
  *   stream.ts    streamChanges (server-sent events: clock, events, deliveries, requests)
+ *   exam.ts      startExam, getExamReport, stopExam (the client exam, mock/exam/)
+ *   scenario.ts  loadScenario, exportScenario (scenario files, mock/scenario/)
  *
  * Every request is validated against the document before its handler runs: path and query
  * parameters (400), malformed JSON (400), the body against its schema (422); a handler refuses with
@@ -51,6 +53,8 @@ import { requestHandlers } from './requests.ts';
 import { campaignHandlers } from './campaigns.ts';
 import { browseHandlers } from './browse.ts';
 import { streamHandlers } from './stream.ts';
+import { examHandlers } from './exam.ts';
+import { scenarioHandlers } from './scenario.ts';
 
 /** Every control handler by operationId. */
 export const controlHandlers: ControlHandlers = {
@@ -70,6 +74,8 @@ export const controlHandlers: ControlHandlers = {
   ...streamHandlers,
   ...campaignHandlers,
   ...browseHandlers,
+  ...examHandlers,
+  ...scenarioHandlers,
 };
 
 const EXTRA_PHRASES: Record<number, string> = { 501: 'Not Implemented' };
@@ -379,6 +385,7 @@ async function serve(
     requestId,
     instance,
     ...(request.signal ? { signal: request.signal } : {}),
+    dispatch: (inner) => dispatchControl(services, options, { ...inner, headers: { authorization: request.headers['authorization'] } }),
     account(accountId) {
       const account = services.store.accounts.get(accountId);
       if (!account) throw new ControlError(404, 'ACCOUNT_NOT_FOUND', `There is no account ${accountId}.`);

@@ -18,6 +18,7 @@ import { ResponseCache, type ResponseCacheOptions } from '../pipeline/response-c
 import type { HandlerTable } from '../pipeline/types.ts';
 import { Limiter } from '../ratelimit/limiter.ts';
 import { Store } from './store.ts';
+import { ExamRegistry } from '../exam/session.ts';
 
 /** What the core is built from (each way in adds its own options: mock/adapters/node/app.ts MockOptions). */
 export interface CoreOptions {
@@ -38,7 +39,7 @@ export interface CoreOptions {
 }
 
 /** The pipeline's services plus what the control plane reads (media: the node adapter's, mock/adapters/node/app.ts). */
-export type MockServices = PipelineServices & { defects: Defects; webhooks: WebhookService; media?: MediaService; leases: LeaseTable; journal: RequestJournal; feed: ChangeFeed };
+export type MockServices = PipelineServices & { defects: Defects; webhooks: WebhookService; media?: MediaService; leases: LeaseTable; journal: RequestJournal; feed: ChangeFeed; exams: ExamRegistry };
 
 export function createServices(options: CoreOptions = {}): MockServices {
   const store = options.store ?? new Store();
@@ -60,6 +61,8 @@ export function createServices(options: CoreOptions = {}): MockServices {
     webhooks: new WebhookService({ store, clock, events, logError, defects: options.defects }, options.webhooks),
     // Advisory leases through which test runners share this mock (mock/core/leases.ts).
     leases: new LeaseTable(),
+    // The client exams running (mock/exam/session.ts), by account.
+    exams: new ExamRegistry(),
   } as MockServices;
   // The live stream of changes (GET /__mock/stream), fed by the services above.
   services.feed = new ChangeFeed(services);

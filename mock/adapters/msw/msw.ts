@@ -5,7 +5,7 @@
  *
  *   const mock = createMockHandlers({ baseUrl: 'http://api.test' });
  *   const server = setupServer(...mock.handlers);
- *   const { keys } = await mock.control.createAccount({ tier: 'pro' });
+ *   const { keys } = await mock.control.createAccount({ plan: 'growth' });
  *   await fetch('http://api.test/api/public/v1/creatives', { headers: { authorization: `Bearer ${keys.all.key}` } });
  *
  * One in-process mock (the services of mock/core/services.ts) behind three sets of handlers:
@@ -38,6 +38,9 @@ import { toQuery } from '../../pipeline/query.ts';
 import type { RawRequest, RawResponse } from '../../pipeline/types.ts';
 import { demoKeys, seedDemo, DEMO_ACCOUNT_ID } from '../../seed/account.ts';
 import { createControl, eventStream, type MockControl } from './control.ts';
+import { loadScenario, type Scenario, type ScenarioLoaded } from '../scenario/apply.ts';
+
+export { ScenarioError, type Scenario, type ScenarioLoaded, type ScenarioProblem } from '../scenario/apply.ts';
 
 export { ControlProblem, type ControlArgs, type ControlBody, type ControlOperationId, type ControlQuery, type ControlResult, type MockControl } from './control.ts';
 /** The public API's generated types (openapi-typescript of spec/openapi.yaml), for typing a client's results. */
@@ -78,6 +81,13 @@ export interface MockHandlersOptions {
   apiVersion?: ApiVersion;
   /** Unexpected errors of the mock (default: console.error). */
   logError?: (error: unknown, context: string) => void;
+  /**
+   * A scenario file to make after the demo account (spec/schemas/scenario.schema.json, docs/frontend.md):
+   * its YAML or JSON text (errors name its lines; `import text from './story.yaml?raw'` in Vite), or
+   * the parsed object. Its accounts and keys are `scenario` once `ready` resolves; a bad one rejects
+   * `ready` with a ScenarioError naming each field.
+   */
+  scenario?: string | Scenario;
 }
 
 export interface MockHandlers {
@@ -89,8 +99,10 @@ export interface MockHandlers {
   services: MockServices;
   /** The demo account when `seed` is not false: its id and its keys by name (`all`, and one per scope). */
   demo: { accountId: string; keys: Record<string, string> } | undefined;
-  /** Resolves once the demo account exists (the handlers wait for it themselves). */
+  /** Resolves once the demo account and the scenario exist (the handlers wait for it themselves). */
   ready: Promise<void>;
+  /** What the `scenario` option made (its accounts with their keys), once `ready` resolved; else undefined. */
+  readonly scenario: ScenarioLoaded | undefined;
   /** Stops the clock's timers and the change feed; the handlers answer nothing useful afterwards. */
   dispose(): void;
 }
@@ -208,7 +220,15 @@ export function createMockHandlers(options: MockHandlersOptions): MockHandlers {
   const media = services.media;
   const seed = options.seed === undefined ? 42 : options.seed;
   const controlOptions: ControlOptions = seed === false ? {} : { onReset: (s) => seedDemo(s, seed) };
-  const ready = seed === false ? Promise.resolve() : seedDemo(services, seed);
+  let loaded: ScenarioLoaded | undefined;
+  const seeded = seed === false ? Promise.resolve() : seedDemo(services, seed);
+  const scenario = options.scenario;
+  const ready =
+    scenario === undefined
+      ? seeded
+      : seeded.then(async () => {
+          loaded = await loadScenario({ services, dispatch: (request) => dispatchControl(services, controlOptions, { ...request, headers: {} }) }, scenario, 'the scenario option');
+        });
   const control = createControl(services, controlOptions);
 
   const api = async ({ request }: { request: Request }): Promise<Response> => {
@@ -274,6 +294,9 @@ export function createMockHandlers(options: MockHandlersOptions): MockHandlers {
     services,
     demo,
     ready,
+    get scenario() {
+      return loaded;
+    },
     dispose() {
       services.feed.closeAll();
       services.leases.dispose();

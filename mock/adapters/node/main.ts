@@ -9,6 +9,9 @@
  *   --clock MODE      real | manual (default real, or the mode saved in the state file)
  *   --state FILE      load FILE at start when it exists, save it on SIGINT/SIGTERM and on
  *                     POST /__mock/state/save (atomically)
+ *   --scenario FILE   make the accounts of a scenario file (YAML or JSON, spec/schemas/scenario.schema.json,
+ *                     docs/frontend.md) after the demo account, and print their keys; a bad file stops
+ *                     the start with each error's line and field
  *   --defect NAME     start with an injected contract violation (repeatable, or comma-separated)
  *   --api-version current|next
  *                     the document served (env MOCK_API_VERSION; default current): next is the
@@ -42,6 +45,9 @@ import { parsePublicUrl } from '../../media/links.ts';
 import { DefectNameError, parseDefects } from '../../core/defects.ts';
 import { loadStateFile, PersistenceError, restoreState, saveStateFile, type StateSnapshot } from './persistence.ts';
 import { DEMO_ACCOUNT_ID, demoKeys, seedDemo } from '../../seed/account.ts';
+import { dispatchControl } from '../../control/routes.ts';
+import { loadScenario, ScenarioError, type ScenarioLoaded } from '../../scenario/apply.ts';
+import { readFileSync } from 'node:fs';
 import { Store } from '../../core/store.ts';
 import { DOCS_PATH } from '../../web/index.ts';
 
@@ -57,7 +63,7 @@ function integerFlag(name: string, raw: string, min: number, max: number): numbe
 }
 
 const USAGE =
-  'usage: cgs-mock (or npm start --) [--port N] [--host H] [--seed N] [--clock real|manual] [--state FILE] [--defect NAME]... [--response-cache on|off] [--public-url URL] [--control-token TOKEN] [--insecure-control] [--cors on|off] [--cors-origin ORIGIN,...] [--api-version current|next]';
+  'usage: cgs-mock (or npm start --) [--port N] [--host H] [--seed N] [--clock real|manual] [--state FILE] [--scenario FILE] [--defect NAME]... [--response-cache on|off] [--public-url URL] [--control-token TOKEN] [--insecure-control] [--cors on|off] [--cors-origin ORIGIN,...] [--api-version current|next]';
 
 let values: {
   help?: boolean;
@@ -66,6 +72,7 @@ let values: {
   seed?: string;
   clock?: string;
   state?: string;
+  scenario?: string;
   defect?: string[];
   'response-cache'?: string;
   'control-token'?: string;
@@ -84,6 +91,7 @@ try {
       seed: { type: 'string' },
       clock: { type: 'string' },
       state: { type: 'string' },
+      scenario: { type: 'string' },
       defect: { type: 'string', multiple: true },
       'response-cache': { type: 'string' },
       'public-url': { type: 'string' },
@@ -202,6 +210,24 @@ try {
   fail(`cannot listen on ${host}:${port}: ${(error as Error).message}`, 1);
 }
 if (!savedDemo) await seedDemo(services, seed);
+let scenario: ScenarioLoaded | undefined;
+if (values.scenario !== undefined) {
+  const file = values.scenario;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    fail(`cannot read --scenario ${file}: ${(error as Error).message}`, 1);
+  }
+  const authorization = controlToken !== undefined ? `Bearer ${controlToken}` : undefined;
+  try {
+    scenario = await loadScenario({ services, dispatch: (request) => dispatchControl(services, {}, { ...request, headers: { authorization } }) }, text, file);
+  } catch (error) {
+    if (!(error instanceof ScenarioError)) throw error;
+    const lines = error.errors.map((e) => `  ${file}${e.line !== undefined ? `:${e.line}:${e.column ?? 1}` : ''} ${e.field}: ${e.message}`);
+    fail(`${error.message}\n${lines.join('\n')}`, 1);
+  }
+}
 controlRoutes(); // read spec/mock-control.yaml now rather than on the first control request
 const address = app.server.address();
 const boundPort = typeof address === 'object' && address ? address.port : port;
@@ -212,6 +238,13 @@ else if (statePath !== undefined) console.log(`State file ${statePath} does not 
 if (defects.size > 0) console.log(`Injected defects: ${[...defects].join(', ')}`);
 console.log(`Demo account ${DEMO_ACCOUNT_ID} keys (stable for seed ${seed}):`);
 for (const [name, key] of demoKeys(services, seed)) console.log(`  ${name.padEnd(17)} ${key}`);
+if (scenario) {
+  console.log(`Scenario ${values.scenario}: ${scenario.accounts.length} account(s), ${scenario.steps} step(s), clock ${scenario.clock.now}`);
+  for (const account of scenario.accounts) {
+    console.log(`  ${account.accountId}${account.as ? ` (${account.as})` : ''} ${account.name}`);
+    for (const [name, key] of Object.entries(account.keys)) console.log(`    ${name.padEnd(17)} ${key.key}${key.state !== 'active' ? ` (${key.state})` : ''}`);
+  }
+}
 console.log(`Control plane: ${origin}/__mock (contract: spec/mock-control.yaml${controlToken !== undefined ? '; needs the control token as a bearer token' : ''})`);
 if (controlToken === undefined && !isLoopback(host)) console.warn(`mock: --insecure-control: anyone who can reach ${host}:${boundPort} can reset this mock, mint keys and read webhook secrets through /__mock`);
 console.log(`Media (images, videos, player pages; no key needed): ${services.store.publicOrigin}/media/`);
