@@ -25,7 +25,7 @@ import ts from 'typescript';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** What the package runs: every module under these folders, tests excluded. */
-const SOURCE_DIRS = ['bin', 'mock', 'proxy', 'conformance', 'spec'];
+const SOURCE_DIRS = ['bin', 'platform', 'mock', 'proxy', 'conformance', 'spec'];
 /** Single modules from elsewhere. */
 const SOURCE_FILES = ['scripts/webhooks-listen.ts'];
 /**

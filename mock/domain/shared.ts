@@ -1,6 +1,6 @@
 /** Pieces every resource folder shares: timestamps, list pages with opaque cursors, metadata. */
-import { utf8, utf8Bytes } from '../platform/bytes.ts';
-import { fromBase64, toBase64url } from '../platform/crypto.ts';
+import { utf8, utf8Bytes } from '../../platform/bytes.ts';
+import { fromBase64, toBase64url } from '../../platform/crypto.ts';
 import type { Collection } from '../core/collection.ts';
 import { ApiError, type FieldError } from '../core/errors.ts';
 import type { EventDraft } from '../events/model.ts';

@@ -6,8 +6,8 @@
  * - outcomes that leave the key free: 5xx, 429, 412, 409 CAMPAIGN_CASCADE_PENDING (and everything
  *   refused before this stage), so "retry the same request" works.
  */
-import { sha256Base64url } from '../platform/crypto.ts';
-import { utf8 } from '../platform/bytes.ts';
+import { sha256Base64url } from '../../platform/crypto.ts';
+import { utf8 } from '../../platform/bytes.ts';
 import type { OperationInfo } from '../../spec/contract.ts';
 import { ApiError } from '../core/errors.ts';
 import type { AccountState, IdempotencyRecord, StoredResponse } from '../core/store.ts';

@@ -9,7 +9,7 @@
  * Each stage is a plain function in this folder; it either returns what the next stage needs or
  * throws an ApiError, which `respond` turns into problem+json (or the plain-text 429).
  */
-import { randomHex } from '../platform/crypto.ts';
+import { randomHex } from '../../platform/crypto.ts';
 import { allowedMethods, matchOperation, type OperationInfo } from '../../spec/contract.ts';
 import { monotonicMs, type Clock } from '../core/clock.ts';
 import type { Actor } from '../domain/accounts/model.ts';

@@ -1,5 +1,5 @@
 /** How the mock stores an API key: its sha256 (the store never holds a key itself). */
-import { sha256Hex } from '../../platform/crypto.ts';
+import { sha256Hex } from '../../../platform/crypto.ts';
 
 // sha256 of a presented token, memoized per process: a bounded map (cleared when full) from the
 // token to its hash. It lives only in memory, never in the store, which still holds only hashes.
