@@ -1,7 +1,7 @@
 /** Control plane, clock: getClock, setClock (mode first, then advance, then to the next task; due tasks run in order, webhook retries included). */
 import type { ClockMode } from '../core/clock.ts';
 import { clockState } from './present.ts';
-import type { ControlHandlers } from './http.ts';
+import type { ControlHandlers } from './types.ts';
 
 export const clockHandlers: ControlHandlers = {
   getClock(_request, { services }) {

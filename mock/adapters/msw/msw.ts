@@ -28,7 +28,7 @@ import { apiVersion, basePath } from '../../../spec/contract.ts';
 import type { ApiVersion } from '../../../spec/api-versions.ts';
 import { Clock } from '../../core/clock.ts';
 import { dispatchControl, type ControlHttpResponse } from '../../control/routes.ts';
-import type { ControlOptions } from '../../control/http.ts';
+import type { ControlOptions } from '../../control/types.ts';
 import { createServices, type MockServices } from '../../core/services.ts';
 import { ApiError, reasonPhrase } from '../../core/errors.ts';
 import type { DeliveryResult, Transport } from '../../events/transport.ts';
