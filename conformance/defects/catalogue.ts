@@ -1108,6 +1108,16 @@ export const DEFECTS: readonly Defect[] = [
       }),
   },
 
+  // runs (injected by the mock: the proxy cannot see what a settling item is charged) ------------
+  {
+    name: 'run-charges-unproduced',
+    kind: 'runs',
+    description: 'a run item that settles failed or refused is charged like a produced creative (every started item is charged)',
+    rules: ['RUN-003'],
+    grep: inFile('runs.spec.ts', byRules('RUN-003')),
+    via: 'mock',
+  },
+
   // webhooks (injected by the mock: deliveries do not pass the proxy) ----------------------------
   {
     name: 'webhook-bad-signature',
