@@ -18,11 +18,13 @@ import {
   expectEventsByKey,
   getCreative,
   markEvents,
+  newCampaign,
   newKey,
   ok,
   postCampaign,
   readyCampaign,
   setFaults,
+  setPlan,
   uniqueName,
   type Campaign,
   type CampaignInput,
@@ -248,6 +250,54 @@ test('IDEM-010 ERR-026 ERR-029 ERR-025 a 503 WRITES_PAUSED does not consume the 
   expect((await campaignsNamed(api, input.name)).length).toBe(1);
   const recorded = await events.since();
   expect(recorded.map((e) => e.type).sort()).toEqual(['campaign.created', 'creative.approved']);
+});
+
+test('IDEM-013 AUTH-023 entitlement is re-checked on a replay too: a campaign PATCH replayed after the plan lost campaigns answers 401 ENTITLEMENT_LOST, and replays again once the plan has them', { tag: '@control' }, async ({ api, control, account }) => {
+  const { campaign } = await newCampaign(api, 1);
+  const writer = api.as('campaigns:write');
+  const key = newKey('lapse');
+  const body = { name: uniqueName('renamed') };
+  const send = () => writer.patch(`/campaigns/${encodeURIComponent(campaign.campaignId)}`, { body, idempotencyKey: key });
+  const first = await send();
+  expect(first).toHaveStatus(200);
+  await setPlan(control, account, { campaigns: false });
+  await expect(await send(), 'the replay after the plan lapsed').toBeProblem(401, 'ENTITLEMENT_LOST');
+  await setPlan(control, account, { campaigns: true });
+  const again = await send();
+  expect(outcome(again), 'with the plan back, the stored answer replays').toEqual(outcome(first));
+});
+
+test('IDEM-015 a POST /campaigns replayed after the plan lost campaigns answers what a fresh create would (403 TIER_REQUIRED), and the stored 201 once the plan has them again', { tag: ['@control', '@assumed'] }, async ({ api, control, account }) => {
+  const input = await campaignInput(api);
+  const key = newKey('lapse');
+  const writer = api.as('campaigns:write');
+  const first = await writer.post('/campaigns', { body: input, idempotencyKey: key });
+  expect(first).toHaveStatus(201);
+  await setPlan(control, account, { campaigns: false });
+  await expect(await writer.post('/campaigns', { body: input, idempotencyKey: key }), 'the replay after the plan lapsed').toBeProblem(403, 'TIER_REQUIRED');
+  await setPlan(control, account, { campaigns: true });
+  expect(outcome(await writer.post('/campaigns', { body: input, idempotencyKey: key }))).toEqual(outcome(first));
+  expect((await campaignsNamed(api, input.name)).length, 'one campaign').toBe(1);
+});
+
+test('IDEM-014 a create refused by the plan (TIER_REQUIRED, LIMIT_EXCEEDED) stores nothing: the identical request under the same key is created once the plan allows it', { tag: ['@control', '@assumed'] }, async ({ api, control, account }) => {
+  const live = (await allCampaigns(api)).length;
+  const refusals: [string, Parameters<typeof setPlan>[2], Parameters<typeof setPlan>[2]][] = [
+    ['TIER_REQUIRED', { campaigns: false }, { campaigns: true }],
+    ['LIMIT_EXCEEDED', { campaignLimit: live }, { campaignLimit: live + 10 }],
+  ];
+  for (const [code, refuse, allow] of refusals) {
+    const input = await campaignInput(api);
+    const key = newKey('refused');
+    const writer = api.as('campaigns:write');
+    await setPlan(control, account, refuse);
+    await expect(await writer.post('/campaigns', { body: input, idempotencyKey: key }), code).toBeProblem(403, code);
+    await setPlan(control, account, allow);
+    const created = await writer.post('/campaigns', { body: input, idempotencyKey: key });
+    expect(created, `after ${code} was lifted`).toHaveStatus(201);
+    expect(created.header('idempotent-replayed'), 'executed anew, not replayed').toBeUndefined();
+    expect((await campaignsNamed(api, input.name)).length, `${code}: one campaign`).toBe(1);
+  }
 });
 
 test('IDEM-012 a key is kept 24 hours per account: within them it replays, after them the request executes anew, and another account\'s same key is its own', { tag: ['@control', '@assumed', '@exclusive'] }, async ({ api, apiFor, accountB, clock, target }) => {

@@ -351,6 +351,53 @@ test('RUN-027 RUN-037 RUN-038 RUN-006 RUN-018 RUN-003 a stopped run ends STOPPED
   expect(credits.held).toBe(0);
 });
 
+/**
+ * RUN-003, pinned: only produced creatives are charged. Measured side by side, so no price is
+ * assumed: a run whose one item succeeds against a run of three items that succeed, fail and are
+ * refused. Through the ledger (the charges the target records against each run) and through what
+ * the public API shows (the daily budget's usage the estimate reports, when it reports one).
+ */
+test('RUN-003 RUN-005 failed and refused items are not charged: a run with one produced creative of three costs what a run of one produced creative costs, in the ledger and in the budget the estimate reports', { tag: ['@control', '@spend'] }, async ({ api, account, control, clock }) => {
+  const writer = api.as('runs:write');
+  const reader = api.as('runs:read');
+  const productIds = await someProductIds(api, 3);
+  const preset = await presetId(writer);
+  await setCredits(control, account.accountId, { dailyBudget: 1_000_000 });
+  const quote = { productIds: productIds.slice(0, 1), creativesPerProduct: 1, presetId: preset };
+  const budgetUsed = async (): Promise<number | undefined> => {
+    const estimate = await reader.post('/runs/estimate', { body: quote });
+    expect(estimate).toHaveStatus(200);
+    const budget = (estimate.json as { budget?: Record<string, unknown> }).budget;
+    expect(budget, 'the account has a daily budget, so the estimate reports it').toBeTruthy();
+    return typeof budget?.['usedToday'] === 'number' ? budget['usedToday'] : undefined;
+  };
+  const chargedFor = async (runId: string): Promise<number> =>
+    (await ledger(control, account.accountId)).journal.filter((e) => e.kind === 'charge' && e.ref.id === runId).reduce((sum, e) => sum + e.amount, 0);
+
+  const run = async (pattern: string[], products: string[]): Promise<Run> => {
+    await setGeneration(control, account.accountId, { outcomePattern: pattern });
+    const accepted = await acceptedRun(writer, { productIds: products, creativesPerProduct: 1, presetId: preset });
+    return (await pollRun(writer, clock, accepted.runId, { stepSeconds: 5 })).final;
+  };
+  const before = await budgetUsed();
+  const one = await run(['succeeded'], productIds.slice(0, 1));
+  expect(one.counts).toMatchObject({ succeeded: 1, failed: 0, refused: 0 });
+  const afterOne = await budgetUsed();
+  const mixed = await run(['succeeded', 'failed', 'refused'], productIds);
+  expect(mixed.counts, 'one item of each outcome').toMatchObject({ succeeded: 1, failed: 1, refused: 1 });
+  const afterMixed = await budgetUsed();
+
+  const price = await chargedFor(one.runId);
+  expect(price, 'the produced creative was charged').toBeGreaterThan(0);
+  expect(await chargedFor(mixed.runId), 'the failed and the refused item were not charged').toBe(price);
+  if (before === undefined || afterOne === undefined || afterMixed === undefined) {
+    test.info().annotations.push({ type: 'skipped part', description: 'the budget the estimate reports has no usedToday: the public half was not checked' });
+    return;
+  }
+  expect(afterOne - before, 'a produced creative uses the daily budget').toBeGreaterThan(0);
+  expect(afterMixed - afterOne, 'the budget used by the mixed run is one produced creative\'s').toBe(afterOne - before);
+});
+
 test('RUN-029 RUN-030 RUN-031 the outcomes of the items decide the terminal status: PARTIAL, REFUSED, FAILED', { tag: ['@assumed', '@spend', '@control'] }, async ({ api, account, control, clock }) => {
   const writer = api.as('runs:write');
   const body = { productIds: await someProductIds(api, 3), creativesPerProduct: 2, presetId: await presetId(writer) };
