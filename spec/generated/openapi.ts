@@ -223,7 +223,7 @@ export interface paths {
         put?: never;
         /**
          * Restore a deleted campaign
-         * @description Restores the campaign and the creatives deleted with it (a creative deleted on its own stays deleted; review links stay revoked). Needs room under the plan's campaign limit (403 `LIMIT_EXCEEDED`). A live campaign answers a no-op 200.
+         * @description Restores the campaign and the creatives deleted with it (a creative deleted on its own stays deleted; review links stay revoked). Needs room under the plan's campaign limit, and the restored campaign may not cover more products than the plan's products-per-campaign limit (403 `LIMIT_EXCEEDED`, `limitKey` `campaigns` or `productsPerCampaign`). A live campaign answers a no-op 200.
          */
         post: operations["undeleteCampaign"];
         delete?: never;
@@ -881,6 +881,10 @@ export interface components {
         Metadata: {
             [key: string]: string;
         };
+        /** @description The metadata of a new resource, a map of string to string; `{}` is accepted (as on PATCH) and leaves the resource without metadata. At most 50 keys; a key at most 40 characters; a value at most 500. */
+        MetadataInput: {
+            [key: string]: string;
+        };
         /** @description The whole metadata map before a change; `{}` when the resource had none. */
         PreviousMetadata: {
             [key: string]: string;
@@ -1042,7 +1046,7 @@ export interface components {
             brandId: components["schemas"]["Id"];
             productIds: components["schemas"]["Id"][];
             aspectRatio?: components["schemas"]["DeliveryRatio"];
-            metadata?: components["schemas"]["Metadata"];
+            metadata?: components["schemas"]["MetadataInput"];
         };
         /** @description Every field is optional; an empty object changes nothing and answers 200 recording nothing, like any change that alters nothing. */
         CampaignPatch: {
@@ -2328,7 +2332,7 @@ export interface operations {
             200: components["responses"]["CampaignWithETag"];
             400: components["responses"]["BadRequestRequiredKey"];
             401: components["responses"]["UnauthorizedWrite"];
-            /** @description Missing scope, or the plan's campaign limit is reached. */
+            /** @description Missing scope, or the plan's campaign limit or products-per-campaign limit is reached. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
