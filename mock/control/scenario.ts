@@ -1,5 +1,5 @@
 /** Control plane, scenarios: loadScenario, exportScenario (mock/scenario/, spec/schemas/scenario.schema.json, D130, D131). */
-import type { FieldError } from '../errors.ts';
+import type { FieldError } from '../core/errors.ts';
 import { loadScenario, ScenarioError } from '../scenario/apply.ts';
 import { exportScenario } from '../scenario/export.ts';
 import { ControlError, invalidField, type ControlHandlers } from './http.ts';

@@ -17,7 +17,7 @@ import type { Scenario, ScenarioAccount } from '../../spec/generated/scenario.ts
 import schema from '../../spec/schemas/scenario.schema.json' with { type: 'json' };
 import { schemaValidator } from '../control/document.ts';
 import type { ControlHttpResponse } from '../control/routes.ts';
-import type { MockServices } from '../core.ts';
+import type { MockServices } from '../core/services.ts';
 import { resolveReferences, ScenarioReferenceError } from './references.ts';
 import { fieldOf, objectSource, parseScenarioText, ScenarioError, type ScenarioPath, type ScenarioProblem, type ScenarioSource } from './source.ts';
 

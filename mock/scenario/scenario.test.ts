@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../testing.ts';
+import { createHarness, type Harness } from '../testkit/harness.ts';
 
 const examples = fileURLToPath(new URL('../../examples/scenarios/', import.meta.url));
 const read = (name: string): string => readFileSync(`${examples}${name}`, 'utf8');

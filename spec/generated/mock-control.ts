@@ -210,6 +210,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__mock/accounts/{accountId}/exam": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account's id (`accountId` from createAccount, or `acc_demo`). */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Judge the client's requests so far
+         * @description Every client rule the exam's checks judge (spec/rules.yaml, `party` client), passed, failed (with the requests that prove it) or not exercised by the traffic. With `exitCode`, the program's exit status counts too (a program that failed right after an answer carrying unknown members broke CLIENT-020 or CLIENT-021).
+         */
+        get: operations["getExamReport"];
+        /**
+         * Start a client exam on an account
+         * @description From the next request on, the account's public requests meet the adversity the contract allows, from a seeded schedule (429 with Retry-After, 503 `WRITES_PAUSED` and `SERVICE_UNAVAILABLE`, 409 `IDEMPOTENCY_IN_PROGRESS`, 412 as if someone else edited, sparse and empty pages, unknown members and an unknown campaign status, slow answers), and are recorded for judging. Starting again forgets what was recorded. The account's sparse-pages drill is switched on.
+         */
+        put: operations["startExam"];
+        post?: never;
+        /**
+         * End an account's exam
+         * @description The account's requests meet no more adversity and are no longer recorded for the exam.
+         */
+        delete: operations["stopExam"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/__mock/accounts/{accountId}/faults": {
         parameters: {
             query?: never;
@@ -1282,6 +1313,52 @@ export interface components {
             creationSeconds: number;
             /** @description Clock milliseconds every write holds its idempotency key in progress (`IDEMPOTENCY_IN_PROGRESS`). */
             slowWritesMs: number;
+        };
+        /** @description How an exam is run. */
+        ExamStart: {
+            /** @description Seed of the schedule; the same traffic meets the same adversity. */
+            seed: number;
+            /** @description Probability of adversity for a request seen for the first time, once each kind was served once (default 0.3). */
+            rate?: number;
+        };
+        /** @description An account's exam. */
+        ExamState: {
+            /** @description Seed of the schedule. */
+            seed: number;
+            /** @description Probability of adversity once each kind was served. */
+            rate: number;
+            /** @description Requests recorded so far. */
+            requests: number;
+        };
+        /** @description One judgement of one rule by one check. */
+        ExamFinding: {
+            /** @description A CLIENT- rule id of spec/rules.yaml. */
+            rule: string;
+            /** @description The exam's check (mock/exam/judge.ts). */
+            check: string;
+            /** @description Whether the client kept the rule here. */
+            held: boolean;
+            /** @description The requests that show it, one line each (`#seq +seconds METHOD path ... → status code`). */
+            proof: string[];
+        };
+        /** @description The judgement of the client's requests. */
+        ExamReport: {
+            /** @description Seed of the schedule. */
+            seed: number;
+            /** @description Requests judged. */
+            requests: number;
+            /** @description By rule id. */
+            rules: {
+                [key: string]: {
+                    /**
+                     * @description Failed when any finding did not hold; not exercised without findings.
+                     * @enum {string}
+                     */
+                    result: "passed" | "failed" | "not exercised";
+                    /** @description The findings. */
+                    findings: components["schemas"]["ExamFinding"][];
+                };
+            };
         };
         /** @description Faults to change; absent faults stay. */
         FaultsPatch: {
@@ -2402,6 +2479,87 @@ export interface operations {
             422: components["responses"]["Unprocessable"];
         };
     };
+    getExamReport: {
+        parameters: {
+            query?: {
+                /** @description The examined program's exit status. */
+                exitCode?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The account's id (`accountId` from createAccount, or `acc_demo`). */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The judgement. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExamReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["AccountNotFound"];
+        };
+    };
+    startExam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account's id (`accountId` from createAccount, or `acc_demo`). */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /** @description The exam's seed and how often adversity is drawn. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExamStart"];
+            };
+        };
+        responses: {
+            /** @description The exam started. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExamState"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["AccountNotFound"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    stopExam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account's id (`accountId` from createAccount, or `acc_demo`). */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ended (or there was none). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: components["responses"]["AccountNotFound"];
+        };
+    };
     updateAccountFaults: {
         parameters: {
             query?: never;
@@ -3491,6 +3649,9 @@ export const controlRoutes = {
   expireKey: { method: 'POST', path: '/__mock/accounts/{accountId}/keys/{keyId}/expire', pathParams: ['accountId', 'keyId'] },
   getCredits: { method: 'GET', path: '/__mock/accounts/{accountId}/credits', pathParams: ['accountId'] },
   updateCredits: { method: 'POST', path: '/__mock/accounts/{accountId}/credits', pathParams: ['accountId'] },
+  getExamReport: { method: 'GET', path: '/__mock/accounts/{accountId}/exam', pathParams: ['accountId'] },
+  startExam: { method: 'PUT', path: '/__mock/accounts/{accountId}/exam', pathParams: ['accountId'] },
+  stopExam: { method: 'DELETE', path: '/__mock/accounts/{accountId}/exam', pathParams: ['accountId'] },
   updateAccountFaults: { method: 'PATCH', path: '/__mock/accounts/{accountId}/faults', pathParams: ['accountId'] },
   getGlobalFaults: { method: 'GET', path: '/__mock/faults', pathParams: [] },
   updateGlobalFaults: { method: 'PATCH', path: '/__mock/faults', pathParams: [] },
