@@ -38,9 +38,9 @@ import { toQuery } from '../../pipeline/query.ts';
 import type { RawRequest, RawResponse } from '../../pipeline/types.ts';
 import { demoKeys, seedDemo, DEMO_ACCOUNT_ID } from '../../seed/account.ts';
 import { createControl, eventStream, type MockControl } from './control.ts';
-import { loadScenario, type Scenario, type ScenarioLoaded } from '../scenario/apply.ts';
+import { loadScenario, type Scenario, type ScenarioLoaded } from '../../scenario/apply.ts';
 
-export { ScenarioError, type Scenario, type ScenarioLoaded, type ScenarioProblem } from '../scenario/apply.ts';
+export { ScenarioError, type Scenario, type ScenarioLoaded, type ScenarioProblem } from '../../scenario/apply.ts';
 
 export { ControlProblem, type ControlArgs, type ControlBody, type ControlOperationId, type ControlQuery, type ControlResult, type MockControl } from './control.ts';
 /** The public API's generated types (openapi-typescript of spec/openapi.yaml), for typing a client's results. */
