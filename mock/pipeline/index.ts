@@ -149,6 +149,9 @@ async function stages(services: PipelineServices, raw: RawRequest, trace: Trace)
     const print = input.idempotencyKey === undefined ? '' : fingerprint(operation, raw.path, input.body);
     const start = beginIdempotent(account, input.idempotencyKey, print, now);
     if ('replay' in start) {
+      // IDEM-013, D72: a replay answers what a fresh request would while the plan no longer
+      // grants the operation (authentication, scope and writes paused were checked above)
+      services.handlers[operation.operationId]?.entitle?.(account, input.body);
       const replay = start.replay;
       return withRateLimitHeaders({ status: replay.status, headers: { ...replay.headers, 'idempotent-replayed': 'true' }, body: replay.body }, decision, operation);
     }

@@ -1,7 +1,7 @@
 /** The defect catalogue, runs (kind `runs`). */
 import { isEnvelope, isObject, withBody, bodyOf } from '../exchange.ts';
 import { ok, eachTagged, rewriteJsonBody, TERMINAL_RUN } from './helpers.ts';
-import { byRules, type DefectEntry } from './model.ts';
+import { byRules, inFile, type DefectEntry } from './model.ts';
 
 export const runsDefects: readonly DefectEntry[] = [
   {
@@ -123,5 +123,14 @@ export const runsDefects: readonly DefectEntry[] = [
       eachTagged(r, 'run', (run) => {
         if (typeof run['status'] === 'string' && TERMINAL_RUN.has(run['status'])) run['finalizedAt'] = null;
       }),
+  },
+  // injected by the mock: the proxy cannot see what a settling item is charged
+  {
+    name: 'run-charges-unproduced',
+    kind: 'runs',
+    description: 'a run item that settles failed or refused is charged like a produced creative (every started item is charged)',
+    rules: ['RUN-003'],
+    grep: inFile('runs.spec.ts', byRules('RUN-003')),
+    via: 'mock',
   },
 ];
