@@ -871,7 +871,7 @@ try {
 const elapsed = (performance.now() - began) / 1000;
 
 console.log(`\n---------------------------------------------------------------------------------------------`);
-console.log(`Summary (Markdown, for the README):\n`);
+console.log(`Summary (Markdown, for docs/benchmarks.md):\n`);
 console.log(
   [
     '## Benchmarks',

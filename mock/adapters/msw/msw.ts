@@ -21,7 +21,7 @@
  * and `control`, the same control plane as typed methods (mock/adapters/msw/control.ts). Webhooks are
  * signed as the server signs them and handed to `webhooks.deliver`, or POSTed with `fetch`.
  * What differs from the server (no sockets, so no 413 lingering close and no 431; no video
- * clips; no CORS headers; the URL as the WHATWG parser normalised it): README "Using it in-process (MSW)", D61.
+ * clips; no CORS headers; the URL as the WHATWG parser normalised it): docs/msw.md, D61.
  */
 import { http, HttpResponse, RequestHandler, type HttpHandler } from 'msw';
 import { apiVersion, basePath } from '../../../spec/contract.ts';
