@@ -300,7 +300,8 @@ export function writeRulesReport(outputDir: string, report: RulesReport): string
   ];
   const failed = reports.filter((r) => r.result === 'failed').map((r) => r.id);
   if (failed.length) out.push(`  failed: ${failed.join(' ')}`);
-  if (report.causes.length) out.push('  failures by their first violated rule (fix the first first):', ...causeLines(report.causes));
+  // cgs-conformance prints them in its own summary, last on the screen (CONFORMANCE_GATE=1).
+  if (report.causes.length && process.env['CONFORMANCE_GATE'] !== '1') out.push('  failures by their first violated rule (fix the first first):', ...causeLines(report.causes));
   const reasons = new Map<string, number>();
   for (const r of records) if (r.outcome === 'skipped') reasons.set(r.reason ?? '(no reason given)', (reasons.get(r.reason ?? '(no reason given)') ?? 0) + 1);
   if (reasons.size) {
