@@ -6,7 +6,7 @@
  */
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMockHandlers } from '../adapters/msw.ts';
+import { createMockHandlers } from '../adapters/msw/msw.ts';
 import { matchOperation } from '../../spec/contract.ts';
 import { Client } from '../../examples/client/client.ts';
 import { judge } from './judge.ts';

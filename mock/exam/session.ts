@@ -22,7 +22,7 @@
  * Nothing here reads the wall clock: times come from the pipeline (the injected clock).
  */
 import type { OperationInfo } from '../../spec/contract.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../core/errors.ts';
 import type { RawRequest, RawResponse } from '../pipeline/types.ts';
 import { utf8 } from '../platform/bytes.ts';
 

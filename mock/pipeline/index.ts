@@ -11,12 +11,12 @@
  */
 import { randomHex } from '../platform/crypto.ts';
 import { allowedMethods, matchOperation, type OperationInfo } from '../../spec/contract.ts';
-import { monotonicMs, type Clock } from '../clock.ts';
+import { monotonicMs, type Clock } from '../core/clock.ts';
 import type { Actor } from '../domain/accounts/model.ts';
-import { ApiError, REASON_PHRASES } from '../errors.ts';
+import { ApiError, REASON_PHRASES } from '../core/errors.ts';
 import type { EventLog } from '../events/log.ts';
 import type { Decision, Limiter } from '../ratelimit/limiter.ts';
-import type { AccountState, Store } from '../store.ts';
+import type { AccountState, Store } from '../core/store.ts';
 import { authenticate, authorize, bearerToken, hashKey } from './authenticate.ts';
 import { applyFaults, isWrite, scenariosOf } from './faults.ts';
 import { beginIdempotent, finishIdempotent, fingerprint } from './idempotency.ts';

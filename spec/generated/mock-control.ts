@@ -389,6 +389,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__mock/scenarios": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Load a scenario file
+         * @description Checks a scenario (spec/schemas/scenario.schema.json; YAML or JSON text, or the parsed object)
+         *     whole, then makes it part by part with this plane's own operations: accounts, keys (an expired
+         *     or revoked one too), webhook endpoints with chaos, settings, faults, generation settings, steps
+         *     (public writes and dashboard actions by an actor, moves of the clock). Answers the accounts made
+         *     with their keys (shown only here). Errors name each field as a path and, for text, its `line`
+         *     and `column`.
+         */
+        post: operations["loadScenario"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__mock/accounts/{accountId}/scenario": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account's id (`accountId` from createAccount, or `acc_demo`). */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Export an account as a scenario
+         * @description The account as a scenario file (the parsed object, and the same as YAML text); loading it makes a new account in the same configuration.
+         */
+        get: operations["exportScenario"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/__mock/clock": {
         parameters: {
             query?: never;
@@ -981,6 +1029,10 @@ export interface components {
             field: string;
             /** @description What is wrong with it. */
             message: string;
+            /** @description Where the field is in a scenario's text (loadScenario with `text`), from 1. */
+            line?: number;
+            /** @description The column of the field on that line, from 1. */
+            column?: number;
         };
         /**
          * Format: date-time
@@ -1784,6 +1836,61 @@ export interface components {
                 /** @description Who asks. */
                 holder: string;
             }[];
+        };
+        /** @description A scenario to load: exactly one of `text` and `scenario`. */
+        ScenarioLoad: {
+            /** @description The scenario file's text, YAML or JSON (errors name its lines). */
+            text?: string;
+            /** @description The scenario as a parsed object (spec/schemas/scenario.schema.json). */
+            scenario?: Record<string, never>;
+            /** @description What errors call it (a file name; default `the scenario`). */
+            name?: string;
+        };
+        /** @description A key the load made or provisioned; the full key is shown only here. */
+        LoadedKey: {
+            /** @description The key's id. */
+            keyId: string;
+            /** @description The full key for `Authorization`. */
+            key: string;
+            /** @description The key's scopes. */
+            scopes: components["schemas"]["Scope"][];
+            /**
+             * @description What the scenario made of it.
+             * @enum {string}
+             */
+            state: "active" | "expired" | "revoked";
+        };
+        /** @description An account the load made. */
+        LoadedAccount: {
+            /** @description The account's `as` in the file, or null. */
+            as: string | null;
+            /** @description The account's id. */
+            accountId: string;
+            /** @description Display name. */
+            name: string;
+            /** @description The provisioned keys (by scope, and `all`), then the scenario's keys by `as` or name. */
+            keys: {
+                [key: string]: components["schemas"]["LoadedKey"];
+            };
+        };
+        /** @description What the load made. */
+        ScenarioLoaded: {
+            /** @description What each `as` of the file names: an account (its id and keys), a key, an endpoint, a step's answer body (a campaign, a run...). */
+            made: {
+                [key: string]: unknown;
+            };
+            /** @description The accounts, in file order. */
+            accounts: components["schemas"]["LoadedAccount"][];
+            /** @description Steps run over every account. */
+            steps: number;
+            clock: components["schemas"]["ClockState"];
+        };
+        /** @description An account as a scenario. */
+        ScenarioExport: {
+            /** @description The scenario (spec/schemas/scenario.schema.json). */
+            scenario: Record<string, never>;
+            /** @description The same scenario as YAML. */
+            text: string;
         };
         /** @description An account in short. */
         AccountSummary: {
@@ -2673,6 +2780,56 @@ export interface operations {
             501: components["responses"]["ActionUnavailable"];
         };
     };
+    loadScenario: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScenarioLoad"];
+            };
+        };
+        responses: {
+            /** @description The scenario was made. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScenarioLoaded"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    exportScenario: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account's id (`accountId` from createAccount, or `acc_demo`). */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The scenario. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScenarioExport"];
+                };
+            };
+            404: components["responses"]["AccountNotFound"];
+        };
+    };
     getClock: {
         parameters: {
             query?: never;
@@ -3503,6 +3660,8 @@ export const controlRoutes = {
   updateAccountLimits: { method: 'PATCH', path: '/__mock/accounts/{accountId}/limits', pathParams: ['accountId'] },
   listEvents: { method: 'GET', path: '/__mock/accounts/{accountId}/events', pathParams: ['accountId'] },
   runAction: { method: 'POST', path: '/__mock/accounts/{accountId}/actions', pathParams: ['accountId'] },
+  loadScenario: { method: 'POST', path: '/__mock/scenarios', pathParams: [] },
+  exportScenario: { method: 'GET', path: '/__mock/accounts/{accountId}/scenario', pathParams: ['accountId'] },
   getClock: { method: 'GET', path: '/__mock/clock', pathParams: [] },
   setClock: { method: 'POST', path: '/__mock/clock', pathParams: [] },
   reset: { method: 'POST', path: '/__mock/reset', pathParams: [] },

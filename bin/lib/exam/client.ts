@@ -10,8 +10,8 @@
  */
 import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
-import { buildMock, type Mock } from '../../../mock/app.ts';
-import { Clock } from '../../../mock/clock.ts';
+import { buildMock, type Mock } from '../../../mock/adapters/node/app.ts';
+import { Clock } from '../../../mock/core/clock.ts';
 import type { ExamRuleReport } from '../../../mock/exam/judge.ts';
 import type { Rule } from '../../../spec/types.ts';
 import { report, verdicts, type ExamReport, type Finding } from './report.ts';
