@@ -10,4 +10,7 @@ source scripts/lib/steps.sh
 step "the proofs' own scaffolding: scripts/lib/steps.sh runs a step and reports its seconds"
 bash -n scripts/test.sh
 
+step "the client exam's defect proof: cgs-client-check passes the example client and fails each of nine faulty variants on exactly its rules (npm run exam:proof, ~2 min: real Retry-After waits)"
+npm run --silent exam:proof
+
 wait_together
