@@ -38,10 +38,10 @@ import { toQuery } from '../../pipeline/query.ts';
 import type { RawRequest, RawResponse } from '../../pipeline/types.ts';
 import { demoKeys, seedDemo, DEMO_ACCOUNT_ID } from '../../seed/account.ts';
 import { createControl, eventStream, type MockControl } from './control.ts';
-import type { ExamRuleReport } from '../../exam/judge.ts';
 import { loadScenario, type Scenario, type ScenarioLoaded } from '../../scenario/apply.ts';
 
 export { ScenarioError, type Scenario, type ScenarioLoaded, type ScenarioProblem } from '../../scenario/apply.ts';
+import type { ExamRuleReport } from '../../exam/judge.ts';
 
 export { ControlProblem, type ControlArgs, type ControlBody, type ControlOperationId, type ControlQuery, type ControlResult, type MockControl } from './control.ts';
 /** The public API's generated types (openapi-typescript of spec/openapi.yaml), for typing a client's results. */
@@ -83,18 +83,18 @@ export interface MockHandlersOptions {
   /** Unexpected errors of the mock (default: console.error). */
   logError?: (error: unknown, context: string) => void;
   /**
-   * The client exam (docs/client-check.md) on the demo account: its requests meet the seeded
-   * adversity the contract allows, and `control.examReport()` judges them against the CLIENT- rules.
-   * Needs the demo account (`seed` not false); the clock defaults to 'real' (Retry-After is judged on it).
-   */
-  exam?: { seed: number; rate?: number };
-  /**
    * A scenario file to make after the demo account (spec/schemas/scenario.schema.json, docs/frontend.md):
    * its YAML or JSON text (errors name its lines; `import text from './story.yaml?raw'` in Vite), or
    * the parsed object. Its accounts and keys are `scenario` once `ready` resolves; a bad one rejects
    * `ready` with a ScenarioError naming each field.
    */
   scenario?: string | Scenario;
+  /**
+   * The client exam (docs/client-check.md) on the demo account: its requests meet the seeded
+   * adversity the contract allows, and `control.examReport()` judges them against the CLIENT- rules.
+   * Needs the demo account (`seed` not false); the clock defaults to 'real' (Retry-After is judged on it).
+   */
+  exam?: { seed: number; rate?: number };
 }
 
 /** The in-process exam's judgement (the control plane's getExamReport of the demo account). */
@@ -233,15 +233,16 @@ export function createMockHandlers(options: MockHandlersOptions): MockHandlers {
   if (options.exam && seed === false) throw new Error('createMockHandlers: exam needs the demo account (seed not false)');
   const exam = options.exam;
   let loaded: ScenarioLoaded | undefined;
-  const seeded = seed === false ? Promise.resolve() : seedDemo(services, seed);
+  const seeded = (seed === false ? Promise.resolve() : seedDemo(services, seed)).then(async () => {
+    if (exam) await typed.startExam(DEMO_ACCOUNT_ID, { seed: exam.seed, ...(exam.rate !== undefined ? { rate: exam.rate } : {}) });
+  });
   const scenario = options.scenario;
-  const ready = seeded
-    .then(async () => {
-      if (scenario !== undefined) loaded = await loadScenario({ services, dispatch: (request) => dispatchControl(services, controlOptions, { ...request, headers: {} }) }, scenario, 'the scenario option');
-    })
-    .then(async () => {
-      if (exam) await typed.startExam(DEMO_ACCOUNT_ID, { seed: exam.seed, ...(exam.rate !== undefined ? { rate: exam.rate } : {}) });
-    });
+  const ready =
+    scenario === undefined
+      ? seeded
+      : seeded.then(async () => {
+          loaded = await loadScenario({ services, dispatch: (request) => dispatchControl(services, controlOptions, { ...request, headers: {} }) }, scenario, 'the scenario option');
+        });
   const typed = createControl(services, controlOptions);
   const control = Object.assign(typed, {
     /** The judgement of the demo account's requests so far (rejects when no exam runs). */
