@@ -104,6 +104,8 @@ describe('judgeWith: what would judge a test\'s rules', () => {
     ['the tags when the reason says nothing', { reason: 'skipped', tags: ['@hook:clock', '@hook:faults'] }, 'hook clock, hook faults (--hooks-url)'],
     ['@spend by tag', { tags: ['@spend'] }, '--allow-spend'],
     ['@control by tag', { tags: ['@control'] }, 'the accounts hook or a /__mock control plane (--hooks-url)'],
+    ['the fixtures\' control-plane skip', { reason: '@control: needs the /__mock control plane, which http://t does not serve', tags: ['@control'] }, 'the accounts hook or a /__mock control plane (--hooks-url)'],
+    ['an exclusive test without leases', { reason: '@exclusive: needs the shared mock to itself, and http://t serves no /__mock/leases to ask for it', tags: ['@exclusive', '@control'] }, 'a target of its own (the leases of /__mock, or one worker per target)'],
     ['a passed test', { outcome: 'passed' }, undefined],
   ])('%s', (_, over, expected) => {
     expect(judgeWith({ outcome: 'skipped', tags: [], violated: [], ...over })).toBe(expected);
