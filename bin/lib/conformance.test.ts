@@ -237,6 +237,14 @@ describe('summarize', () => {
     expect(verdict.lines.at(-1)).toBe('  verdict: DOES NOT CONFORM (2 pinned rule(s) not judged, and --require pinned asks for every one)');
   });
 
+  it('--require pinned leaves a client\'s and a receiver\'s rules to the exams', () => {
+    const json = report(['passed']);
+    json.rules.push({ id: 'CLIENT-001', section: 'Limits', result: 'not run', status: 'pinned', observable: true, party: 'client' }, { id: 'RECV-001', section: 'Events', result: 'not run', status: 'pinned', observable: true, party: 'receiver' });
+    const verdict = summarize(json, 0, '/r', context(true));
+    expect(verdict.exit).toBe(EXIT.conforms);
+    expect(verdict.lines.at(-1)).toBe('  verdict: CONFORMS (every pinned rule judged)');
+  });
+
   it('--require pinned in a shard is judged on the merged report, not in the shard', () => {
     const verdict = summarize(report(['passed', 'not run']), 0, '/r', context(true, {}, true));
     expect(verdict.exit).toBe(EXIT.conforms);

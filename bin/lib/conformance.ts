@@ -513,7 +513,7 @@ export interface RulesJson {
     pinnedObservable: { total: number; passed: number; failed: number; notRun: number };
     tests: { total: number; passed: number; failed: number; skipped: number };
   };
-  rules: { id: string; section: string; result: 'passed' | 'failed' | 'not run'; status?: string; observable?: boolean; judgeWith?: string[] }[];
+  rules: { id: string; section: string; result: 'passed' | 'failed' | 'not run'; status?: string; observable?: boolean; party?: string; judgeWith?: string[] }[];
   causes?: Cause[];
   tests?: { title: string; outcome: string; reason?: string; tags: string[] }[];
 }
@@ -538,10 +538,10 @@ export interface VerdictContext {
 
 const NO_REQUIREMENTS: VerdictContext = { requirements: { pinned: false, hooks: [], keyProfiles: [] }, sharded: false };
 
-/** The pinned, observable rules no test judged, with what would judge each. */
+/** The service's pinned, observable rules no test judged, with what would judge each (a client's or receiver's rules are the exams'). */
 export function unjudgedPinned(report: RulesJson): { id: string; section: string; judgeWith: string[] }[] {
   return report.rules
-    .filter((r) => r.status === 'pinned' && r.observable !== false && r.result === 'not run')
+    .filter((r) => r.status === 'pinned' && r.observable !== false && (r.party === undefined || r.party === 'server') && r.result === 'not run')
     .map((r) => ({ id: r.id, section: r.section, judgeWith: r.judgeWith ?? [] }));
 }
 

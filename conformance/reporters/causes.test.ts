@@ -124,3 +124,14 @@ describe('isCheckerStop: which failed tests are blocked for the rules they name'
     expect(isCheckerStop({ annotations, results: [{ errors }] })).toBe(expected);
   });
 });
+
+describe('the summary counts the service\'s rules', () => {
+  it('a client\'s or a receiver\'s pinned rule is marked with its party and left out of "pinned, observable"', () => {
+    const report = judgeRules([], ledger);
+    const party = ledger.rules.filter((r) => r.party === 'client' || r.party === 'receiver');
+    const server = ledger.rules.filter((r) => r.status === 'pinned' && r.observable && (r.party === undefined || r.party === 'server'));
+    expect(party.length).toBeGreaterThan(0);
+    expect(report.summary.pinnedObservable.total).toBe(server.length);
+    expect(report.rules.filter((r) => r.party !== undefined).map((r) => r.id)).toEqual(party.map((r) => r.id));
+  });
+});
