@@ -50,31 +50,39 @@ async function control(method, path, body) {
   return data;
 }
 
-// --- the console's own read key per account (made through the control plane, kept for the tab) ---
+// --- the console's read key: one per account, kept by the mock (POST /__mock/accounts/{id}/console-key, D133) ---
 const keyPromises = new Map();
-const madeHere = new Map(); // accountId → key made by this page (the account read before may not list it yet)
 function consoleKey(account) {
-  const stored = JSON.parse(sessionStorage.getItem(`cgs-console-key:${account.accountId}`) ?? 'null');
-  const listed = stored && account.keys.find((k) => k.keyId === stored.keyId);
-  if (stored && (listed ? listed.status === 'active' : madeHere.get(account.accountId) === stored.key)) return Promise.resolve(stored.key);
   if (!keyPromises.has(account.accountId)) {
-    keyPromises.set(
-      account.accountId,
-      control('POST', `/accounts/${encodeURIComponent(account.accountId)}/keys`, { name: 'console (read)', scopes: ['read', 'runs:read'], expiresInDays: null }).then(
-        (created) => {
-          sessionStorage.setItem(`cgs-console-key:${account.accountId}`, JSON.stringify({ keyId: created.keyId, key: created.key }));
-          madeHere.set(account.accountId, created.key);
-          keyPromises.delete(account.accountId);
-          return created.key;
-        },
-        (error) => {
-          keyPromises.delete(account.accountId);
-          throw error;
-        },
-      ),
-    );
+    const promise = control('POST', `/accounts/${encodeURIComponent(account.accountId)}/console-key`).then((k) => k.key);
+    promise.catch(() => keyPromises.delete(account.accountId));
+    keyPromises.set(account.accountId, promise);
   }
   return keyPromises.get(account.accountId);
+}
+/** Keys whose requests are the console's own: the account's console key, and `console (read)` keys of older consoles. */
+const consoleKeyIds = (account) => new Set(account.keys.filter((k) => k.name === 'console' || k.name === 'console (read)').map((k) => k.keyId));
+
+// --- the documents (served at /docs/): scopes, tiers, limits, event types and the API's collections come from them ---
+let documents;
+function loadDocuments() {
+  documents ??= Promise.all([fetch('/docs/mock-control.json').then(readJson), fetch('/docs/openapi.json').then(readJson)]).then(([controlDoc, apiDoc]) => {
+    const schemas = controlDoc.components.schemas;
+    return {
+      scopes: schemas.Scope.enum,
+      tiers: schemas.PlanTier.enum,
+      limits: schemas.LimitName.enum,
+      eventTypes: schemas.EventType.enum,
+      // The API's collections (`/products`, `/runs`...): the counts a developer's data is made of.
+      collections: Object.keys(apiDoc.paths).map((p) => /^\/([a-z]+)$/.exec(p)?.[1]).filter(Boolean),
+    };
+  });
+  return documents;
+}
+function useDocuments() {
+  const [docs, setDocs] = useState();
+  useEffect(() => void loadDocuments().then(setDocs, () => {}), []);
+  return docs;
 }
 
 /** A public API read with the account's console key: { body, etag }. */
@@ -252,11 +260,40 @@ function Clock({ run }) {
 }
 
 // --- views ---------------------------------------------------------------------------------------
-const SCOPES = ['read', 'runs:read', 'runs:write', 'creatives:write', 'creatives:review', 'assets:write', 'campaigns:write'];
-const TIERS = ['starter', 'core', 'growth', 'enterprise'];
-const LIMITS = ['group:read', 'group:generation_read', 'group:generation_write', 'group:creative_reviews', 'group:creative_writes', 'group:asset_writes', 'group:campaign_writes', 'account:read', 'account:generation', 'account:writes', 'ip:read', 'ip:generation', 'ip:writes'];
-
 function AccountsView({ accounts, account, reloadAccounts, reloadAccount, select, run }) {
+  const docs = useDocuments();
+  const SCOPES = docs?.scopes ?? [];
+  const TIERS = docs?.tiers ?? [];
+  const LIMITS = docs?.limits ?? [];
+  const [minted, reloadMinted] = useAsync(() => (account ? control('GET', `/accounts/${encodeURIComponent(account.accountId)}/keys/minted`) : Promise.resolve(undefined)), [account?.accountId, account]);
+  const mintedValue = (keyId) => minted.data?.data.find((k) => k.keyId === keyId)?.key;
+  const [scenarioOut, setScenarioOut] = useState();
+  const loadScenarioFile = (e) => {
+    e.preventDefault();
+    const file = e.target.elements.scenarioFile.files[0];
+    if (!file) return;
+    run('Load scenario', async () => {
+      const text = await file.text();
+      try {
+        const out = await control('POST', '/scenarios', { text, name: file.name });
+        setScenarioOut({ ok: true, out });
+        await reloadAccounts();
+        if (out.accounts[0]) select(out.accounts[0].accountId);
+      } catch (error) {
+        setScenarioOut({ ok: false, problems: error.body?.errors ?? [{ field: '(the file)', message: error.message }], name: file.name });
+        throw error;
+      }
+    });
+  };
+  const exportScenario = () =>
+    run('Export scenario', async () => {
+      const out = await control('GET', `/accounts/${encodeURIComponent(account.accountId)}/scenario`);
+      const link = document.createElement('a');
+      link.href = URL.createObjectURL(new Blob([out.text], { type: 'application/yaml' }));
+      link.download = `${account.accountId}.scenario.yaml`;
+      link.click();
+      URL.revokeObjectURL(link.href);
+    });
   const [created, setCreated] = useState();
   const [newKey, setNewKey] = useState();
   const [form, setForm] = useState({ name: '', plan: 'enterprise', empty: false });
@@ -303,6 +340,13 @@ function AccountsView({ accounts, account, reloadAccounts, reloadAccount, select
         <label><input type="checkbox" checked=${form.empty} onChange=${(e) => setForm({ ...form, empty: e.target.checked })} /> Empty (no demo data)</label>
         <button type="submit">Create account</button>
       </form>
+      <form class="row" onSubmit=${loadScenarioFile} aria-label="Load a scenario">
+        <label>Scenario file (YAML or JSON) <input type="file" name="scenarioFile" accept=".yaml,.yml,.json" aria-label="Scenario file" /></label>
+        <button type="submit">Load scenario</button>
+        <a href="https://github.com/creative-generation/contract-toolkit/blob/main/docs/frontend.md#scenario-files" class="muted">format</a>
+      </form>
+      ${scenarioOut?.ok === false && html`<div class="error" role="alert" data-testid="scenario-errors"><p>${scenarioOut.name} was not loaded:</p><ul>${scenarioOut.problems.map((p) => html`<li><code>${p.line !== undefined ? `line ${p.line}: ` : ''}${p.field}</code> ${p.message}</li>`)}</ul></div>`}
+      ${scenarioOut?.ok && html`<div class="notice" role="status" data-testid="scenario-loaded"><p>Scenario loaded: ${scenarioOut.out.accounts.map((a) => html`<code>${a.accountId}</code> (${a.name}) `)}; ${scenarioOut.out.steps} steps. Their keys are in Accounts & keys (Copy).</p></div>`}
       ${created && html`<div class="notice" role="status"><p>Account <code>${created.accountId}</code> created. Its keys are shown only now:</p>
         <table><caption class="sr-only">Keys of the new account</caption><thead><tr><th scope="col">Profile</th><th scope="col">Key</th><th scope="col"><span class="sr-only">Copy</span></th></tr></thead><tbody>
         ${Object.entries(created.keys).map(([name, k]) => html`<tr><td>${name}</td><td class="mono" data-testid=${`new-key-${name}`}>${k.key}</td><td><${CopyButton} text=${k.key} label=${`Copy the ${name} key`} /></td></tr>`)}
@@ -316,14 +360,15 @@ function AccountsView({ accounts, account, reloadAccounts, reloadAccount, select
         <${Toggle} checked=${account.suspended} label=${`Suspended`} onToggle=${(on) => run('Suspend', async () => { await control('PATCH', `/accounts/${id}`, { suspended: on }); reloadAccount(); reloadAccounts(); })} />
         <${Toggle} checked=${account.settings.sparsePages} label=${`Sparse pages`} onToggle=${(on) => run('Sparse pages', async () => { await control('PATCH', `/accounts/${id}/settings`, { sparsePages: on }); reloadAccount(); })} />
       </div>
-      <dl class="facts">${Object.entries(account.counts).map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>
+      <dl class="facts" aria-label="What the account holds">${Object.entries(account.counts).filter(([k]) => docs?.collections.includes(k)).map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>
+      <div class="row"><button type="button" class="secondary" onClick=${exportScenario}>Export as a scenario</button></div>
     </section>
     <section class="card" aria-labelledby="keys-h">
       <h3 id="keys-h">Keys</h3>
       <table><caption class="sr-only">The account's keys</caption>
-        <thead><tr><th scope="col">Key id</th><th scope="col">Name</th><th scope="col">…last 4</th><th scope="col">Scopes</th><th scope="col">Status</th><th scope="col">Expires</th><th scope="col">Actions</th></tr></thead>
+        <thead><tr><th scope="col">Key id</th><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scopes</th><th scope="col">Status</th><th scope="col">Expires</th><th scope="col">Actions</th></tr></thead>
         <tbody>${account.keys.map((k) => html`<tr data-key-id=${k.keyId}>
-          <td class="mono">${k.keyId}</td><td>${k.name}</td><td class="mono">${k.last4}</td><td>${k.scopes.join(', ')}</td><td><${Status} value=${k.status} /></td><td>${when(k.expiresAt)}</td>
+          <td class="mono">${k.keyId}</td><td>${k.name}</td><td class="mono">${mintedValue(k.keyId) ? html`<span data-testid=${`key-value-${k.name}`}>${mintedValue(k.keyId)}</span> <${CopyButton} text=${mintedValue(k.keyId)} label=${`Copy the ${k.name} key`} />` : `…${k.last4}`}</td><td>${k.scopes.join(', ')}</td><td><${Status} value=${k.status} /></td><td>${when(k.expiresAt)}</td>
           <td class="row"><button type="button" class="danger" disabled=${k.status !== 'active'} aria-label=${`Revoke ${k.keyId}`} onClick=${() => run(`Revoke ${k.keyId}`, async () => { await control('POST', `/accounts/${id}/keys/${k.keyId}/revoke`); reloadAccount(); })}>Revoke</button>
           <button type="button" class="secondary" disabled=${k.status !== 'active'} aria-label=${`Expire now ${k.keyId}`} onClick=${() => run(`Expire ${k.keyId}`, async () => { await control('POST', `/accounts/${id}/keys/${k.keyId}/expire`); reloadAccount(); })}>Expire now</button></td></tr>`)}
         </tbody></table>
@@ -849,7 +894,7 @@ function App() {
   useEffect(reloadAccount, [reloadAccount]);
   useEffect(() => openStream(accountId, setLive), [accountId]);
   useLive('reset', () => {
-    madeHere.clear();
+    keyPromises.clear();
     reloadAccounts();
     reloadAccount();
   });

@@ -15,6 +15,7 @@ import type { MockServices } from '../core/services.ts';
 import { presentEndpoint, WebhookInputError, type EndpointInput, type EndpointPatch, type WebhookEndpoint } from '../events/endpoints.ts';
 import type { WebhookService } from '../events/webhooks.ts';
 import { newest } from './events.ts';
+import { isoOrNull } from '../domain/shared.ts';
 import type { AccountState } from '../core/store.ts';
 import { ControlError, type ControlHandlers } from './http.ts';
 import { presentDelivery } from './present.ts';
@@ -51,6 +52,12 @@ function globalSettings(service: WebhookService) {
 }
 
 export const webhookHandlers: ControlHandlers = {
+  listPendingDeliveries(request, ctx) {
+    const account = ctx.account(request.params.accountId!);
+    const data = [...account.webhooks.open.values()].map((d) => ({ deliveryId: d.deliveryId, eventId: d.event.eventId, endpointId: d.endpointId, type: d.event.type, attempts: d.attempts, dueAt: isoOrNull(d.nextAttemptAt) }));
+    return { status: 200, body: { data } };
+  },
+
   createWebhookEndpoint(request, ctx) {
     const account = ctx.account(request.params.accountId!);
     const { endpoint, secret } = refused(() => webhooksOf(ctx.services).createEndpoint(account, request.body as EndpointInput));
