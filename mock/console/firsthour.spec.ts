@@ -126,7 +126,8 @@ test('runs and upscales start from the page with defaults; generating a campaign
   await page.getByRole('button', { name: 'Start run' }).click();
   await expect(page.getByTestId('message')).toHaveText('Start run: done');
   const [newest] = (await api('/runs?limit=1', keys.all!.key)).data;
-  expect(newest.productIds).toHaveLength(2);
+  // The defaults: the first two products, one creative each.
+  expect((await api(`/runs/${newest.runId}/items?limit=10`, keys.all!.key)).data).toHaveLength(2);
   await expect(page.locator(`tr[data-run-id="${newest.runId}"]`)).toBeVisible();
   await accessible(page);
 
@@ -144,7 +145,7 @@ test('runs and upscales start from the page with defaults; generating a campaign
   const waiting = (await control('GET', `/accounts/${accountId}/campaigns/${created.campaignId}/creatives?limit=50`)).data.filter((c: { status: string }) => c.status === 'NOT_GENERATED').length;
   expect(waiting).toBeGreaterThan(0);
   await page.getByRole('link', { name: 'Data' }).click();
-  await page.getByRole('button', { name: 'campaigns' }).click();
+  await page.getByRole('button', { name: 'campaigns', exact: true }).click();
   await page.locator(`tr[data-row-id="${created.campaignId}"]`).click();
   await page.getByRole('button', { name: 'Generate its creatives (dashboard)' }).click();
   await expect(page.getByTestId('generated')).toHaveText(`${waiting} creative${waiting === 1 ? '' : 's'} generated: now PENDING (readable in the API, waiting for review).`);
@@ -152,7 +153,7 @@ test('runs and upscales start from the page with defaults; generating a campaign
   await expect(page.getByTestId('generated')).toHaveText(/^Nothing to generate/);
 
   const approved = (await control('GET', `/accounts/${accountId}/creatives?status=APPROVED&limit=1`)).data[0];
-  await page.getByRole('button', { name: 'creatives' }).click();
+  await page.getByRole('button', { name: 'creatives', exact: true }).click();
   await page.getByLabel(/^Status/).selectOption('APPROVED');
   await page.locator(`tr[data-row-id="${approved.creativeId}"]`).click();
   await expect(page.getByRole('button', { name: 'Reject as review link' })).toBeVisible();
