@@ -44,6 +44,7 @@ export type MockServices = PipelineServices & { defects: Defects; webhooks: Webh
 export function createServices(options: CoreOptions = {}): MockServices {
   const store = options.store ?? new Store();
   if (options.publicUrl !== undefined) store.publicOrigin = options.publicUrl;
+  if (options.defects) store.defects = options.defects;
   const clock = options.clock ?? new Clock({ mode: 'manual' });
   const events = new EventLog();
   const logError = options.logError ?? ((error: unknown, context: string) => console.error(`[mock] unexpected error in ${context}:`, error));

@@ -153,6 +153,11 @@ export class Store {
    * `--public-url` or the address it listens on. Not part of the saved state.
    */
   publicOrigin = 'http://localhost';
+  /**
+   * The injected defects the domain applies itself (`--defect NAME`, mock/defects.ts; empty: a
+   * conforming mock): set by createServices. Not part of the saved state.
+   */
+  defects: ReadonlySet<string> = new Set();
   private accountSequence = 1;
 
   nextAccountNumber(): number {

@@ -78,6 +78,13 @@ export interface OperationHandler {
    * account changes (pipeline/response-cache.ts; tests recompute every hit to prove the claim).
    */
   cacheable?: true;
+  /**
+   * The plan entitlements the operation checks (TIER_REQUIRED, IMAGE_SIZE_NOT_ENTITLED,
+   * IMAGE_UPSCALE_NOT_ENTITLED): throws the refusal a fresh request would get. The pipeline calls it
+   * before replaying a stored answer (IDEM-013, D72: entitlement is re-checked on every request);
+   * a fresh request meets the same check inside `run`, in the operation's own check order.
+   */
+  entitle?(account: AccountState, body: unknown): void;
   run(ctx: RequestContext): OperationResult | Promise<OperationResult>;
 }
 

@@ -1750,7 +1750,7 @@ export interface components {
         AssetIdInPathLong: components["schemas"]["Id"];
         /** @description The runId. */
         RunIdInPathLong: components["schemas"]["Id"];
-        /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key. */
+        /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key, nor does any other refusal decided before the operation runs (401, 402, 403, 412, 429, 5xx, and the 409s of prices, the spend cap and of something still running); a replay is still authenticated and entitlement is re-checked first, so it answers what a fresh request would while the plan no longer grants the operation. */
         IdempotencyKeyRequired: components["schemas"]["IdempotencyKey"];
         /** @description Optional here; when sent it behaves as on the operations that require it. */
         IdempotencyKeyOptional: components["schemas"]["IdempotencyKey"];
@@ -2010,7 +2010,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key. */
+                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key, nor does any other refusal decided before the operation runs (401, 402, 403, 412, 429, 5xx, and the 409s of prices, the spend cap and of something still running); a replay is still authenticated and entitlement is re-checked first, so it answers what a fresh request would while the plan no longer grants the operation. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
                 /** @description A strong ETag from an earlier response, `*`, or a comma-separated list. Strong comparison; a weak tag never matches. A stale value answers 412 `PRECONDITION_FAILED` and nothing changes. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -2053,7 +2053,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key. */
+                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key, nor does any other refusal decided before the operation runs (401, 402, 403, 412, 429, 5xx, and the 409s of prices, the spend cap and of something still running); a replay is still authenticated and entitlement is re-checked first, so it answers what a fresh request would while the plan no longer grants the operation. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
             };
             path: {
@@ -2086,7 +2086,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key. */
+                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key, nor does any other refusal decided before the operation runs (401, 402, 403, 412, 429, 5xx, and the 409s of prices, the spend cap and of something still running); a replay is still authenticated and entitlement is re-checked first, so it answers what a fresh request would while the plan no longer grants the operation. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
             };
             path: {
@@ -2153,7 +2153,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key. */
+                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key, nor does any other refusal decided before the operation runs (401, 402, 403, 412, 429, 5xx, and the 409s of prices, the spend cap and of something still running); a replay is still authenticated and entitlement is re-checked first, so it answers what a fresh request would while the plan no longer grants the operation. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
             };
             path?: never;
@@ -2318,7 +2318,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key. */
+                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key, nor does any other refusal decided before the operation runs (401, 402, 403, 412, 429, 5xx, and the 409s of prices, the spend cap and of something still running); a replay is still authenticated and entitlement is re-checked first, so it answers what a fresh request would while the plan no longer grants the operation. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
             };
             path: {
@@ -2491,7 +2491,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key. */
+                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key, nor does any other refusal decided before the operation runs (401, 402, 403, 412, 429, 5xx, and the 409s of prices, the spend cap and of something still running); a replay is still authenticated and entitlement is re-checked first, so it answers what a fresh request would while the plan no longer grants the operation. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
                 /** @description A strong ETag from an earlier response, `*`, or a comma-separated list. Strong comparison; a weak tag never matches. A stale value answers 412 `PRECONDITION_FAILED` and nothing changes. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -2520,7 +2520,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key. */
+                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key, nor does any other refusal decided before the operation runs (401, 402, 403, 412, 429, 5xx, and the 409s of prices, the spend cap and of something still running); a replay is still authenticated and entitlement is re-checked first, so it answers what a fresh request would while the plan no longer grants the operation. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
                 /** @description A strong ETag from an earlier response, `*`, or a comma-separated list. Strong comparison; a weak tag never matches. A stale value answers 412 `PRECONDITION_FAILED` and nothing changes. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -2549,7 +2549,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key. */
+                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key, nor does any other refusal decided before the operation runs (401, 402, 403, 412, 429, 5xx, and the 409s of prices, the spend cap and of something still running); a replay is still authenticated and entitlement is re-checked first, so it answers what a fresh request would while the plan no longer grants the operation. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
                 /** @description A strong ETag from an earlier response, `*`, or a comma-separated list. Strong comparison; a weak tag never matches. A stale value answers 412 `PRECONDITION_FAILED` and nothing changes. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -2718,7 +2718,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key. */
+                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key, nor does any other refusal decided before the operation runs (401, 402, 403, 412, 429, 5xx, and the 409s of prices, the spend cap and of something still running); a replay is still authenticated and entitlement is re-checked first, so it answers what a fresh request would while the plan no longer grants the operation. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
             };
             path?: never;
@@ -2970,7 +2970,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key. */
+                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key, nor does any other refusal decided before the operation runs (401, 402, 403, 412, 429, 5xx, and the 409s of prices, the spend cap and of something still running); a replay is still authenticated and entitlement is re-checked first, so it answers what a fresh request would while the plan no longer grants the operation. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
             };
             path?: never;

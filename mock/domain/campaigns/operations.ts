@@ -16,6 +16,7 @@ import type { Campaign } from './model.ts';
 import { campaignStatus, canonicalCampaign, creativesOf } from './present.ts';
 import {
   campaignNotFound,
+  assertCampaignsInPlan,
   createCampaign,
   assertNoCascade,
   deleteCampaign,
@@ -111,6 +112,7 @@ export const campaignHandlers: HandlerTable = {
   },
 
   createCampaign: {
+    entitle: (account) => assertCampaignsInPlan(account.plan), // IDEM-013, D72
     run(ctx) {
       const { account } = ctx;
       // CAMP-001, CAMP-019, CAMP-022, CAMP-024..026, CAMP-028, D16, D29

@@ -101,9 +101,14 @@ export interface CreateContext {
   newId(prefix: 'cmp' | 'crv'): string;
 }
 
+/** CAMP-026, AUTH-022, D31: creating a campaign needs a plan that includes campaigns (also before a replay, D72). */
+export function assertCampaignsInPlan(plan: Pick<Plan, 'campaigns'>): void {
+  if (!plan.campaigns) throw new ApiError('TIER_REQUIRED', 'The plan does not include campaigns.');
+}
+
 export function createCampaign(input: CampaignCreateInput, context: CreateContext, now: number): CampaignTransition {
   const { plan } = context;
-  if (!plan.campaigns) throw new ApiError('TIER_REQUIRED', 'The plan does not include campaigns.'); // CAMP-026, AUTH-022, D31
+  assertCampaignsInPlan(plan); // CAMP-026
 
   if (!context.brands.has(input.brandId)) {
     // D16: a brand the account does not have is a field failure of the body

@@ -152,6 +152,8 @@ function settle(env: GenerationEnv, runId: string, position: number, outcome: Ex
     if (outcome === 'succeeded') {
       chargeHold(creditsOf(account), item.holdId, now); // RUN-003: charged only for a produced creative
       assetId = produceAsset(account, run, item, now).assetId;
+    } else if (env.store.defects.has('run-charges-unproduced')) {
+      chargeHold(creditsOf(account), item.holdId, now); // the injected defect: charged though nothing was produced
     } else {
       releaseHold(creditsOf(account), item.holdId, now);
     }
