@@ -891,7 +891,7 @@ function WebhooksView({ account, run }) {
       <p class="muted">Waiting for the processing delay or a retry; due on the mock's clock (the header's buttons move it).</p>
       <${ErrorNote} error=${pending.error} />
       ${(pending.data?.data ?? []).length === 0 ? html`<p class="muted" data-testid="no-pending">None pending.</p>` : html`<table><caption class="sr-only">Pending deliveries</caption><thead><tr><th scope="col">Event</th><th scope="col">Endpoint</th><th scope="col">Attempts so far</th><th scope="col">Due (clock)</th></tr></thead>
-        <tbody>${pending.data.data.map((d) => html`<tr data-pending-id=${d.deliveryId}><td>${d.type} <span class="mono muted">${d.eventId}</span></td><td class="mono">${d.endpointId}</td><td>${d.attempts}</td><td data-testid="pending-due">${d.dueAt ? when(d.dueAt) : 'on the wire'}</td></tr>`)}</tbody></table>`}
+        <tbody>${pending.data.data.map((d) => html`<tr data-pending-id=${d.deliveryId ?? d.eventId}><td>${d.type} <span class="mono muted">${d.eventId}</span></td><td class="mono">${d.endpointId}</td><td>${d.attempts}</td><td data-testid="pending-due">${d.dueAt ? when(d.dueAt) : 'on the wire'}</td></tr>`)}</tbody></table>`}
     </section>
     <section class="card" aria-labelledby="log-h">
       <h2 id="log-h">Delivery log</h2>

@@ -660,7 +660,7 @@ export interface paths {
         };
         /**
          * Deliveries not yet done, with their due time
-         * @description Every delivery still open (waiting for the processing delay, for a retry, or on the wire), oldest event first, with when its next attempt is due on the account's clock (null while an attempt is on the wire). The delivery log (listWebhookDeliveries) has the attempts made.
+         * @description Every delivery still open (waiting for a retry, or on the wire), then one per enabled endpoint for each event still in its processing time, with when its next attempt is due on the account's clock (null while an attempt is on the wire). The delivery log (listWebhookDeliveries) has the attempts made.
          */
         get: operations["listPendingDeliveries"];
         put?: never;
@@ -1908,8 +1908,8 @@ export interface components {
         };
         /** @description A delivery not yet done. */
         PendingDelivery: {
-            /** @description The delivery's id. */
-            deliveryId: string;
+            /** @description The delivery's id; null while its event is still in its processing time (the delivery is made when it is processed). */
+            deliveryId: string | null;
             /** @description The event (the `webhook-id`). */
             eventId: string;
             /** @description The receiving endpoint. */
