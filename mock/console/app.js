@@ -50,31 +50,39 @@ async function control(method, path, body) {
   return data;
 }
 
-// --- the console's own read key per account (made through the control plane, kept for the tab) ---
+// --- the console's read key: one per account, kept by the mock (POST /__mock/accounts/{id}/console-key, D133) ---
 const keyPromises = new Map();
-const madeHere = new Map(); // accountId → key made by this page (the account read before may not list it yet)
 function consoleKey(account) {
-  const stored = JSON.parse(sessionStorage.getItem(`cgs-console-key:${account.accountId}`) ?? 'null');
-  const listed = stored && account.keys.find((k) => k.keyId === stored.keyId);
-  if (stored && (listed ? listed.status === 'active' : madeHere.get(account.accountId) === stored.key)) return Promise.resolve(stored.key);
   if (!keyPromises.has(account.accountId)) {
-    keyPromises.set(
-      account.accountId,
-      control('POST', `/accounts/${encodeURIComponent(account.accountId)}/keys`, { name: 'console (read)', scopes: ['read', 'runs:read'], expiresInDays: null }).then(
-        (created) => {
-          sessionStorage.setItem(`cgs-console-key:${account.accountId}`, JSON.stringify({ keyId: created.keyId, key: created.key }));
-          madeHere.set(account.accountId, created.key);
-          keyPromises.delete(account.accountId);
-          return created.key;
-        },
-        (error) => {
-          keyPromises.delete(account.accountId);
-          throw error;
-        },
-      ),
-    );
+    const promise = control('POST', `/accounts/${encodeURIComponent(account.accountId)}/console-key`).then((k) => k.key);
+    promise.catch(() => keyPromises.delete(account.accountId));
+    keyPromises.set(account.accountId, promise);
   }
   return keyPromises.get(account.accountId);
+}
+/** Keys whose requests are the console's own: the account's console key, and `console (read)` keys of older consoles. */
+const consoleKeyIds = (account) => new Set(account.keys.filter((k) => k.name === 'console' || k.name === 'console (read)').map((k) => k.keyId));
+
+// --- the documents (served at /docs/): scopes, tiers, limits, event types and the API's collections come from them ---
+let documents;
+function loadDocuments() {
+  documents ??= Promise.all([fetch('/docs/mock-control.json').then(readJson), fetch('/docs/openapi.json').then(readJson)]).then(([controlDoc, apiDoc]) => {
+    const schemas = controlDoc.components.schemas;
+    return {
+      scopes: schemas.Scope.enum,
+      tiers: schemas.PlanTier.enum,
+      limits: schemas.LimitName.enum,
+      eventTypes: schemas.EventType.enum,
+      // The API's collections (`/products`, `/runs`...): the counts a developer's data is made of.
+      collections: Object.keys(apiDoc.paths).map((p) => /^\/([a-z]+)$/.exec(p)?.[1]).filter(Boolean),
+    };
+  });
+  return documents;
+}
+function useDocuments() {
+  const [docs, setDocs] = useState();
+  useEffect(() => void loadDocuments().then(setDocs, () => {}), []);
+  return docs;
 }
 
 /** A public API read with the account's console key: { body, etag }. */
@@ -247,16 +255,45 @@ function Clock({ run }) {
     <button type="button" onClick=${() => move('+1 h', { advanceSeconds: 3600 })}>+1 h</button>
     <button type="button" onClick=${() => move('+1 day', { advanceSeconds: 86400 })}>+1 day</button>
     <button type="button" onClick=${() => move('Next task', { toNextTask: true })} disabled=${!clock.nextTaskAt} title=${clock.nextTaskAt ? `to ${clock.nextTaskAt}` : 'nothing scheduled'}>Next task</button>
-    <span class="muted" style="color:#e5e7eb">${clock.pendingTasks} scheduled${clock.nextTaskAt ? `, next ${when(clock.nextTaskAt)}` : ''}</span>
+    <span class="tasks" data-testid="clock-tasks" title=${clock.nextTaskAt ? `next task at ${clock.nextTaskAt}` : 'nothing scheduled'}>${clock.pendingTasks} scheduled</span>
   </div>`;
 }
 
 // --- views ---------------------------------------------------------------------------------------
-const SCOPES = ['read', 'runs:read', 'runs:write', 'creatives:write', 'creatives:review', 'assets:write', 'campaigns:write'];
-const TIERS = ['starter', 'core', 'growth', 'enterprise'];
-const LIMITS = ['group:read', 'group:generation_read', 'group:generation_write', 'group:creative_reviews', 'group:creative_writes', 'group:asset_writes', 'group:campaign_writes', 'account:read', 'account:generation', 'account:writes', 'ip:read', 'ip:generation', 'ip:writes'];
-
 function AccountsView({ accounts, account, reloadAccounts, reloadAccount, select, run }) {
+  const docs = useDocuments();
+  const SCOPES = docs?.scopes ?? [];
+  const TIERS = docs?.tiers ?? [];
+  const LIMITS = docs?.limits ?? [];
+  const [minted, reloadMinted] = useAsync(() => (account ? control('GET', `/accounts/${encodeURIComponent(account.accountId)}/keys/minted`) : Promise.resolve(undefined)), [account?.accountId, account]);
+  const mintedValue = (keyId) => minted.data?.data.find((k) => k.keyId === keyId)?.key;
+  const [scenarioOut, setScenarioOut] = useState();
+  const loadScenarioFile = (e) => {
+    e.preventDefault();
+    const file = e.target.elements.scenarioFile.files[0];
+    if (!file) return;
+    run('Load scenario', async () => {
+      const text = await file.text();
+      try {
+        const out = await control('POST', '/scenarios', { text, name: file.name });
+        setScenarioOut({ ok: true, out });
+        await reloadAccounts();
+        if (out.accounts[0]) select(out.accounts[0].accountId);
+      } catch (error) {
+        setScenarioOut({ ok: false, problems: error.body?.errors ?? [{ field: '(the file)', message: error.message }], name: file.name });
+        throw error;
+      }
+    });
+  };
+  const exportScenario = () =>
+    run('Export scenario', async () => {
+      const out = await control('GET', `/accounts/${encodeURIComponent(account.accountId)}/scenario`);
+      const link = document.createElement('a');
+      link.href = URL.createObjectURL(new Blob([out.text], { type: 'application/yaml' }));
+      link.download = `${account.accountId}.scenario.yaml`;
+      link.click();
+      URL.revokeObjectURL(link.href);
+    });
   const [created, setCreated] = useState();
   const [newKey, setNewKey] = useState();
   const [form, setForm] = useState({ name: '', plan: 'enterprise', empty: false });
@@ -303,6 +340,13 @@ function AccountsView({ accounts, account, reloadAccounts, reloadAccount, select
         <label><input type="checkbox" checked=${form.empty} onChange=${(e) => setForm({ ...form, empty: e.target.checked })} /> Empty (no demo data)</label>
         <button type="submit">Create account</button>
       </form>
+      <form class="row" onSubmit=${loadScenarioFile} aria-label="Load a scenario">
+        <label>Scenario file (YAML or JSON) <input type="file" name="scenarioFile" accept=".yaml,.yml,.json" aria-label="Scenario file" /></label>
+        <button type="submit">Load scenario</button>
+        <a href="https://github.com/creative-generation/contract-toolkit/blob/main/docs/frontend.md#scenario-files" class="muted">format</a>
+      </form>
+      ${scenarioOut?.ok === false && html`<div class="error" role="alert" data-testid="scenario-errors"><p>${scenarioOut.name} was not loaded:</p><ul>${scenarioOut.problems.map((p) => html`<li><code>${p.line !== undefined ? `line ${p.line}: ` : ''}${p.field}</code> ${p.message}</li>`)}</ul></div>`}
+      ${scenarioOut?.ok && html`<div class="notice" role="status" data-testid="scenario-loaded"><p>Scenario loaded: ${scenarioOut.out.accounts.map((a) => html`<code>${a.accountId}</code> (${a.name}) `)}; ${scenarioOut.out.steps} steps. Their keys are in Accounts & keys (Copy).</p></div>`}
       ${created && html`<div class="notice" role="status"><p>Account <code>${created.accountId}</code> created. Its keys are shown only now:</p>
         <table><caption class="sr-only">Keys of the new account</caption><thead><tr><th scope="col">Profile</th><th scope="col">Key</th><th scope="col"><span class="sr-only">Copy</span></th></tr></thead><tbody>
         ${Object.entries(created.keys).map(([name, k]) => html`<tr><td>${name}</td><td class="mono" data-testid=${`new-key-${name}`}>${k.key}</td><td><${CopyButton} text=${k.key} label=${`Copy the ${name} key`} /></td></tr>`)}
@@ -316,14 +360,15 @@ function AccountsView({ accounts, account, reloadAccounts, reloadAccount, select
         <${Toggle} checked=${account.suspended} label=${`Suspended`} onToggle=${(on) => run('Suspend', async () => { await control('PATCH', `/accounts/${id}`, { suspended: on }); reloadAccount(); reloadAccounts(); })} />
         <${Toggle} checked=${account.settings.sparsePages} label=${`Sparse pages`} onToggle=${(on) => run('Sparse pages', async () => { await control('PATCH', `/accounts/${id}/settings`, { sparsePages: on }); reloadAccount(); })} />
       </div>
-      <dl class="facts">${Object.entries(account.counts).map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>
+      <dl class="facts" aria-label="What the account holds">${Object.entries(account.counts).filter(([k]) => docs?.collections.includes(k)).map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>
+      <div class="row"><button type="button" class="secondary" onClick=${exportScenario}>Export as a scenario</button></div>
     </section>
     <section class="card" aria-labelledby="keys-h">
       <h3 id="keys-h">Keys</h3>
       <table><caption class="sr-only">The account's keys</caption>
-        <thead><tr><th scope="col">Key id</th><th scope="col">Name</th><th scope="col">…last 4</th><th scope="col">Scopes</th><th scope="col">Status</th><th scope="col">Expires</th><th scope="col">Actions</th></tr></thead>
+        <thead><tr><th scope="col">Key id</th><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scopes</th><th scope="col">Status</th><th scope="col">Expires</th><th scope="col">Actions</th></tr></thead>
         <tbody>${account.keys.map((k) => html`<tr data-key-id=${k.keyId}>
-          <td class="mono">${k.keyId}</td><td>${k.name}</td><td class="mono">${k.last4}</td><td>${k.scopes.join(', ')}</td><td><${Status} value=${k.status} /></td><td>${when(k.expiresAt)}</td>
+          <td class="mono">${k.keyId}</td><td>${k.name}</td><td class="mono">${mintedValue(k.keyId) ? html`<span data-testid=${`key-value-${k.name}`}>${mintedValue(k.keyId)}</span> <${CopyButton} text=${mintedValue(k.keyId)} label=${`Copy the ${k.name} key`} />` : `…${k.last4}`}</td><td>${k.scopes.join(', ')}</td><td><${Status} value=${k.status} /></td><td>${when(k.expiresAt)}</td>
           <td class="row"><button type="button" class="danger" disabled=${k.status !== 'active'} aria-label=${`Revoke ${k.keyId}`} onClick=${() => run(`Revoke ${k.keyId}`, async () => { await control('POST', `/accounts/${id}/keys/${k.keyId}/revoke`); reloadAccount(); })}>Revoke</button>
           <button type="button" class="secondary" disabled=${k.status !== 'active'} aria-label=${`Expire now ${k.keyId}`} onClick=${() => run(`Expire ${k.keyId}`, async () => { await control('POST', `/accounts/${id}/keys/${k.keyId}/expire`); reloadAccount(); })}>Expire now</button></td></tr>`)}
         </tbody></table>
@@ -421,6 +466,7 @@ const ACTIONS = {
 /** A campaign's creatives as the dashboard sees them (GET /__mock/accounts/{id}/campaigns/{campaignId}/creatives), a page at a time. */
 function CampaignCreatives({ account, campaignId, run }) {
   const [offset, setOffset] = useState(0);
+  const [generated, setGenerated] = useState();
   const size = 20;
   const [page, reload] = useAsync(() => control('GET', `/accounts/${encodeURIComponent(account.accountId)}/campaigns/${encodeURIComponent(campaignId)}/creatives?limit=${size}&offset=${offset}`), [account.accountId, campaignId, offset]);
   useLive('event', (d) => d.event.resource.kind === 'creative' && reload());
@@ -430,7 +476,10 @@ function CampaignCreatives({ account, campaignId, run }) {
       const out = await control('POST', `/accounts/${encodeURIComponent(account.accountId)}/actions`, { actor: { kind: 'user' }, action: 'generateCreatives', input: { campaignId } });
       if (out.status >= 400) throw new Error(`${out.status} ${out.body?.code ?? ''}`);
       reload();
+      const n = out.body.creativeIds.length;
+      setGenerated(n === 0 ? 'Nothing to generate: the campaign has no creative waiting for generation (NOT_GENERATED).' : `${n} creative${n === 1 ? '' : 's'} generated: now PENDING (readable in the API, waiting for review).`);
     })}>Generate its creatives (dashboard)</button></div>
+    ${generated && html`<p class="notice" role="status" data-testid="generated">${generated}</p>`}
     ${page.data && html`<table><caption class="sr-only">The campaign's creatives</caption><thead><tr><th scope="col">Creative</th><th scope="col">Status</th><th scope="col">Media</th><th scope="col">In the API</th></tr></thead>
       <tbody>${page.data.data.map((c) => html`<tr data-campaign-creative=${c.creativeId}><td class="mono">${c.creativeId}</td><td><${Status} value=${c.deletedAt ? 'deleted' : c.status} /></td><td>${c.mediaType}</td><td>${c.readable ? 'yes' : 'no'}</td></tr>`)}</tbody></table>
       <div class="row"><button type="button" class="secondary" disabled=${offset === 0} onClick=${() => setOffset(Math.max(0, offset - size))}>Previous creatives</button>
@@ -461,7 +510,7 @@ function Detail({ account, kind, row, run, onChanged }) {
     <h3 id="detail-h">${kind.replace(/s$/, '')} <code>${id}</code></h3>
     <${ErrorNote} error=${state.error} />
     ${(ACTIONS[kind] ?? []).length > 0 && html`<div class="row" role="group" aria-label="Act as another actor">
-      ${ACTIONS[kind].map(([label, actor, operationId, param, body]) => html`<button type="button" class="secondary" onClick=${() => run(label, async () => {
+      ${ACTIONS[kind].filter(([, , operationId]) => !(state.data?.body?.status === 'APPROVED' && operationId === 'approveCreative') && !(state.data?.body?.status === 'REJECTED' && operationId === 'rejectCreative')).map(([label, actor, operationId, param, body]) => html`<button type="button" class="secondary" onClick=${() => run(label, async () => {
         const out = await act(account.accountId, actor, operationId, param ? { [param]: id } : {}, typeof body === 'function' ? body(id) : body);
         if (out.status >= 400) throw new Error(`${out.status} ${out.body?.code ?? ''}`);
         reload();
@@ -594,6 +643,38 @@ function RefCredits({ credits }) {
         <tbody>${credits.journal.map((j) => html`<tr><td>${j.kind}${j.ref.jobId ? ` (${j.ref.jobId})` : ''}</td><td>${j.amount}</td><td>${when(j.at)}</td></tr>`)}</tbody></table></details>`;
 }
 
+/** The key a write made from the console acts with: the account's `all` key, else one with the scope. */
+const writerKey = (account, scope) => account.keys.find((k) => k.status === 'active' && k.name === 'all') ?? account.keys.find((k) => k.status === 'active' && k.scopes.includes(scope));
+
+/** Start a run (POST /runs as the account's key, through the control plane's actions) with sensible defaults. */
+function StartRun({ account, run, onStarted }) {
+  const [choices] = useAsync(async () => {
+    const [presets, products] = await Promise.all([api(account, '/presets', { limit: 100 }), api(account, '/products', { limit: 100 })]);
+    return { presets: presets.body.data, products: products.body.data };
+  }, [account.accountId]);
+  const [form, setForm] = useState({ presetId: '', products: 2, perProduct: 1 });
+  if (!choices.data) return html`<${ErrorNote} error=${choices.error} />`;
+  const presetId = form.presetId || choices.data.presets.find((p) => p.modality === 'image')?.presetId || choices.data.presets[0]?.presetId;
+  const key = writerKey(account, 'runs:write');
+  const start = (e) => {
+    e.preventDefault();
+    run('Start run', async () => {
+      const productIds = choices.data.products.slice(0, Number(form.products)).map((p) => p.productId);
+      const out = await control('POST', `/accounts/${encodeURIComponent(account.accountId)}/actions`, { actor: { kind: 'api_key', apiKeyId: key.keyId }, operationId: 'createRun', body: { productIds, creativesPerProduct: Number(form.perProduct), presetId } });
+      if (out.status >= 400) throw new Error(`${out.status} ${out.body?.code ?? ''}: ${out.body?.detail ?? ''}`);
+      onStarted(out.body.runId);
+    });
+  };
+  if (choices.data.products.length === 0) return html`<p class="muted">No products in this account: a run needs some (create the account with demo data).</p>`;
+  return html`<form class="row" aria-label="Start a run" onSubmit=${start}>
+    <strong>New run</strong>
+    <label>Preset <select aria-label="Run preset" value=${presetId} onChange=${(e) => setForm({ ...form, presetId: e.target.value })}>${choices.data.presets.map((p) => html`<option value=${p.presetId}>${p.name} (${p.modality})</option>`)}</select></label>
+    <label>First <input type="number" aria-label="Products in the run" min="1" max=${choices.data.products.length} style="width:4em" value=${form.products} onInput=${(e) => setForm({ ...form, products: e.target.value })} /> products</label>
+    <label><input type="number" aria-label="Creatives per product" min="1" max="10" style="width:4em" value=${form.perProduct} onInput=${(e) => setForm({ ...form, perProduct: e.target.value })} /> per product</label>
+    <button type="submit" disabled=${!key} title=${key ? `as key ${key.name}` : 'no active key with runs:write'}>Start run</button>
+  </form>`;
+}
+
 function RunsView({ account, run }) {
   const [selected, setSelectedRun] = useState();
   const [cursors, setCursors] = useState([undefined]);
@@ -637,6 +718,7 @@ function RunsView({ account, run }) {
         <span>Page ${cursors.length}</span>
         <button type="button" class="secondary" disabled=${!runs.data?.body.pagination?.hasMore} onClick=${() => setCursors([...cursors, runs.data.body.pagination.nextCursor])}>More runs</button>
       </div>
+      <${StartRun} account=${account} run=${run} onStarted=${(runId) => { setSelected(runId); reloadRuns(); }} />
       <${Generation} account=${account} run=${run} />
     </section>
     <section class="card" aria-labelledby="run-h">
@@ -659,6 +741,30 @@ function RunsView({ account, run }) {
 }
 
 const UPSCALE_STATUSES = ['QUEUED', 'PROCESSING', 'SUCCEEDED', 'FAILED'];
+
+/** Start an upscale of a product's primary image (POST /upscales as the account's key) with sensible defaults. */
+function StartUpscale({ account, run, onStarted }) {
+  const [products] = useAsync(() => api(account, '/products', { limit: 100 }), [account.accountId]);
+  const [form, setForm] = useState({ productId: '', target: '2K' });
+  if (!products.data) return html`<${ErrorNote} error=${products.error} />`;
+  const list = products.data.body.data;
+  if (list.length === 0) return html`<p class="muted">No products in this account to upscale.</p>`;
+  const productId = form.productId || list[0].productId;
+  const key = writerKey(account, 'runs:write');
+  const start = (e) => {
+    e.preventDefault();
+    run('Start upscale', async () => {
+      const out = await control('POST', `/accounts/${encodeURIComponent(account.accountId)}/actions`, { actor: { kind: 'api_key', apiKeyId: key.keyId }, operationId: 'createUpscale', body: { source: { productId, image: 'primary' }, target: form.target } });
+      if (out.status >= 400) throw new Error(`${out.status} ${out.body?.code ?? ''}: ${out.body?.detail ?? ''}`);
+      onStarted(out.body.upscaleId);
+    });
+  };
+  return html`<form class="row" aria-label="Start an upscale" onSubmit=${start}>
+    <label>Product image <select aria-label="Product to upscale" value=${productId} onChange=${(e) => setForm({ ...form, productId: e.target.value })}>${list.map((p) => html`<option value=${p.productId}>${p.title}</option>`)}</select></label>
+    <label>Target <select aria-label="Upscale target" value=${form.target} onChange=${(e) => setForm({ ...form, target: e.target.value })}><option value="2K">2K</option><option value="4K">4K</option></select></label>
+    <button type="submit" disabled=${!key} title=${key ? `as key ${key.name}` : 'no active key with runs:write'}>Start upscale</button>
+  </form>`;
+}
 
 /**
  * The account's upscales on the clock (GET /__mock/accounts/{id}/upscales: the API has no list of
@@ -685,7 +791,8 @@ function UpscalesView({ account, run }) {
   return html`<div class="split">
     <section class="card" aria-labelledby="upscales-h">
       <h2 id="upscales-h">Upscales</h2>
-      <p class="muted">Newest first, live. An upscale is made with <code>POST /upscales</code>, or from an asset's detail in Data; the clock's buttons move it on.</p>
+      <p class="muted">Newest first, live. An upscale is made here, with <code>POST /upscales</code>, or from an asset's detail in Data; the clock's buttons move it on.</p>
+      <${StartUpscale} account=${account} run=${run} onStarted=${(upscaleId) => { setSelected(upscaleId); reload(); }} />
       <div class="row">
         <label>Status <select value=${status} onChange=${(e) => { setStatus(e.target.value); setFroms([undefined]); }}>
           <option value="">any</option>${UPSCALE_STATUSES.map((s) => html`<option value=${s}>${s}</option>`)}
@@ -724,14 +831,29 @@ function UpscalesView({ account, run }) {
   </div>`;
 }
 
-const EVENT_TYPES = ['run.completed', 'creative.approved', 'creative.rejected', 'creative.updated', 'creative.deleted', 'creative.restored', 'asset.updated', 'asset.archived', 'asset.unarchived', 'asset.deleted', 'asset.restored', 'campaign.created', 'campaign.updated', 'campaign.deleted', 'campaign.restored'];
+/** An endpoint's chaos as a form (WebhookChaosPatch of the control document): duplicates, order, failures. */
+function ChaosFields({ chaos, onChange, idPrefix }) {
+  return html`<fieldset class="row"><legend>Chaos</legend>
+    <label>Fail the first <input type="number" aria-label=${`${idPrefix} fail first attempts`} min="0" max="1000" style="width:4em" value=${chaos.failFirst} onInput=${(e) => onChange({ ...chaos, failFirst: e.target.value })} /> attempts</label>
+    <label>Extra copies <input type="number" aria-label=${`${idPrefix} duplicate copies`} min="0" max="10" style="width:4em" value=${chaos.duplicate} onInput=${(e) => onChange({ ...chaos, duplicate: e.target.value })} /></label>
+    <label><input type="checkbox" aria-label=${`${idPrefix} out of order`} checked=${chaos.outOfOrder} onChange=${(e) => onChange({ ...chaos, outOfOrder: e.target.checked })} /> Out of order</label>
+  </fieldset>`;
+}
+const chaosBody = (chaos) => ({ failFirst: Number(chaos.failFirst), duplicate: Number(chaos.duplicate), outOfOrder: chaos.outOfOrder });
 
 function WebhooksView({ account, run }) {
   const id = encodeURIComponent(account.accountId);
   const [endpoints, reloadEndpoints] = useAsync(() => control('GET', `/accounts/${id}/webhook-endpoints`), [id]);
   const [log, reloadLog] = useAsync(() => control('GET', `/accounts/${id}/webhook-deliveries?limit=100`), [id]);
   const [events, reloadEvents] = useAsync(() => control('GET', `/accounts/${id}/events?limit=100`), [id]);
-  const [form, setForm] = useState({ url: '', types: ['creative.approved'], failFirst: 0 });
+  const docs = useDocuments();
+  const EVENT_TYPES = docs?.eventTypes ?? [];
+  const [form, setForm] = useState({ url: '', types: [], chaos: { failFirst: 0, duplicate: 0, outOfOrder: false } });
+  const [editing, setEditing] = useState();
+  const [pending, reloadPending] = useAsync(() => control('GET', `/accounts/${id}/webhook-deliveries/pending`), [id]);
+  useLive('delivery', reloadPending);
+  useLive('event', reloadPending);
+  useLive('clock', reloadPending);
   const [secret, setSecret] = useState();
   const [open, setOpen] = useState();
   useLive('delivery', reloadLog);
@@ -739,7 +861,7 @@ function WebhooksView({ account, run }) {
   const add = (e) => {
     e.preventDefault();
     run('Add endpoint', async () => {
-      const out = await control('POST', `/accounts/${id}/webhook-endpoints`, { url: form.url, eventTypes: form.types, chaos: { failFirst: Number(form.failFirst) } });
+      const out = await control('POST', `/accounts/${id}/webhook-endpoints`, { url: form.url, eventTypes: form.types, chaos: chaosBody(form.chaos) });
       setSecret(out);
       reloadEndpoints();
     });
@@ -749,16 +871,27 @@ function WebhooksView({ account, run }) {
       <h2 id="endpoints-h">Webhook endpoints</h2>
       <${ErrorNote} error=${endpoints.error} />
       <table><caption class="sr-only">Endpoints</caption><thead><tr><th scope="col">Endpoint</th><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Chaos</th><th scope="col">Enabled</th><th scope="col">Actions</th></tr></thead>
-        <tbody>${(endpoints.data?.data ?? []).map((ep) => html`<tr><td class="mono">${ep.endpointId}</td><td class="mono">${ep.url}</td><td>${ep.eventTypes.join(', ')}</td><td class="mono">${JSON.stringify(ep.chaos)}</td><td>${String(ep.enabled)}</td>
+        <tbody>${(endpoints.data?.data ?? []).map((ep) => html`<tr><td class="mono">${ep.endpointId}</td><td class="mono">${ep.url}</td><td>${ep.eventTypes.join(', ')}</td><td>${ep.chaos.failFirst ? `fails first ${ep.chaos.failFirst}` : ''}${ep.chaos.duplicate ? ` · ${ep.chaos.duplicate} extra` : ''}${ep.chaos.outOfOrder ? ' · out of order' : ''}${!ep.chaos.failFirst && !ep.chaos.duplicate && !ep.chaos.outOfOrder ? 'none' : ''}
+            ${editing?.endpointId === ep.endpointId ? html`<form aria-label=${`Chaos of ${ep.endpointId}`} onSubmit=${(e) => { e.preventDefault(); run('Chaos', async () => { await control('PATCH', `/accounts/${id}/webhook-endpoints/${ep.endpointId}`, { chaos: chaosBody(editing.chaos) }); setEditing(undefined); reloadEndpoints(); }); }}>
+              <${ChaosFields} chaos=${editing.chaos} idPrefix=${ep.endpointId} onChange=${(chaos) => setEditing({ ...editing, chaos })} /><button type="submit">Save chaos</button></form>`
+            : html` <button type="button" class="secondary" aria-label=${`Edit chaos of ${ep.endpointId}`} onClick=${() => setEditing({ endpointId: ep.endpointId, chaos: { ...ep.chaos } })}>Edit</button>`}</td><td>${String(ep.enabled)}</td>
           <td class="row"><button type="button" class="secondary" onClick=${() => run('Enable/disable', async () => { await control('PATCH', `/accounts/${id}/webhook-endpoints/${ep.endpointId}`, { enabled: !ep.enabled }); reloadEndpoints(); })}>${ep.enabled ? 'Disable' : 'Enable'}</button>
           <button type="button" class="danger" aria-label=${`Remove ${ep.endpointId}`} onClick=${() => run('Remove endpoint', async () => { await control('DELETE', `/accounts/${id}/webhook-endpoints/${ep.endpointId}`); reloadEndpoints(); })}>Remove</button></td></tr>`)}</tbody></table>
       <form class="row" aria-label="Add an endpoint" onSubmit=${add}>
         <label>URL (loopback) <input type="url" required style="width:22em" value=${form.url} onInput=${(e) => setForm({ ...form, url: e.target.value })} /></label>
-        <label>Event types <select multiple size="4" value=${form.types} onChange=${(e) => setForm({ ...form, types: [...e.target.selectedOptions].map((o) => o.value) })}>${EVENT_TYPES.map((t) => html`<option value=${t} selected=${form.types.includes(t)}>${t}</option>`)}</select></label>
-        <label>Chaos: fail first <input type="number" min="0" max="10" style="width:4em" value=${form.failFirst} onInput=${(e) => setForm({ ...form, failFirst: e.target.value })} /> attempts</label>
-        <button type="submit">Add endpoint</button>
+        <fieldset class="row event-types"><legend>Event types (at least one)</legend>${EVENT_TYPES.map((t) => html`<label><input type="checkbox" checked=${form.types.includes(t)} onChange=${(e) => setForm({ ...form, types: e.target.checked ? [...form.types, t] : form.types.filter((x) => x !== t) })} /> ${t}</label>`)}
+          <button type="button" class="secondary" onClick=${() => setForm({ ...form, types: form.types.length === EVENT_TYPES.length ? [] : [...EVENT_TYPES] })}>${form.types.length === EVENT_TYPES.length ? 'None' : 'All'}</button></fieldset>
+        <${ChaosFields} chaos=${form.chaos} idPrefix="New endpoint" onChange=${(chaos) => setForm({ ...form, chaos })} />
+        <button type="submit" disabled=${form.types.length === 0}>Add endpoint</button>
       </form>
       ${secret && html`<p class="notice" role="status">Signing secret of <code>${secret.endpointId}</code> (shown only now): <code data-testid="endpoint-secret">${secret.secret}</code> <${CopyButton} text=${secret.secret} label="Copy the signing secret" /></p>`}
+    </section>
+    <section class="card" aria-labelledby="pending-h">
+      <h2 id="pending-h">Pending deliveries</h2>
+      <p class="muted">Waiting for the processing delay or a retry; due on the mock's clock (the header's buttons move it).</p>
+      <${ErrorNote} error=${pending.error} />
+      ${(pending.data?.data ?? []).length === 0 ? html`<p class="muted" data-testid="no-pending">None pending.</p>` : html`<table><caption class="sr-only">Pending deliveries</caption><thead><tr><th scope="col">Event</th><th scope="col">Endpoint</th><th scope="col">Attempts so far</th><th scope="col">Due (clock)</th></tr></thead>
+        <tbody>${pending.data.data.map((d) => html`<tr data-pending-id=${d.deliveryId ?? d.eventId}><td>${d.type} <span class="mono muted">${d.eventId}</span></td><td class="mono">${d.endpointId}</td><td>${d.attempts}</td><td data-testid="pending-due">${d.dueAt ? when(d.dueAt) : 'on the wire'}</td></tr>`)}</tbody></table>`}
     </section>
     <section class="card" aria-labelledby="log-h">
       <h2 id="log-h">Delivery log</h2>
@@ -783,18 +916,18 @@ function RequestsView({ account }) {
   const [open, setOpen] = useState();
   const [hideOwn, setHideOwn] = useState(true);
   useLive('request', reload);
-  const own = JSON.parse(sessionStorage.getItem(`cgs-console-key:${account.accountId}`) ?? 'null')?.keyId;
-  const entries = (journal.data?.data ?? []).filter((e) => !hideOwn || !own || e.keyId !== own);
+  const own = consoleKeyIds(account);
+  const entries = (journal.data?.data ?? []).filter((e) => !hideOwn || !own.has(e.keyId));
   const entry = entries.find((e) => e.seq === open);
   return html`<div class="split">
-    <section class="card" aria-labelledby="requests-h">
+    <section class="card requests" aria-labelledby="requests-h">
       <h2 id="requests-h">Requests (live)</h2>
       <p class="muted">The account's API requests, newest first (the newest ${journal.data?.capacity ?? 500} are kept; ${journal.data?.total ?? 0} so far). Also at <code>GET /__mock/accounts/${account.accountId}/requests</code>.</p>
       <label><input type="checkbox" checked=${hideOwn} onChange=${(e) => setHideOwn(e.target.checked)} /> Hide the console's own reads</label>
       <${ErrorNote} error=${journal.error} />
       <table><caption class="sr-only">Request journal</caption><thead><tr><th scope="col">#</th><th scope="col">At</th><th scope="col">Method</th><th scope="col">Path</th><th scope="col">Status</th><th scope="col">Code</th><th scope="col">Latency</th><th scope="col">RateLimit</th></tr></thead>
         <tbody>${entries.map((e) => html`<tr class="selectable" tabindex="0" aria-selected=${open === e.seq ? 'true' : 'false'} onClick=${() => setOpen(e.seq)} onKeyDown=${(k) => k.key === 'Enter' && setOpen(e.seq)}>
-          <td>${e.seq}</td><td>${when(e.at)}</td><td>${e.method}</td><td class="mono">${e.path}${Object.keys(e.query).length ? `?${new URLSearchParams(e.query)}` : ''}</td><td><${Status} value=${e.status} /></td><td>${e.code ?? '—'}</td><td>${e.latencyMs} ms</td><td class="mono">${e.rateLimit.limit ?? '—'}</td></tr>`)}</tbody></table>
+          <td>${e.seq}</td><td>${when(e.at)}</td><td>${e.method}</td><td class="mono path">${e.path}${Object.keys(e.query).length ? `?${new URLSearchParams(e.query)}` : ''}</td><td><${Status} value=${e.status} /></td><td>${e.code ?? '—'}</td><td>${e.latencyMs} ms</td><td class="mono">${e.rateLimit.limit ?? '—'}</td></tr>`)}</tbody></table>
     </section>
     <section class="card" aria-labelledby="request-h">
       <h2 id="request-h">${entry ? `${entry.method} ${entry.path}` : 'Select a request'}</h2>
@@ -849,7 +982,7 @@ function App() {
   useEffect(reloadAccount, [reloadAccount]);
   useEffect(() => openStream(accountId, setLive), [accountId]);
   useLive('reset', () => {
-    madeHere.clear();
+    keyPromises.clear();
     reloadAccounts();
     reloadAccount();
   });

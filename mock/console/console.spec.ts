@@ -209,6 +209,7 @@ test('events and webhooks: add an endpoint, approve a creative as a review link,
   try {
     await open(page, 'webhooks');
     await page.getByLabel('URL (loopback)').fill(hook);
+    await page.getByRole('checkbox', { name: 'creative.approved' }).check();
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     await expect(page.getByTestId('endpoint-secret')).toHaveText(/^whsec_/);
     const endpoints = (await control('GET', `/accounts/${accountId}/webhook-endpoints`)).data;

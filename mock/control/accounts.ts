@@ -5,6 +5,7 @@ import type { AccountSettings } from '../core/store.ts';
 import { iso } from '../domain/shared.ts';
 import type { ControlHandlers } from './types.ts';
 import { presentAccount } from './present.ts';
+import { keepMinted } from './keys.ts';
 
 /** `credits` of createAccount, kept on the account for the credits ledger to read. */
 export interface InitialCredits {
@@ -62,6 +63,7 @@ export const accountHandlers: ControlHandlers = {
     }
     account.seededCampaigns = account.campaigns.size;
     const keys = provisionKeys(store, account, now);
+    keepMinted(account, Object.values(keys));
     return { status: 201, body: { accountId: account.accountId, keys } };
   },
 

@@ -4,6 +4,7 @@ import type { Scope } from '../domain/accounts/model.ts';
 import { isoOrNull } from '../domain/shared.ts';
 import { ControlError, invalidField, type ControlHandlers } from './types.ts';
 import { presentKey } from './present.ts';
+import type { AccountState } from '../core/store.ts';
 
 interface CreateKeyBody {
   name?: string;
@@ -17,11 +18,55 @@ function fieldOf(message: string): string {
   return /expire|legacy/i.test(message) ? 'expiresInDays' : 'scopes';
 }
 
+declare module '../core/store.ts' {
+  interface AccountState {
+    /**
+     * The full value of the keys the mock minted itself (D133), by keyId: the provisioned set of
+     * createAccount, of the demo account and of a scenario's accounts, and the console's key.
+     * Keys made with createKey are never kept.
+     */
+    mintedKeys?: Record<string, string>;
+    /** The console's read key (getConsoleKey), one per account. */
+    consoleKeyId?: string;
+  }
+}
+
+/** Keeps the full values of keys the mock minted (provisioned sets, the console key). */
+export function keepMinted(account: AccountState, keys: Iterable<{ keyId: string; key: string }>): void {
+  account.mintedKeys ??= {};
+  for (const { keyId, key } of keys) account.mintedKeys[keyId] = key;
+}
+
 function keyNotFound(keyId: string): ControlError {
   return new ControlError(404, 'KEY_NOT_FOUND', `The account has no key ${keyId}.`);
 }
 
 export const keyHandlers: ControlHandlers = {
+  listMintedKeys(request, ctx) {
+    const account = ctx.account(request.params.accountId!);
+    const now = ctx.services.clock.now();
+    const minted = account.mintedKeys ?? {};
+    const data = [...account.keys.values()].filter((k) => minted[k.keyId] !== undefined).map((k) => {
+      const { keyId, name, scopes, status } = presentKey(k, now);
+      return { keyId, name, key: minted[k.keyId], scopes, status };
+    });
+    return { status: 200, body: { data } };
+  },
+
+  getConsoleKey(request, ctx) {
+    const account = ctx.account(request.params.accountId!);
+    const now = ctx.services.clock.now();
+    const known = account.consoleKeyId === undefined ? undefined : account.keys.get(account.consoleKeyId);
+    const value = known && account.mintedKeys?.[known.keyId];
+    if (known && value !== undefined && presentKey(known, now).status === 'active') {
+      return { status: 200, body: { keyId: known.keyId, name: known.name, key: value, scopes: [...known.scopes], status: 'active' } };
+    }
+    const created = createKey(ctx.services.store, account, { name: 'console', scopes: ['read', 'runs:read'], expiresInDays: null, legacy: false, now });
+    keepMinted(account, [{ keyId: created.record.keyId, key: created.key }]);
+    account.consoleKeyId = created.record.keyId;
+    return { status: 200, body: { keyId: created.record.keyId, name: 'console', key: created.key, scopes: [...created.record.scopes], status: 'active' } };
+  },
+
   createKey(request, ctx) {
     const account = ctx.account(request.params.accountId!);
     const body = request.body as CreateKeyBody;

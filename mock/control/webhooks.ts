@@ -15,6 +15,7 @@ import type { MockServices } from '../core/services.ts';
 import { presentEndpoint, WebhookInputError, type EndpointInput, type EndpointPatch, type WebhookEndpoint } from '../events/endpoints.ts';
 import type { WebhookService } from '../events/webhooks.ts';
 import { newest } from './events.ts';
+import { isoOrNull } from '../domain/shared.ts';
 import type { AccountState } from '../core/store.ts';
 import { ControlError, type ControlHandlers } from './types.ts';
 import { presentDelivery } from './present.ts';
@@ -51,6 +52,19 @@ function globalSettings(service: WebhookService) {
 }
 
 export const webhookHandlers: ControlHandlers = {
+  listPendingDeliveries(request, ctx) {
+    const account = ctx.account(request.params.accountId!);
+    const now = ctx.services.clock.now();
+    // Events still in their processing time: one delivery per enabled endpoint that takes the type, due when processed.
+    const delayMs = Math.round(webhooksOf(ctx.services).settings(account).processingDelaySeconds * 1000);
+    const endpoints = [...account.webhooks.endpoints.values()].filter((e) => e.enabled);
+    const waiting = account.events
+      .filter((event) => event.timestamp + delayMs > now)
+      .flatMap((event) => endpoints.filter((e) => e.eventTypes.includes(event.type)).map((e) => ({ deliveryId: null, eventId: event.eventId, endpointId: e.endpointId, type: event.type, attempts: 0, dueAt: isoOrNull(event.timestamp + delayMs) })));
+    const open = [...account.webhooks.open.values()].map((d) => ({ deliveryId: d.deliveryId, eventId: d.event.eventId, endpointId: d.endpointId, type: d.event.type, attempts: d.attempts, dueAt: isoOrNull(d.nextAttemptAt) }));
+    return { status: 200, body: { data: [...open, ...waiting] } };
+  },
+
   createWebhookEndpoint(request, ctx) {
     const account = ctx.account(request.params.accountId!);
     const { endpoint, secret } = refused(() => webhooksOf(ctx.services).createEndpoint(account, request.body as EndpointInput));

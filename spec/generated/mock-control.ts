@@ -103,6 +103,52 @@ export interface paths {
         patch: operations["updateSettings"];
         trace?: never;
     };
+    "/__mock/accounts/{accountId}/keys/minted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account's id (`accountId` from createAccount, or `acc_demo`). */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The keys the mock minted for the account, in full
+         * @description The account's keys minted by the mock itself (one per scope and `all`, made with the account; and the console's key), with their full value, for copying demo keys from the console. Keys made with createKey are not listed (their value is shown only when made).
+         */
+        get: operations["listMintedKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__mock/accounts/{accountId}/console-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account's id (`accountId` from createAccount, or `acc_demo`). */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The console's read key of the account
+         * @description The read key the console reads the account's API with; made once, then the same key for every page and tab. The console's "hide the console's own reads" hides the requests of this key (and of keys named `console (read)` from older consoles).
+         */
+        post: operations["getConsoleKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/__mock/accounts/{accountId}/keys": {
         parameters: {
             query?: never;
@@ -600,6 +646,29 @@ export interface paths {
          *     given up (logged `not_sent`).
          */
         patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/__mock/accounts/{accountId}/webhook-deliveries/pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account's id (`accountId` from createAccount, or `acc_demo`). */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Deliveries not yet done, with their due time
+         * @description Every delivery still open (waiting for a retry, or on the wire), then one per enabled endpoint for each event still in its processing time, with when its next attempt is due on the account's clock (null while an attempt is on the wire). The delivery log (listWebhookDeliveries) has the attempts made.
+         */
+        get: operations["listPendingDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/__mock/accounts/{accountId}/webhook-deliveries": {
@@ -1837,6 +1906,46 @@ export interface components {
                 holder: string;
             }[];
         };
+        /** @description A delivery not yet done. */
+        PendingDelivery: {
+            /** @description The delivery's id; null while its event is still in its processing time (the delivery is made when it is processed). */
+            deliveryId: string | null;
+            /** @description The event (the `webhook-id`). */
+            eventId: string;
+            /** @description The receiving endpoint. */
+            endpointId: string;
+            type: components["schemas"]["EventType"];
+            /** @description Attempts made so far. */
+            attempts: number;
+            /** @description When the next attempt is due on the clock, or null while one is on the wire. */
+            dueAt: components["schemas"]["Timestamp"] | null;
+        };
+        /** @description The open deliveries. */
+        PendingDeliveryList: {
+            /** @description Oldest event first. */
+            data: components["schemas"]["PendingDelivery"][];
+        };
+        /** @description A key the mock minted, with its full value. */
+        MintedKey: {
+            /** @description The key's id. */
+            keyId: string;
+            /** @description The key's name. */
+            name: string;
+            /** @description The full key for `Authorization`. */
+            key: string;
+            /** @description The key's scopes. */
+            scopes: components["schemas"]["Scope"][];
+            /**
+             * @description What the key answers now.
+             * @enum {string}
+             */
+            status: "active" | "revoked" | "expired";
+        };
+        /** @description The keys the mock minted for an account. */
+        MintedKeyList: {
+            /** @description In creation order. */
+            data: components["schemas"]["MintedKey"][];
+        };
         /** @description A scenario to load: exactly one of `text` and `scenario`. */
         ScenarioLoad: {
             /** @description The scenario file's text, YAML or JSON (errors name its lines). */
@@ -2331,6 +2440,54 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["AccountNotFound"];
             422: components["responses"]["Unprocessable"];
+        };
+    };
+    listMintedKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account's id (`accountId` from createAccount, or `acc_demo`). */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys, in creation order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MintedKeyList"];
+                };
+            };
+            404: components["responses"]["AccountNotFound"];
+        };
+    };
+    getConsoleKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account's id (`accountId` from createAccount, or `acc_demo`). */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The console key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MintedKey"];
+                };
+            };
+            404: components["responses"]["AccountNotFound"];
         };
     };
     createKey: {
@@ -3078,6 +3235,30 @@ export interface operations {
             422: components["responses"]["WebhookEndpointUnprocessable"];
         };
     };
+    listPendingDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account's id (`accountId` from createAccount, or `acc_demo`). */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The open deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PendingDeliveryList"];
+                };
+            };
+            404: components["responses"]["AccountNotFound"];
+        };
+    };
     listWebhookDeliveries: {
         parameters: {
             query?: {
@@ -3644,6 +3825,8 @@ export const controlRoutes = {
   updateAccount: { method: 'PATCH', path: '/__mock/accounts/{accountId}', pathParams: ['accountId'] },
   updatePlan: { method: 'PATCH', path: '/__mock/accounts/{accountId}/plan', pathParams: ['accountId'] },
   updateSettings: { method: 'PATCH', path: '/__mock/accounts/{accountId}/settings', pathParams: ['accountId'] },
+  listMintedKeys: { method: 'GET', path: '/__mock/accounts/{accountId}/keys/minted', pathParams: ['accountId'] },
+  getConsoleKey: { method: 'POST', path: '/__mock/accounts/{accountId}/console-key', pathParams: ['accountId'] },
   createKey: { method: 'POST', path: '/__mock/accounts/{accountId}/keys', pathParams: ['accountId'] },
   revokeKey: { method: 'POST', path: '/__mock/accounts/{accountId}/keys/{keyId}/revoke', pathParams: ['accountId', 'keyId'] },
   expireKey: { method: 'POST', path: '/__mock/accounts/{accountId}/keys/{keyId}/expire', pathParams: ['accountId', 'keyId'] },
@@ -3672,6 +3855,7 @@ export const controlRoutes = {
   getWebhookEndpoint: { method: 'GET', path: '/__mock/accounts/{accountId}/webhook-endpoints/{endpointId}', pathParams: ['accountId', 'endpointId'] },
   deleteWebhookEndpoint: { method: 'DELETE', path: '/__mock/accounts/{accountId}/webhook-endpoints/{endpointId}', pathParams: ['accountId', 'endpointId'] },
   updateWebhookEndpoint: { method: 'PATCH', path: '/__mock/accounts/{accountId}/webhook-endpoints/{endpointId}', pathParams: ['accountId', 'endpointId'] },
+  listPendingDeliveries: { method: 'GET', path: '/__mock/accounts/{accountId}/webhook-deliveries/pending', pathParams: ['accountId'] },
   listWebhookDeliveries: { method: 'GET', path: '/__mock/accounts/{accountId}/webhook-deliveries', pathParams: ['accountId'] },
   resendWebhookDelivery: { method: 'POST', path: '/__mock/accounts/{accountId}/webhook-deliveries/{deliveryId}/resend', pathParams: ['accountId', 'deliveryId'] },
   listCampaignCreatives: { method: 'GET', path: '/__mock/accounts/{accountId}/campaigns/{campaignId}/creatives', pathParams: ['accountId', 'campaignId'] },
