@@ -47,7 +47,7 @@ const token = `ctl_${randomBytes(24).toString('hex')}`;
 const port = values.port ? Number(values.port) : await freePort();
 const origin = `http://127.0.0.1:${port}`;
 const mockLog = openSync(join(OUT, 'mock.log'), 'w');
-const mock = spawn(process.execPath, ['--import', 'tsx', 'mock/main.ts', '--port', String(port), '--host', '127.0.0.1', '--clock', 'manual'], {
+const mock = spawn(process.execPath, ['--import', 'tsx', 'mock/adapters/node/main.ts', '--port', String(port), '--host', '127.0.0.1', '--clock', 'manual'], {
   cwd: ROOT,
   env: { ...process.env, CGS_CONTROL_TOKEN: token },
   stdio: ['ignore', mockLog, mockLog],

@@ -314,29 +314,32 @@ test('CAMP-010 ERR-010 deleting a campaign that is still being created answers 4
 test('CAMP-017 ERR-028 ERR-025 while a delete or restore is still finishing its creatives, the next delete or undelete (a repeated delete included) answers 409 CAMPAIGN_CASCADE_PENDING with Retry-After and changes nothing; the same request succeeds after it', { tag: '@control' }, async ({ api, control, account, clock }) => {
   await setFaults(control, account, { cascadeSeconds: 120 });
   const writer = api.as('campaigns:write');
-  const key = newKey('undelete');
-  const first = await clockWindow(clock, 120, async () => {
+  // One scene, made again on fresh state when another worker's clock move spoiled it: a new
+  // campaign and a fresh Idempotency-Key per attempt (one key reused on a new campaign would be a
+  // 409 IDEMPOTENCY_KEY_REUSED). The test's own advance by Retry-After inside it is part of it.
+  const { first, second } = await clockWindow(clock, 120, async (attempt) => {
+    const key = newKey(`undelete-${attempt}`);
     const { campaign, creatives } = await readyCampaign(api, control, account, 2);
     const deleted = await writer.delete(campaignPath(campaign.campaignId));
     const refused = await writer.post(undeletePath(campaign.campaignId), { idempotencyKey: key });
     const deletedAgain = await writer.delete(campaignPath(campaign.campaignId));
-    return { campaign, creatives, deleted, refused, deletedAgain, after: await getCampaign(api, campaign.campaignId, true) };
+    const first = { campaign, creatives, deleted, refused, deletedAgain, after: await getCampaign(api, campaign.campaignId, true) };
+    const retryAfter = Number(refused.header('retry-after'));
+    if (!Number.isInteger(retryAfter)) return { first, second: undefined };
+    await clock.advance(retryAfter);
+    const restored = await writer.post(undeletePath(campaign.campaignId), { idempotencyKey: key });
+    const refusedDelete = await writer.delete(campaignPath(campaign.campaignId));
+    return { first, second: { restored, refused: refusedDelete } };
   });
   expect(first.deleted).toHaveStatus(200);
   await expect(first.refused, 'an undelete while the delete is still finishing').toBeProblem(409, 'CAMPAIGN_CASCADE_PENDING');
   // The "any" row of the table: a repeated delete while its cascade runs is the same 409, not a 404.
   await expect(first.deletedAgain, 'a delete while the delete is still finishing').toBeProblem(409, 'CAMPAIGN_CASCADE_PENDING');
   expect(first.deletedAgain.header('retry-after'), first.deletedAgain.describe()).toMatch(/^\d+$/);
-  const retryAfter = first.refused.header('retry-after');
-  expect(retryAfter, first.refused.describe()).toMatch(/^\d+$/);
+  expect(first.refused.header('retry-after'), first.refused.describe()).toMatch(/^\d+$/);
   expect(first.after.json, 'nothing changed: still deleted').toEqual(first.deleted.json);
+  if (!second) throw new Error('unreachable: a Retry-After that is not a number failed above');
 
-  await clock.advance(Number(retryAfter));
-  const second = await clockWindow(clock, 120, async () => {
-    const restored = await writer.post(undeletePath(first.campaign.campaignId), { idempotencyKey: key });
-    const refused = await writer.delete(campaignPath(first.campaign.campaignId));
-    return { restored, refused };
-  }, 1);
   expect(second.restored, 'the same undelete (same Idempotency-Key) after Retry-After').toHaveStatus(200);
   expect((second.restored.json as Campaign).deletedAt).toBeNull();
   await expect(second.refused, 'a delete while the restore is still finishing').toBeProblem(409, 'CAMPAIGN_CASCADE_PENDING');

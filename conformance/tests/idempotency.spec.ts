@@ -178,12 +178,14 @@ test('IDEM-008 the same key on another operation answers 409 IDEMPOTENCY_KEY_REU
 });
 
 test('IDEM-009 IDEM-007 a request whose twin is still running answers 409 IDEMPOTENCY_IN_PROGRESS with Retry-After; the first completes and is then replayed', { tag: '@control' }, async ({ api, control, account, clock }) => {
-  const input = await campaignInput(api);
   const writer = api.as('campaigns:write');
   const slowSeconds = 120;
   await setFaults(control, account, { slowWritesMs: slowSeconds * 1000 });
-  const scene = await clockWindow(clock, slowSeconds, async () => {
-    const key = newKey('in-progress');
+  // Fresh per attempt: the key, and the campaign's name (an attempt spoiled by another worker's
+  // clock move may still create its campaign; "exactly one" is counted by this attempt's name).
+  const scene = await clockWindow(clock, slowSeconds, async (attempt) => {
+    const input = await campaignInput(api);
+    const key = newKey(`in-progress-${attempt}`);
     const held = (await collectionSizes(control, account))['idempotency'] ?? 0;
     const first = writer.post('/campaigns', { body: input, idempotencyKey: key });
     // The first request holds its key (in progress) once the mock has recorded it.
@@ -191,8 +193,9 @@ test('IDEM-009 IDEM-007 a request whose twin is still running answers 409 IDEMPO
     for (let i = 0; i < 500 && !recorded; i += 1) recorded = ((await collectionSizes(control, account))['idempotency'] ?? 0) > held;
     expect(recorded, 'the slow request reached the mock').toBe(true);
     const second = await writer.post('/campaigns', { body: input, idempotencyKey: key });
-    return { key, first, second };
+    return { input, key, first, second };
   });
+  const input = scene.input;
   await expect(scene.second, 'the twin of a request still running').toBeProblem(409, 'IDEMPOTENCY_IN_PROGRESS');
   expect(scene.second.header('retry-after'), scene.second.describe()).toMatch(/^\d+$/);
 

@@ -1,11 +1,7 @@
 /** Control plane, clock: getClock, setClock (mode first, then advance, then to the next task; due tasks run in order, webhook retries included). */
-import type { Clock, ClockMode } from '../clock.ts';
-import { isoOrNull } from '../domain/shared.ts';
+import type { ClockMode } from '../core/clock.ts';
+import { clockState } from './present.ts';
 import type { ControlHandlers } from './http.ts';
-
-export function clockState(clock: Clock) {
-  return { now: clock.nowIso(), mode: clock.mode, pendingTasks: clock.pending, nextTaskAt: isoOrNull(clock.nextDue() ?? null) };
-}
 
 export const clockHandlers: ControlHandlers = {
   getClock(_request, { services }) {

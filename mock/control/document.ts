@@ -267,3 +267,23 @@ export function parameterValidator(pointer: string): ValidateFunction {
   }
   return validate;
 }
+
+/**
+ * A validator for a standalone JSON Schema whose `$ref`s into `../mock-control.yaml#/...` (relative
+ * to spec/schemas/) name this document's nodes: the scenario file's schema (mock/scenario/) is built
+ * from the control plane's own request bodies, never copies of them.
+ */
+export function schemaValidator(schema: object): ValidateFunction {
+  const rewrite = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(rewrite);
+    if (!isObject(node)) return node;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(node)) {
+      out[key] = key === '$ref' && typeof value === 'string' && value.startsWith('../mock-control.yaml#') ? `${SCHEMA_ID}${value.slice('../mock-control.yaml'.length)}` : rewrite(value);
+    }
+    return out;
+  };
+  bodyAjv ??= newAjv(false);
+  const { $id: _id, ...rest } = rewrite(schema) as Record<string, unknown>;
+  return bodyAjv.compile(rest);
+}

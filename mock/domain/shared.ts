@@ -1,10 +1,9 @@
 /** Pieces every resource folder shares: timestamps, list pages with opaque cursors, metadata. */
 import { utf8, utf8Bytes } from '../platform/bytes.ts';
 import { fromBase64, toBase64url } from '../platform/crypto.ts';
-import type { Collection } from '../collection.ts';
-import { ApiError, type FieldError } from '../errors.ts';
+import type { Collection } from '../core/collection.ts';
+import { ApiError, type FieldError } from '../core/errors.ts';
 import type { EventDraft } from '../events/model.ts';
-import type { AccountState } from '../store.ts';
 
 /** What a pure transition returns: the next state, the events it causes, whether anything changed. */
 export interface Transition<T> {
@@ -92,7 +91,7 @@ export interface ListOptions<T, R> {
 }
 
 export function listPage<T, R>(
-  account: AccountState,
+  account: { settings: { sparsePages: boolean } },
   collection: Collection<T>,
   query: Record<string, unknown>,
   options: ListOptions<T, R>,

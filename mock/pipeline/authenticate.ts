@@ -7,8 +7,8 @@ import { sha256Hex } from '../platform/crypto.ts';
 import type { OperationInfo } from '../../spec/contract.ts';
 import { resolvePointer } from '../../spec/contract.ts';
 import type { ApiKeyRecord, Scope } from '../domain/accounts/model.ts';
-import { ApiError } from '../errors.ts';
-import type { AccountState, Store } from '../store.ts';
+import { ApiError } from '../core/errors.ts';
+import type { AccountState, Store } from '../core/store.ts';
 
 export const UNIFORM_AUTH_DETAIL = 'The request could not be authorized.';
 

@@ -10,8 +10,8 @@
  *   spend_unavailable: 503 ACCOUNT_SPEND_UNAVAILABLE on the spending operations (credits/spend.ts).
  */
 import type { OperationInfo } from '../../spec/contract.ts';
-import { ApiError } from '../errors.ts';
-import type { AccountState, Store } from '../store.ts';
+import { ApiError } from '../core/errors.ts';
+import type { AccountState, Store } from '../core/store.ts';
 
 export const WRITES_PAUSED_RETRY_AFTER = 30;
 

@@ -8,10 +8,10 @@
  *   it (suspended account, lapsed plan or feature, writes paused), and replays again once it may.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { addAsset } from '../domain/runs/test-helpers.ts';
+import { addAsset } from '../testkit/runs.ts';
 import { creditsOf } from '../domain/credits/ledger.ts';
-import { scene, type Scene } from '../domain/campaigns/testing.ts';
-import type { TestResponse } from '../testing.ts';
+import { scene, type Scene } from '../testkit/campaigns.ts';
+import type { TestResponse } from '../testkit/harness.ts';
 
 let s: Scene | undefined;
 afterEach(async () => {

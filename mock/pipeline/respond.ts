@@ -4,7 +4,7 @@
  */
 import { utf8Bytes } from '../platform/bytes.ts';
 import { operationsList, type OperationInfo } from '../../spec/contract.ts';
-import { ApiError, problemBody } from '../errors.ts';
+import { ApiError, problemBody } from '../core/errors.ts';
 import { rateLimitHeader, type Decision } from '../ratelimit/limiter.ts';
 import { etagOf } from './preconditions.ts';
 import type { OperationResult, RawResponse } from './types.ts';

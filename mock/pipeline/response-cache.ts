@@ -16,7 +16,7 @@
  * account) cannot stay unnoticed.
  */
 import { equalBytes } from '../platform/crypto.ts';
-import type { AccountState } from '../store.ts';
+import type { AccountState } from '../core/store.ts';
 import { bodyBytes } from './respond.ts';
 import type { RawResponse } from './types.ts';
 

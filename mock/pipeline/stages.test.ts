@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../spec/contract.ts';
-import { Collection } from '../collection.ts';
+import { Collection } from '../core/collection.ts';
 import { planFor } from '../domain/accounts/service.ts';
-import { newAccountState } from '../store.ts';
+import { newAccountState } from '../core/store.ts';
 import { hashKey } from './authenticate.ts';
 import { nextRequestId } from './index.ts';
 import { beginIdempotent, canonicalJson, finishIdempotent, fingerprint, IDEMPOTENCY_RETENTION_MS, leavesKeyFree } from './idempotency.ts';

@@ -1,10 +1,10 @@
 /** Types shared by the pipeline stages and the operation handlers. */
-import type { ApiError } from '../errors.ts';
+import type { ApiError } from '../core/errors.ts';
 import type { OperationInfo } from '../../spec/contract.ts';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../core/clock.ts';
 import type { Actor, ApiKeyRecord } from '../domain/accounts/model.ts';
 import type { EventDraft, ResourceKind } from '../events/model.ts';
-import type { AccountState, Store } from '../store.ts';
+import type { AccountState, Store } from '../core/store.ts';
 
 /** What the HTTP layer hands to the pipeline: nothing fastify-specific. */
 export interface RawRequest {

@@ -15,6 +15,7 @@ import { OVERLAY_FILE, nextInputsSha, renderNext } from '../../spec/versions.ts'
 
 export const OPENAPI_SOURCE = 'spec/openapi.yaml';
 export const CONTROL_SOURCE = 'spec/mock-control.yaml';
+export const HOOKS_SOURCE = 'spec/conformance-hooks.yaml';
 export const SCHEMAS_DIR = 'spec/schemas';
 export const GENERATED_DIR = 'spec/generated';
 const SCHEMA_SUFFIX = '.schema.json';
@@ -41,7 +42,7 @@ async function renderOpenApi(root: string): Promise<string> {
 /**
  * The control plane's types (openapi-typescript, as openapi.ts) and its operations' routes by
  * operationId: method, path template and path parameters in the order of the path, so that the
- * in-process `control` API (mock/adapters/control.ts) names its methods and orders its arguments
+ * in-process `control` API (mock/adapters/msw/control.ts) names its methods and orders its arguments
  * from the document alone.
  */
 async function renderControl(root: string): Promise<string> {
@@ -59,6 +60,37 @@ async function renderControl(root: string): Promise<string> {
   }
   const table = `/** Every control operation by operationId: its method, path template and path parameters in path order. */\nexport const controlRoutes = {\n${routes.join('\n')}\n} as const;\n`;
   return withTrailingNewline(`${header(await toolName(root, 'openapi-typescript'), CONTROL_SOURCE)}\n\n${astToString(ast)}\n${table}`);
+}
+
+/**
+ * The conformance hooks' types (openapi-typescript) and their operations by operationId: method,
+ * path template (relative to the hooks' base URL), path parameters in path order, the hook
+ * (capability) each belongs to and the rules it unlocks (`x-unlocks`), so that the mock's /__hooks
+ * adapter, the suite and docs/hooks.md read them from the document alone.
+ */
+async function renderHooks(root: string): Promise<string> {
+  const text = await readFile(join(root, HOOKS_SOURCE), 'utf8');
+  const ast = await openapiTS(pathToFileURL(join(root, HOOKS_SOURCE)), { silent: true });
+  const parsed = parseYaml(text) as { paths: Record<string, Record<string, { operationId?: string; tags?: string[]; 'x-unlocks'?: string[] }>> };
+  const routes: string[] = [];
+  for (const [path, item] of Object.entries(parsed.paths)) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+      const operation = item[method];
+      if (!operation?.operationId) continue;
+      const pathParams = [...path.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]!);
+      const unlocks = (operation['x-unlocks'] ?? []).map((id) => `'${id}'`).join(', ');
+      routes.push(`  ${operation.operationId}: { method: '${method.toUpperCase()}', path: '${path}', pathParams: [${pathParams.map((p) => `'${p}'`).join(', ')}], hook: '${operation.tags?.[0] ?? ''}', unlocks: [${unlocks}] },`);
+    }
+  }
+  const table = `/** Every hook operation by operationId: method, path template, path parameters in path order, its hook (capability) and the rules it unlocks. */\nexport const hooksRoutes = {\n${routes.join('\n')}\n} as const;\n`;
+  return withTrailingNewline(`${header(await toolName(root, 'openapi-typescript'), HOOKS_SOURCE)}\n\n${astToString(ast)}\n${table}`);
+}
+
+/** The hooks document as JSON with the sha256 of its YAML: the mock's /__hooks adapter validates against it. */
+async function renderHooksJson(root: string): Promise<string> {
+  const text = await readFile(join(root, HOOKS_SOURCE), 'utf8');
+  const payload = { $comment: header('mock/hooks/document.ts (YAML → JSON)', HOOKS_SOURCE).slice(3), sha256: createHash('sha256').update(text).digest('hex'), document: parseYaml(text) as unknown };
+  return `${JSON.stringify(payload)}\n`;
 }
 
 /**
@@ -97,6 +129,8 @@ async function renderJsonSchema(root: string, file: string): Promise<string> {
   const code = await compileFromFile(join(root, source), {
     bannerComment: header(await toolName(root, 'json-schema-to-typescript'), source),
     cwd: join(root, SCHEMAS_DIR),
+    // A bounded array is `T[]` (with `[T, ...T[]]` for minItems 1), not a union of every tuple length.
+    maxItems: -1,
   });
   return withTrailingNewline(code);
 }
@@ -113,6 +147,8 @@ export async function renderGenerated(root: string): Promise<Map<string, string>
     ['openapi.next.json', await renderNextJson(root)],
     ['mock-control.ts', await renderControl(root)],
     ['mock-control.json', await renderControlJson(root)],
+    ['conformance-hooks.ts', await renderHooks(root)],
+    ['conformance-hooks.json', await renderHooksJson(root)],
   ]);
   let schemaFiles: string[] = [];
   try {

@@ -60,6 +60,17 @@ function show(value: unknown): string {
 }
 
 /** `tighten` breaks a request, `loosen` breaks a response. */
+/**
+ * Whether a located schema node is a problem body's `code`: in an error response (4xx, 5xx) or a
+ * problem+json body, at a pointer ending in `/properties/code` (V9).
+ */
+export function isProblemCode(location: string): boolean {
+  const parts = location.split(' › ');
+  const pointer = parts[parts.length - 1] ?? '';
+  const inError = parts.some((part) => /^response [45](?:\d\d|XX)\b/.test(part) || part.includes('application/problem+json'));
+  return inError && /\/properties\/code$/.test(pointer);
+}
+
 function bySense(direction: Direction, sense: 'tighten' | 'loosen'): Severity {
   return (direction === 'request') === (sense === 'tighten') ? 'breaking' : 'non-breaking';
 }
@@ -188,9 +199,15 @@ class Differ {
     for (const v of a) if (!bKeys.has(key(v))) this.add(bySense(direction, 'tighten'), 'schema.enum.removed', at, `value ${key(v)} removed`);
     for (const v of b) {
       if (aKeys.has(key(v))) continue;
-      // A new value a client receives is additive in this API's practice (new error codes were minor
-      // versions: 1.4.0, 1.7.0, 1.8.0); clients must tolerate unknown values. Sent: a loosening.
-      this.add('non-breaking', 'schema.enum.added', at, `value ${key(v)} added${direction === 'response' ? ' (clients must tolerate unknown values)' : ''}`);
+      // Sent by the client: a loosening. Received (V9, narrowing V3): a new problem `code` is
+      // additive, as the interface's history added codes in minor versions (1.4.0, 1.7.0, 1.8.0)
+      // and the status still classes the error; a new value anywhere else in what a client
+      // receives (a resource's `status`, an item's `outcome`, a `type`) breaks the client that
+      // switches over the values it was given: a poller waiting for a terminal status waits
+      // forever, a generated closed enum refuses the body (Optic and api-smart-diff agree).
+      if (direction === 'request') this.add('non-breaking', 'schema.enum.added', at, `value ${key(v)} added`);
+      else if (isProblemCode(at)) this.add('non-breaking', 'schema.enum.added', at, `value ${key(v)} added (a new error code; the status classes it)`);
+      else this.add('breaking', 'schema.enum.added', at, `value ${key(v)} added to what clients receive (a client switching over the known values meets one it was never told of)`);
     }
   }
 
@@ -430,8 +447,12 @@ class Differ {
     const rb = isObj(b) ? b : {};
     for (const status of Object.keys(ra)) {
       if (status in rb) continue;
+      // V8 (replacing V4's error half): every documented status is a promise. A success status
+      // removed breaks the success path; an error status removed breaks the guarantee behind it
+      // (PATCH without its 412 is a PATCH without optimistic concurrency; without its 409 a client's
+      // retry logic meets what it was told it never would). Azure's openapi-diff agrees.
       const success = status.startsWith('2');
-      this.add(success ? 'breaking' : 'non-breaking', 'response.removed', `${location} › response ${status}`, success ? `success status ${status} removed` : `status ${status} no longer documented`);
+      this.add('breaking', 'response.removed', `${location} › response ${status}`, success ? `success status ${status} removed` : `error status ${status} no longer documented (the guarantee it stood for is gone)`);
     }
     for (const status of Object.keys(rb)) {
       if (status in ra) continue;

@@ -927,13 +927,23 @@ export interface components {
             sku: string | null;
             /** @enum {string} */
             mediaType: "image" | "video";
-            /** @description Media location: an absolute URL. */
+            /**
+             * Format: uri
+             * @description Media location: an absolute URL (MEDIA-001; `format` and `pattern` let a schema check it: a scheme and a host).
+             */
             url: string;
-            /** @description Set for a video. */
+            /**
+             * Format: uri
+             * @description Set for a video; an absolute URL (MEDIA-001).
+             */
             thumbnailUrl: string | null;
             /** @description The creative's own ratio, or one derived from its campaign when it has none. */
             aspectRatio: components["schemas"]["AspectRatio"] | null;
             approvedAt: components["schemas"]["Timestamp"] | null;
+            /**
+             * Format: uri
+             * @description An absolute URL when set (MEDIA-001).
+             */
             playerUrl: string | null;
             embedCode: string | null;
             /** @description Present on every row with `showDeleted=true` and always in event data (null while live). */
@@ -975,8 +985,15 @@ export interface components {
             productId: components["schemas"]["Id"];
             /** @description `STATIC` for a still image; `VIDEO` for a video. */
             type: string;
-            /** @description Media location: an absolute URL. */
+            /**
+             * Format: uri
+             * @description Media location: an absolute URL (MEDIA-001; `format` and `pattern` let a schema check it: a scheme and a host).
+             */
             url: string;
+            /**
+             * Format: uri
+             * @description An absolute URL when set (MEDIA-001).
+             */
             thumbnailUrl: string | null;
             favorited: boolean;
             /** @description `active`, or `archived` after archive. */
@@ -985,6 +1002,10 @@ export interface components {
             width: number;
             height: number;
             durationSec: number | null;
+            /**
+             * Format: uri
+             * @description An absolute URL when set (MEDIA-001).
+             */
             playerUrl: string | null;
             embedCode: string | null;
             createdAt: components["schemas"]["Timestamp"];
@@ -1042,7 +1063,10 @@ export interface components {
             aspectRatio: components["schemas"]["AspectRatio"];
             /** @enum {string} */
             mediaType: "image" | "video";
-            /** @description Media location: an absolute URL. */
+            /**
+             * Format: uri
+             * @description Media location: an absolute URL (MEDIA-001; `format` and `pattern` let a schema check it: a scheme and a host).
+             */
             url: string;
             createdAt: components["schemas"]["Timestamp"];
         };
@@ -1331,6 +1355,21 @@ export interface components {
         };
     };
     responses: {
+        /** @description A method the path does not have (RFC 9110 15.5.6); `Allow` lists the methods it has. */
+        MethodNotAllowed: {
+            headers: {
+                Allow: components["headers"]["Allow"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    code?: "METHOD_NOT_ALLOWED";
+                };
+            };
+        };
         /** @description The creative, as GET returns it, with a strong ETag. */
         CreativeWithETag: {
             headers: {

@@ -3,9 +3,9 @@
  * response is checked against the document with `violations(operationId, res)` (in `s.call`).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { TestResponse } from '../../testing.ts';
+import type { TestResponse } from '../../testkit/harness.ts';
 import type { Creative } from '../creatives/model.ts';
-import { scene, strongETag, uniform, walk, type Scene } from './testing.ts';
+import { scene, strongETag, uniform, walk, type Scene } from '../../testkit/campaigns.ts';
 
 let s: Scene;
 beforeEach(async () => {

@@ -4,8 +4,8 @@
  * mutated its input would throw.
  */
 import { describe, expect, it } from 'vitest';
-import { deepFreeze } from '../../testing.ts';
-import { ApiError, type FieldError, type ProblemExtensions } from '../../errors.ts';
+import { deepFreeze } from '../../testkit/harness.ts';
+import { ApiError, type FieldError, type ProblemExtensions } from '../../core/errors.ts';
 import type { EventDraft } from '../../events/model.ts';
 import type { Plan } from '../accounts/model.ts';
 import type { Product } from '../catalog/model.ts';

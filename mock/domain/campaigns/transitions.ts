@@ -7,7 +7,7 @@
  * Left to the operation (it mutates the account): the lost-race fault (503 SERVICE_UNAVAILABLE while
  * `faults.lostRaces > 0`, ERR-032), which is decided when the change is committed.
  */
-import { ApiError, type FieldError } from '../../errors.ts';
+import { ApiError, type FieldError } from '../../core/errors.ts';
 import type { EventDraft } from '../../events/model.ts';
 import type { Plan } from '../accounts/model.ts';
 import type { Product } from '../catalog/model.ts';

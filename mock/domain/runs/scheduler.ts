@@ -18,10 +18,10 @@
  * or item has moved on, or when the account has left the store (reset, state load), so no task
  * ever needs cancelling.
  */
-import type { Clock } from '../../clock.ts';
+import type { Clock } from '../../core/clock.ts';
 import type { EventDraft, ResourceKind } from '../../events/model.ts';
 import type { RequestContext } from '../../pipeline/types.ts';
-import { nextId, type AccountState, type Store } from '../../store.ts';
+import { nextId, type AccountState, type Store } from '../../core/store.ts';
 import type { Asset } from '../assets/model.ts';
 import { chargeHold, creditsOf, placeHold, releaseHold } from '../credits/ledger.ts';
 import { LONG_EDGE_PX } from '../credits/ratecard.ts';
@@ -231,7 +231,7 @@ function expireRun(env: GenerationEnv, runId: string): void {
 
 /**
  * Re-arm a run's tasks from its saved state (tasks are closures and are not saved with the state,
- * see mock/persistence.ts): running items settle when they were due (at once if that time has
+ * see mock/adapters/node/persistence.ts): running items settle when they were due (at once if that time has
  * passed), free slots fill, a drained STOPPING run ends, and the expiry stays armed.
  */
 export function resumeRun(env: GenerationEnv, run: Run): void {

@@ -14,9 +14,9 @@
  *   409 ACCOUNT_SPEND_CAP_EXCEEDED the price exceeds what remains of the daily budget (ERR-037)
  */
 import { basePath } from '../../../spec/contract.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../core/errors.ts';
 import type { HandlerTable, RequestContext } from '../../pipeline/types.ts';
-import { nextId, type AccountState } from '../../store.ts';
+import { nextId, type AccountState } from '../../core/store.ts';
 import type { Asset } from '../assets/model.ts';
 import type { Product } from '../catalog/model.ts';
 import { available, budgetStatus, creditsOf, placeHold } from '../credits/ledger.ts';

@@ -1,0 +1,76 @@
+/**
+ * The conformance hooks document (spec/conformance-hooks.yaml) against what it promises: its
+ * version is the suite's (the package's), each operation belongs to one declared hook, every hook
+ * but `capabilities` is listed in the capability table of its description, and every rule id of
+ * `x-unlocks` is a rule of spec/rules.yaml.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { hooksRoutes } from './generated/conformance-hooks.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const read = (path: string): string => readFileSync(`${root}${path}`, 'utf8');
+
+interface HooksDocument {
+  info: { version: string; description: string };
+  tags: { name: string }[];
+  paths: Record<string, Record<string, { operationId: string; tags: string[]; 'x-unlocks': string[] }>>;
+}
+
+const hooks = parse(read('spec/conformance-hooks.yaml')) as HooksDocument;
+const rules = new Set((parse(read('spec/rules.yaml')) as { rules: { id: string }[] }).rules.map((r) => r.id));
+
+/** What a document says, checked: the problems found (empty when it keeps its promises). */
+function hooksProblems(doc: HooksDocument, ruleIds: ReadonlySet<string>, packageVersion: string): string[] {
+  const problems: string[] = [];
+  if (doc.info.version !== packageVersion) problems.push(`info.version ${doc.info.version} is not the package's ${packageVersion}`);
+  const declared = new Set(doc.tags.map((t) => t.name));
+  const used = new Set<string>();
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (method === 'parameters') continue;
+      const where = `${method.toUpperCase()} ${path}`;
+      const [hook] = operation.tags;
+      if (hook === undefined || !declared.has(hook)) problems.push(`${where}: hook ${String(hook)} is not a declared tag`);
+      else used.add(hook);
+      for (const id of operation['x-unlocks']) if (!ruleIds.has(id)) problems.push(`${where}: x-unlocks ${id} is not a rule of spec/rules.yaml`);
+    }
+  }
+  for (const name of declared) {
+    if (!used.has(name)) problems.push(`hook ${name} has no operation`);
+    if (name !== 'capabilities' && !doc.info.description.includes(`| \`${name}\` |`)) problems.push(`hook ${name} is missing from the capability table`);
+  }
+  if (doc.paths['/capabilities']?.get?.operationId !== 'getCapabilities') problems.push('GET /capabilities (the one required operation) is missing');
+  return problems;
+}
+
+describe('spec/conformance-hooks.yaml', () => {
+  const version = (JSON.parse(read('package.json')) as { version: string }).version;
+
+  it('keeps its promises: the suite\'s version, one declared hook per operation, known rule ids', () => {
+    expect(hooksProblems(hooks, rules, version)).toEqual([]);
+  });
+
+  it('names the hooks the suite tags tests with (docs of the team: accounts, clock, faults, actors, webhooks, rate-limits)', () => {
+    const hookNames = new Set(Object.values(hooksRoutes).map((r) => r.hook));
+    for (const name of ['capabilities', 'accounts', 'clock', 'faults', 'actors', 'webhooks', 'rate-limits']) expect(hookNames).toContain(name);
+  });
+
+  it('finds each kind of broken promise', () => {
+    const broken = structuredClone(hooks);
+    broken.info.version = '9.9.9';
+    broken.paths['/accounts']!.post!['x-unlocks'] = ['NOPE-001'];
+    broken.paths['/accounts/{accountId}/faults']!.patch!.tags = ['nothing'];
+    broken.info.description = broken.info.description.replace('| `events` |', '| events |');
+    delete broken.paths['/capabilities'];
+    const problems = hooksProblems(broken, rules, version);
+    expect(problems.some((p) => p.includes('info.version'))).toBe(true);
+    expect(problems.some((p) => p.includes('NOPE-001'))).toBe(true);
+    expect(problems.some((p) => p.includes('hook nothing'))).toBe(true);
+    expect(problems.some((p) => p.includes('hook events is missing'))).toBe(true);
+    expect(problems.some((p) => p.includes('hook faults has no operation'))).toBe(true);
+    expect(problems.some((p) => p.includes('GET /capabilities'))).toBe(true);
+  });
+});
