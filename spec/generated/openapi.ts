@@ -2021,7 +2021,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description No body. An empty JSON object is tolerated; a field in it is refused (D74). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
         responses: {
             200: components["responses"]["CreativeWithETag"];
             400: components["responses"]["BadRequestRequiredKey"];
@@ -2045,6 +2050,8 @@ export interface operations {
             };
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequestsText"];
             503: components["responses"]["WritesPaused"];
         };
@@ -2327,7 +2334,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description No body. An empty JSON object is tolerated; a field in it is refused (D74). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
         responses: {
             200: components["responses"]["CampaignWithETag"];
             400: components["responses"]["BadRequestRequiredKey"];
@@ -2363,6 +2375,8 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequestsText"];
             503: components["responses"]["WritesPausedOrLostRace"];
         };
@@ -2502,7 +2516,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description No body. An empty JSON object is tolerated; a field in it is refused (D74). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
         responses: {
             200: components["responses"]["AssetWithOptionalETag"];
             400: components["responses"]["BadRequestRequiredKey"];
@@ -2512,6 +2531,8 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequestsText"];
             503: components["responses"]["WritesPaused"];
         };
@@ -2531,7 +2552,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description No body. An empty JSON object is tolerated; a field in it is refused (D74). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
         responses: {
             200: components["responses"]["AssetWithOptionalETag"];
             400: components["responses"]["BadRequestRequiredKey"];
@@ -2541,6 +2567,8 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequestsText"];
             503: components["responses"]["WritesPaused"];
         };
@@ -2560,7 +2588,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description No body. An empty JSON object is tolerated; a field in it is refused (D74). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
         responses: {
             200: components["responses"]["AssetWithETag"];
             400: components["responses"]["BadRequestRequiredKey"];
@@ -2570,6 +2603,8 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequestsText"];
             503: components["responses"]["WritesPaused"];
         };
@@ -2944,7 +2979,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description No body. An empty JSON object is tolerated; a field in it is refused (D74). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
         responses: {
             /** @description The run, reading `STOPPING` until it settles. */
             202: {
@@ -2962,6 +3002,7 @@ export interface operations {
             403: components["responses"]["ScopeDenied"];
             404: components["responses"]["RunNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequestsProblem"];
             503: components["responses"]["WritesPaused"];
         };
