@@ -9,11 +9,11 @@ import type { FullConfig } from '@playwright/test';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, openSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { extname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { controlHeaders } from './fixtures/control.ts';
 import { readEnv } from './fixtures/env.ts';
+import { freePort } from '../mock/adapters/node/launch.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const REPORT_DIR = process.env['CONFORMANCE_REPORT_DIR'] ? `${resolve(process.env['CONFORMANCE_REPORT_DIR'])}/` : fileURLToPath(new URL('../conformance-report/', import.meta.url));
@@ -36,18 +36,6 @@ process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
 mock.on('exit', (code) => process.exit(code ?? 0));
 `;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 async function answers(url: string): Promise<boolean> {
   try {

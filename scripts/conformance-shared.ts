@@ -14,11 +14,11 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { RulesReport } from '../conformance/reporters/rules-reporter.ts';
+import { freePort } from '../mock/adapters/node/launch.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT = join(ROOT, 'test-results', 'shared');
@@ -29,17 +29,6 @@ const runs = Number(values.runs ?? '1');
 const workers = Number(values.workers ?? '2');
 if (!Number.isInteger(runs) || runs < 1 || runs > 50) throw new Error('--runs is 1 to 50');
 if (!Number.isInteger(workers) || workers < 1 || workers > 16) throw new Error('--workers is 1 to 16');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 rmSync(OUT, { recursive: true, force: true });
 mkdirSync(OUT, { recursive: true });

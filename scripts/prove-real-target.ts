@@ -19,12 +19,12 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startFront } from '../conformance/defects/front.ts';
 import type { RulesReport } from '../conformance/reporters/rules-reporter.ts';
+import { freePort } from '../mock/adapters/node/launch.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PLAYWRIGHT = join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
@@ -55,24 +55,13 @@ const pairs = Number(values.pairs ?? '1');
 const history = Number(values.history ?? '3');
 const hide = (values.hide ?? '/__mock').split(',').filter(Boolean);
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
 rmSync(OUT, { recursive: true, force: true });
 mkdirSync(OUT, { recursive: true });
 const token = `ctl_${randomBytes(24).toString('hex')}`;
 const port = await freePort();
 const origin = `http://127.0.0.1:${port}`;
 const mockLog = openSync(join(OUT, 'mock.log'), 'w');
-const mock = spawn(process.execPath, ['--import', 'tsx', 'mock/main.ts', '--port', String(port), '--host', '127.0.0.1', '--clock', clock], {
+const mock = spawn(process.execPath, ['--import', 'tsx', 'mock/adapters/node/main.ts', '--port', String(port), '--host', '127.0.0.1', '--clock', clock], {
   cwd: ROOT,
   env: { ...process.env, CGS_CONTROL_TOKEN: token },
   stdio: ['ignore', mockLog, mockLog],

@@ -7,8 +7,8 @@
  * validators for any schema node of the document. Nothing else should parse the YAML.
  */
 import { parse } from 'yaml';
-import { sha256Hex } from '../mock/platform/crypto.ts';
-import { nodeBuiltin, type NodeFs } from '../mock/platform/node.ts';
+import { sha256Hex } from '../platform/crypto.ts';
+import { nodeBuiltin, type NodeFs } from '../platform/node.ts';
 import { parseApiVersion, type ApiVersion } from './api-versions.ts';
 import currentJson from './generated/openapi.json' with { type: 'json' };
 import nextJson from './generated/openapi.next.json' with { type: 'json' };

@@ -337,6 +337,8 @@ export function planRun(
     throw new UsageError(`--reporter is list, dot or line (the HTML, JUnit and rules reports are always written to --report-dir), not ${reporter}`);
   }
   env['CONFORMANCE_CONSOLE_REPORTER'] = reporter;
+  // The rules reporter leaves the failures by cause to the gate's summary (printed last).
+  env['CONFORMANCE_GATE'] = '1';
   const reportDir = resolve(cwd, values.get('report-dir') ?? 'conformance-report');
   env['CONFORMANCE_REPORT_DIR'] = reportDir;
 

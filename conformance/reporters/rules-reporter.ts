@@ -15,6 +15,7 @@ import type { FullConfig, Reporter, Suite, TestCase, TestResult } from '@playwri
 import type { Rule } from '../../spec/types.ts';
 import { causeLines, causesOf, judgeWith, rulesInMessage, type Cause, type FailureRecord } from './causes.ts';
 import { loadLedger, namingProblems, ruleIdsIn, rulesById } from './ledger.ts';
+import { workingDigest } from '../../spec/versions.ts';
 
 /** `blocked`: the test failed at a contract violation of other rules, before judging its own. */
 type Outcome = 'passed' | 'failed' | 'blocked' | 'skipped';
@@ -193,7 +194,9 @@ export default class RulesReporter implements Reporter {
 
     const report = judgeRules(records, this.ledger);
     const target = process.env['CONFORMANCE_BASE_URL'] ?? '(unset)';
-    console.log(writeRulesReport(this.outputDir, { generatedAt: new Date().toISOString(), target, ...report }).join('\n'));
+    // The document and ledger this run checked against (npm run release wants a green run on them, V10).
+    const documentDigest = workingDigest(ROOT);
+    console.log(writeRulesReport(this.outputDir, { generatedAt: new Date().toISOString(), target, documentDigest, ...report }).join('\n'));
     // The JUnit reporter (before this one) has written its file: the causes go in as a suite of their own.
     addCausesToJUnit(join(this.outputDir, 'junit.xml'), report.causes);
   }
@@ -202,6 +205,8 @@ export default class RulesReporter implements Reporter {
 /** The rules report of a run: rules.json as written (`rules.md` is rendered from it). */
 export interface RulesReport {
   generatedAt: string;
+  /** spec/versions.ts workingDigest() of the run's checkout (absent in merged and older reports). */
+  documentDigest?: string;
   ledgerVersion: string;
   target: string;
   summary: Summary;
@@ -295,7 +300,8 @@ export function writeRulesReport(outputDir: string, report: RulesReport): string
   ];
   const failed = reports.filter((r) => r.result === 'failed').map((r) => r.id);
   if (failed.length) out.push(`  failed: ${failed.join(' ')}`);
-  if (report.causes.length) out.push('  failures by their first violated rule (fix the first first):', ...causeLines(report.causes));
+  // cgs-conformance prints them in its own summary, last on the screen (CONFORMANCE_GATE=1).
+  if (report.causes.length && process.env['CONFORMANCE_GATE'] !== '1') out.push('  failures by their first violated rule (fix the first first):', ...causeLines(report.causes));
   const reasons = new Map<string, number>();
   for (const r of records) if (r.outcome === 'skipped') reasons.set(r.reason ?? '(no reason given)', (reasons.get(r.reason ?? '(no reason given)') ?? 0) + 1);
   if (reasons.size) {

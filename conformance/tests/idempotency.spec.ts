@@ -8,6 +8,7 @@
  */
 import { caseWhenPresent, expect, test, type ApiClient, type ApiResponse } from '../fixtures/index.ts';
 import { presetId } from '../fixtures/generation.ts';
+import { expectCreatedNothing, expectUnchanged, isShared } from '../fixtures/shared-account.ts';
 import {
   allAssets,
   allCampaigns,
@@ -26,7 +27,9 @@ import {
   setFaults,
   setPlan,
   uniqueName,
+  type Asset,
   type Campaign,
+  type Creative,
   type CampaignInput,
 } from '../fixtures/resources.ts';
 
@@ -70,7 +73,19 @@ test('IDEM-001 IDEM-002 IDEM-005 ERR-013 every operation that requires an Idempo
     await expect(refused, `${what} without an Idempotency-Key`).toBeProblem(400, 'IDEMPOTENCY_KEY_REQUIRED');
   }
   const after = { creatives: await allCreatives(api, true), assets: await allAssets(api, true), campaigns: await allCampaigns(api, true) };
-  expect(after, 'nothing changed').toEqual(before);
+  if (!isShared(account)) {
+    expect(after, 'nothing changed').toEqual(before);
+    return;
+  }
+  // A shared account (keys given): others write meanwhile. The campaign this test sent carries its
+  // unique name; the resources it named are compared, a change by another client noted, not failed.
+  expectCreatedNothing(account, 'POST /campaigns without an Idempotency-Key', before.campaigns, after.campaigns, (c) => c.campaignId, (c) => c.name === input.name);
+  const named = (rows: { creatives: Creative[]; assets: Asset[]; campaigns: Campaign[] }) => ({
+    creative: rows.creatives.find((c) => c.creativeId === creative?.creativeId),
+    asset: rows.assets.find((a) => a.assetId === asset?.assetId),
+    campaign: rows.campaigns.find((c) => c.campaignId === campaign?.campaignId),
+  });
+  expectUnchanged(account, 'the resources the refused requests named', named(before), named(after), () => []);
 });
 
 test('IDEM-004 a malformed Idempotency-Key answers 400 INVALID_IDEMPOTENCY_KEY and nothing is created (pinned part: values malformed under any reading)', async ({ api }) => {

@@ -36,6 +36,9 @@ import {
   type RunBody,
 } from '../fixtures/generation.ts';
 import { parseRateLimit, parseRateLimitPolicy } from '../checks/grammar.ts';
+import { expectCreatedNothing } from '../fixtures/shared-account.ts';
+
+const runId = (run: { runId: string }): string => run.runId;
 
 /** 40 products × 10 creatives: at 4 items at a time and 6–10 s an item, far longer than any test. */
 const LONG_RUN = { products: 40, creativesPerProduct: 10 } as const;
@@ -87,17 +90,20 @@ test('RUN-002 RUN-035 RUN-001 RUN-008 RUN-036 IDEM-001 POST /runs answers 202 at
   expect(countsSum(again)).toBe(6);
 });
 
-test('IDEM-001 IDEM-005 POST /runs without an Idempotency-Key answers 400 IDEMPOTENCY_KEY_REQUIRED and creates nothing', async ({ api }) => {
+test('IDEM-001 IDEM-005 POST /runs without an Idempotency-Key answers 400 IDEMPOTENCY_KEY_REQUIRED and creates nothing', async ({ api, account }) => {
   const writer = api.as('runs:write');
   const body = { productIds: await someProductIds(api, 1), creativesPerProduct: 1, presetId: await presetId(writer) };
+  // The account may hold runs already (history, other workers): what counts is what this request added.
+  const before = await listRuns(writer);
   await expect(await writer.post('/runs', { body })).toBeProblem(400, 'IDEMPOTENCY_KEY_REQUIRED');
-  expect(await listRuns(writer), 'no run was created').toEqual([]);
+  expectCreatedNothing(account, 'POST /runs without an Idempotency-Key', before, await listRuns(writer), runId);
 });
 
-test('IDEM-006 IDEM-007 IDEM-008 RUN-046 a POST /runs replayed under its Idempotency-Key returns the earlier run and creates no second one', { tag: '@spend' }, async ({ api }) => {
+test('IDEM-006 IDEM-007 IDEM-008 RUN-046 a POST /runs replayed under its Idempotency-Key returns the earlier run and creates no second one', { tag: '@spend' }, async ({ api, account }) => {
   const writer = api.as('runs:write');
   const body = { productIds: await someProductIds(api, 2), creativesPerProduct: 1, presetId: await presetId(writer) };
   const key = idempotencyKey();
+  const before = await listRuns(writer);
   const first = await createRun(writer, body, key);
   expect(first).toHaveStatus(202);
   const replay = await createRun(writer, body, key);
@@ -105,22 +111,25 @@ test('IDEM-006 IDEM-007 IDEM-008 RUN-046 a POST /runs replayed under its Idempot
   expect(replay.json, 'the replay answers the original body').toEqual(first.json);
   expect(replay.header('location')).toBe(first.header('location'));
   const runs = await listRuns(writer);
-  expect(runs.map((r) => r.runId), 'one run for the key').toEqual([first.json.runId]);
+  expect(runs.map((r) => r.runId), 'the run of the key is listed').toContain(first.json.runId);
+  const withRun = [...before, first.json];
+  expectCreatedNothing(account, 'the replay', withRun, runs, runId);
 
   await expect(await createRun(writer, { ...body, creativesPerProduct: 2 }, key), 'the same key with another body').toBeProblem(409, 'IDEMPOTENCY_KEY_REUSED');
-  expect((await listRuns(writer)).length, 'still one run').toBe(1);
+  expectCreatedNothing(account, 'the same key with another body', withRun, await listRuns(writer), runId);
 });
 
-test('RUN-046 a body that spells out the defaults (1K, PRIMARY, image) replays the run created without them', { tag: ['@assumed', '@spend'] }, async ({ api }) => {
+test('RUN-046 a body that spells out the defaults (1K, PRIMARY, image) replays the run created without them', { tag: ['@assumed', '@spend'] }, async ({ api, account }) => {
   const writer = api.as('runs:write');
   const body = { productIds: await someProductIds(api, 1), creativesPerProduct: 1, presetId: await presetId(writer) };
   const key = idempotencyKey();
+  const before = await listRuns(writer);
   const first = await createRun(writer, body, key);
   expect(first).toHaveStatus(202);
   const spelled = await createRun(writer, { ...body, imageSize: '1K', referenceSource: 'PRIMARY', modality: 'image' }, key);
   expect(spelled, 'D35: only defaults keeps the idempotent replay').toHaveStatus(202);
   expect(spelled.json.runId).toBe(first.json.runId);
-  expect((await listRuns(writer)).length).toBe(1);
+  expectCreatedNothing(account, 'the replay spelling out the defaults', [...before, first.json], await listRuns(writer), runId);
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -529,14 +538,15 @@ test('ERR-004 an unknown run answers 404 with the decided code RUN_NOT_FOUND', {
 // ---------------------------------------------------------------------------------------------
 // imageSize, referenceSource, products
 
-test('RUN-045 ERR-013 imageSize or referenceSource with modality video answers 400 VALIDATION_ERROR, and nothing is created', async ({ api }) => {
+test('RUN-045 ERR-013 imageSize or referenceSource with modality video answers 400 VALIDATION_ERROR, and nothing is created', async ({ api, account }) => {
   const writer = api.as('runs:write');
+  const before = await listRuns(writer);
   const base = { productIds: await someProductIds(api, 1), creativesPerProduct: 1, presetId: await presetId(writer, 'video'), modality: 'video' as const };
   for (const extra of [{ imageSize: '1K' as const }, { imageSize: '4K' as const }, { referenceSource: 'PRIMARY' as const }, { referenceSource: 'ALL' as const }]) {
     await expect(await createRun(writer, { ...base, ...extra }), `POST /runs with ${JSON.stringify(extra)}`).toBeProblem(400, 'VALIDATION_ERROR');
     await expect(await writer.post('/runs/estimate', { body: { ...base, ...extra } }), `estimate with ${JSON.stringify(extra)}`).toBeProblem(400, 'VALIDATION_ERROR');
   }
-  expect(await listRuns(writer)).toEqual([]);
+  expectCreatedNothing(account, 'the refused POST /runs', before, await listRuns(writer), runId);
 });
 
 test('RUN-041 RUN-042 RUN-044 RUN-046 imageSize defaults to 1K and larger sizes are priced higher; referenceSource is accepted on image runs', { tag: '@spend' }, async ({ api }) => {
@@ -600,8 +610,9 @@ test('ERR-021 an image size without a price answers 409 IMAGE_SIZE_UNPRICED befo
   expect((await accountCounts(control, account.accountId))['runs'] ?? 0).toBe(countsBefore['runs'] ?? 0);
 });
 
-test('RUN-039 ERR-019 ERR-020 an unknown or foreign productId answers 404 PRODUCT_NOT_FOUND naming the field in errors, and nothing is created', async ({ api, apiFor, accountB }) => {
+test('RUN-039 ERR-019 ERR-020 an unknown or foreign productId answers 404 PRODUCT_NOT_FOUND naming the field in errors, and nothing is created', async ({ api, apiFor, account, accountB }) => {
   const writer = api.as('runs:write');
+  const before = await listRuns(writer);
   const [known] = await someProductIds(api, 1);
   const [foreign] = await someProductIds(apiFor(accountB), 1);
   const preset = await presetId(writer);
@@ -615,7 +626,7 @@ test('RUN-039 ERR-019 ERR-020 an unknown or foreign productId answers 404 PRODUC
     expect(errors.length, `${what}: errors lists the offending field`).toBeGreaterThan(0);
     expect(errors.some((e) => e.field.startsWith('productIds')), `${what}: ${JSON.stringify(errors)}`).toBe(true);
   }
-  expect(await listRuns(writer)).toEqual([]);
+  expectCreatedNothing(account, 'the refused POST /runs', before, await listRuns(writer), runId);
 });
 
 test('RUN-039 the errors entry names the position of the unknown productId', { tag: '@assumed' }, async ({ api }) => {
@@ -690,8 +701,9 @@ test('ERR-031 ERR-029 ERR-030 IDEM-010 while writes are paused POST /runs and st
   await expect(await writer.post(`/runs/${running.runId}/stop`)).toHaveStatus(202);
 });
 
-test('ERR-041 RUN-047 RUN-040 a body failure on POST /runs answers 400 VALIDATION_ERROR with errors[], and nothing is created', { tag: '@assumed' }, async ({ api }) => {
+test('ERR-041 RUN-047 RUN-040 a body failure on POST /runs answers 400 VALIDATION_ERROR with errors[], and nothing is created', { tag: '@assumed' }, async ({ api, account }) => {
   const writer = api.as('runs:write');
+  const before = await listRuns(writer);
   const productIds = await someProductIds(api, 2);
   const image = await presetId(writer, 'image');
   const video = await presetId(writer, 'video');
@@ -713,7 +725,7 @@ test('ERR-041 RUN-047 RUN-040 a body failure on POST /runs answers 400 VALIDATIO
     await expect(response, what).toBeProblem(400, 'VALIDATION_ERROR');
     expect((response.problem.errors ?? []).length, `${what}: errors[] names the field`).toBeGreaterThan(0);
   }
-  expect(await listRuns(writer)).toEqual([]);
+  expectCreatedNothing(account, 'the refused POST /runs', before, await listRuns(writer), runId);
 });
 
 // ---------------------------------------------------------------------------------------------

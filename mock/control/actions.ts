@@ -12,7 +12,7 @@
  * Either answers 200 `{ status, headers, body }` with the handler's outcome; a refusal (ApiError)
  * is its problem body and status inside the 200. Anything else thrown is a bug of the mock (500).
  */
-import { randomHex } from '../platform/crypto.ts';
+import { randomHex } from '../../platform/crypto.ts';
 import { basePath, operations, validatorFor, type OperationInfo } from '../../spec/contract.ts';
 import { dashboardActions } from '../domain/campaigns/dashboard.ts';
 import { SCOPES, type Actor, type ActorKind, type ApiKeyRecord } from '../domain/accounts/model.ts';

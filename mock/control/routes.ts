@@ -31,7 +31,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { MockServices } from '../core/services.ts';
-import { equalBytes, randomHex, sha256 } from '../platform/crypto.ts';
+import { equalBytes, randomHex, sha256 } from '../../platform/crypto.ts';
 import { REASON_PHRASES, type FieldError } from '../core/errors.ts';
 import { fieldErrors } from '../pipeline/validate.ts';
 import { toQuery } from '../pipeline/query.ts';

@@ -9,7 +9,7 @@
  * (`realTimeout` of mock/core/clock.ts): a request waits up to `waitSeconds`, and a lease ends by itself
  * `ttlSeconds` after its grant, so a runner that died holds nothing for long.
  */
-import { randomHex } from '../platform/crypto.ts';
+import { randomHex } from '../../platform/crypto.ts';
 import { realTimeout } from './clock.ts';
 
 export type LeaseMode = 'shared' | 'exclusive';

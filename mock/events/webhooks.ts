@@ -38,7 +38,7 @@
  *   once, with the same `webhook-id` (receivers de-duplicate on it, EVT-039); its log row is marked
  *   failed.
  */
-import { randomHex, sha256 } from '../platform/crypto.ts';
+import { randomHex, sha256 } from '../../platform/crypto.ts';
 import { webhookDelivery } from '../../spec/contract.ts';
 import { monotonicMs, type Clock } from '../core/clock.ts';
 import { signedWithDefects, withPayloadDefects } from '../core/defects.ts';

@@ -119,9 +119,11 @@ function pagination(records: readonly ExamRecord[]): Finding[] {
     const asked = Number(Array.isArray(r.query.limit) ? r.query.limit[0] : r.query.limit ?? page.pagination.pageSize ?? NaN);
     const rule = page.data.length === 0 ? 'CLIENT-005' : page.data.length < asked ? 'CLIENT-007' : undefined;
     if (!rule) return;
-    // CLIENT-005 (empty page) / CLIENT-007 (sparse page): the client asked for the next page with its cursor.
-    const followed = records.slice(i + 1).find((n) => n.method === 'GET' && n.path === r.path && cursorOf(n) === next);
-    out.push({ rule, check: 'paginates-to-the-end', held: followed !== undefined, proof: [`${line(r)} (${page.data.length} rows, nextCursor "${next}")`, followed ? line(followed, r) : `no later request of ${r.path} with that cursor`] });
+    // CLIENT-005 (empty page) / CLIENT-007 (sparse page): the client's next request of this list
+    // continues it (carries a cursor; whether the one served is CLIENT-006's question).
+    const following = records.slice(i + 1).find((n) => n.method === 'GET' && n.path === r.path);
+    const held = following !== undefined && cursorOf(following) !== undefined;
+    out.push({ rule, check: 'paginates-to-the-end', held, proof: [`${line(r)} (${page.data.length} rows, nextCursor "${next}")`, following ? `${line(following, r)}${held ? '' : ' (starts the list again)'}` : `no later request of ${r.path}: the walk stopped here`] });
   });
   return out;
 }

@@ -24,7 +24,7 @@
 import type { OperationInfo } from '../../spec/contract.ts';
 import { ApiError } from '../core/errors.ts';
 import type { RawRequest, RawResponse } from '../pipeline/types.ts';
-import { utf8 } from '../platform/bytes.ts';
+import { utf8 } from '../../platform/bytes.ts';
 
 /** Seconds in every `Retry-After` the exam serves (kept short: a client waits them for real). */
 export const EXAM_RETRY_AFTER = 1;

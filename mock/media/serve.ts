@@ -19,8 +19,8 @@
  * adapter (mock/adapters/msw/msw.ts: no clips, D61) write out.
  */
 import { ApiError } from '../core/errors.ts';
-import { sha256Base64url } from '../platform/crypto.ts';
-import { utf8Bytes } from '../platform/bytes.ts';
+import { sha256Base64url } from '../../platform/crypto.ts';
+import { utf8Bytes } from '../../platform/bytes.ts';
 import { nextRequestId } from '../pipeline/index.ts';
 import { errorResponse } from '../pipeline/respond.ts';
 import { renderPng } from './image.ts';

@@ -20,16 +20,6 @@ export function isWrite(operation: OperationInfo): boolean {
   return operation.method !== 'get' && operation.operationId !== 'estimateRun';
 }
 
-export function scenariosOf(prefer: string | undefined): Set<string> {
-  const out = new Set<string>();
-  if (!prefer) return out;
-  for (const part of prefer.split(',')) {
-    const match = /^\s*scenario\s*=\s*"?([a-z0-9_]+)"?\s*$/i.exec(part);
-    if (match) out.add(match[1]!.toLowerCase());
-  }
-  return out;
-}
-
 const RACING_OPERATIONS = new Set(['createCampaign', 'undeleteCampaign']);
 const CASCADING_OPERATIONS = new Set(['deleteCampaign', 'undeleteCampaign']);
 

@@ -9,8 +9,8 @@
  * A replay still passes authentication, scope, writes paused and the operation's plan entitlement
  * (`OperationHandler.entitle`, pipeline/index.ts) first.
  */
-import { sha256Base64url } from '../platform/crypto.ts';
-import { utf8 } from '../platform/bytes.ts';
+import { sha256Base64url } from '../../platform/crypto.ts';
+import { utf8 } from '../../platform/bytes.ts';
 import type { OperationInfo } from '../../spec/contract.ts';
 import { ApiError } from '../core/errors.ts';
 import type { AccountState, IdempotencyRecord, StoredResponse } from '../core/store.ts';

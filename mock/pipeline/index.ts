@@ -9,7 +9,7 @@
  * Each stage is a plain function in this folder; it either returns what the next stage needs or
  * throws an ApiError, which `respond` turns into problem+json (or the plain-text 429).
  */
-import { randomHex } from '../platform/crypto.ts';
+import { randomHex } from '../../platform/crypto.ts';
 import { allowedMethods, matchOperation, type OperationInfo } from '../../spec/contract.ts';
 import { monotonicMs, type Clock } from '../core/clock.ts';
 import type { Actor } from '../domain/accounts/model.ts';
@@ -17,8 +17,10 @@ import { ApiError, REASON_PHRASES } from '../core/errors.ts';
 import type { EventLog } from '../events/log.ts';
 import type { Decision, Limiter } from '../ratelimit/limiter.ts';
 import type { AccountState, Store } from '../core/store.ts';
-import { authenticate, authorize, bearerToken, hashKey } from './authenticate.ts';
-import { applyFaults, isWrite, scenariosOf } from './faults.ts';
+import { hashKey } from '../domain/accounts/keys.ts';
+import { authenticate, authorize, bearerToken } from './authenticate.ts';
+import { scenariosOf } from '../domain/shared.ts';
+import { applyFaults, isWrite } from './faults.ts';
 import { beginIdempotent, finishIdempotent, fingerprint } from './idempotency.ts';
 import { checkIfMatch } from './preconditions.ts';
 import { forcedRateLimit, rateLimit, rateLimited } from './rate-limit.ts';

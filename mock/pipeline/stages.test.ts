@@ -4,7 +4,7 @@ import { operations } from '../../spec/contract.ts';
 import { Collection } from '../core/collection.ts';
 import { planFor } from '../domain/accounts/service.ts';
 import { newAccountState } from '../core/store.ts';
-import { hashKey } from './authenticate.ts';
+import { hashKey } from '../domain/accounts/keys.ts';
 import { nextRequestId } from './index.ts';
 import { beginIdempotent, canonicalJson, finishIdempotent, fingerprint, IDEMPOTENCY_RETENTION_MS, leavesKeyFree } from './idempotency.ts';
 import { checkIfMatch, etagOf } from './preconditions.ts';

@@ -3,9 +3,9 @@
  * against its schema first (nothing changes when it is wrong), then every part is made, in file
  * order, by the control plane's own operation (createAccount, createKey and expireKey,
  * createWebhookEndpoint, runAction, setClock...), through the same dispatcher that answers
- * /__mock. Every way in loads scenarios here: `--scenario FILE` (mock/main.ts), the control
+ * /__mock. Every way in loads scenarios here: `--scenario FILE` (mock/adapters/node/main.ts), the control
  * operation loadScenario (mock/control/scenario.ts), the console (which calls that operation), and
- * `createMockHandlers({ scenario })` (mock/adapters/msw.ts).
+ * `createMockHandlers({ scenario })` (mock/adapters/msw/msw.ts).
  *
  * Errors name the field as a path and, for text, its line and column. A refusal while making (a
  * key rule, an action that answers what `expect` does not allow) stops the load at that part:

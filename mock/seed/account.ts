@@ -6,8 +6,8 @@
 import type { MockServices } from '../core/services.ts';
 import { SCOPES } from '../domain/accounts/model.ts';
 import { createAccount, provisionKeys } from '../domain/accounts/service.ts';
-import { hashKey } from '../pipeline/authenticate.ts';
-import { sha256Hex } from '../platform/crypto.ts';
+import { hashKey } from '../domain/accounts/keys.ts';
+import { sha256Hex } from '../../platform/crypto.ts';
 
 export const DEMO_ACCOUNT_ID = 'acc_demo';
 

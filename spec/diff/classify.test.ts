@@ -42,6 +42,14 @@ function base(): Doc {
           },
         },
       },
+      '/things/{id}': {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        get: {
+          operationId: 'getThing',
+          parameters: [{ name: 'expand', in: 'query', schema: { type: 'string' } }],
+          responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } } },
+        },
+      },
     },
     webhooks: {
       'thing.created': { post: { 'x-event-type': 'thing.created', parameters: [{ name: 'webhook-id', in: 'header', required: true, schema: { type: 'string' } }, { name: 'webhook-trace', in: 'header', schema: { type: 'string' } }], requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } }, responses: { '2XX': { description: 'received' } } } },
@@ -113,6 +121,11 @@ const ROWS: Row[] = [
   { name: 'response media type', change: (d) => (list(d).responses['429'].content = { 'application/problem+json': { schema: { type: 'object' } } }), forward: ['breaking', 'media-type.changed'], backward: ['breaking', 'media-type.changed'] },
   { name: 'request media type', change: (d) => (create(d).requestBody.content['application/merge-patch+json'] = { schema: { type: 'object' } }), forward: ['non-breaking', 'media-type.added'], backward: ['breaking', 'media-type.removed'] },
   { name: 'request body required', change: (d) => (create(d).requestBody.required = false), forward: ['non-breaking', 'request-body.required.unset'], backward: ['breaking', 'request-body.required.set'] },
+  // V12: a path template variable renamed is not a wire change (the URLs are the same); a real change beside it is still seen.
+  { name: 'path parameter renamed', change: (d) => { d.paths['/things/{thingId}'] = d.paths['/things/{id}']; delete d.paths['/things/{id}']; d.paths['/things/{thingId}'].parameters[0] = { ...d.paths['/things/{thingId}'].parameters[0], name: 'thingId' }; }, forward: ['documentation', 'path.parameter.renamed'], backward: ['documentation', 'path.parameter.renamed'] },
+  { name: 'path parameter renamed, and a query parameter made required', change: (d) => { d.paths['/things/{thingId}'] = d.paths['/things/{id}']; delete d.paths['/things/{id}']; d.paths['/things/{thingId}'].parameters[0] = { name: 'thingId', in: 'path', required: true, schema: { type: 'string' } }; d.paths['/things/{thingId}'].get.parameters[0].required = true; }, forward: [['documentation', 'path.parameter.renamed'], ['breaking', 'parameter.required.set']], backward: [['documentation', 'path.parameter.renamed'], ['non-breaking', 'parameter.required.unset']] },
+  { name: 'path parameter renamed, and its schema tightened', change: (d) => { d.paths['/things/{thingId}'] = d.paths['/things/{id}']; delete d.paths['/things/{id}']; d.paths['/things/{thingId}'].parameters[0] = { name: 'thingId', in: 'path', required: true, schema: { type: 'string', maxLength: 5 } }; }, forward: [['documentation', 'path.parameter.renamed'], ['breaking', 'schema.maxLength.set']], backward: [['documentation', 'path.parameter.renamed'], ['non-breaking', 'schema.maxLength.unset']] },
+  { name: 'a different path of the same shape beside the old one', change: (d) => { d.paths['/things/{other}'] = d.paths['/things/{id}']; }, forward: ['non-breaking', 'operation.added'], backward: ['breaking', 'operation.removed'] },
   // Parameters and headers
   { name: 'optional parameter', change: (d) => list(d).parameters.push({ name: 'q', in: 'query', schema: { type: 'string' } }), forward: ['non-breaking', 'parameter.added'], backward: ['breaking', 'parameter.removed'] },
   { name: 'required parameter', change: (d) => list(d).parameters.push({ name: 'q', in: 'query', required: true, schema: { type: 'string' } }), forward: ['breaking', 'parameter.added-required'], backward: ['breaking', 'parameter.removed'] },

@@ -71,6 +71,38 @@ export function isProblemCode(location: string): boolean {
   return inError && /\/properties\/code$/.test(pointer);
 }
 
+/** The variables of a path template, in order: `/a/{x}/b/{y}` → [x, y]. */
+function templateNames(path: string): string[] {
+  return [...path.matchAll(/\{([^{}]*)\}/g)].map((m) => m[1]!);
+}
+
+/**
+ * The paths of two documents paired by URL shape (template variables unnamed, V12): an exact key
+ * first, else the one path of the other side with the same shape; unpaired keys stand alone.
+ */
+function pairPaths(keysA: readonly string[], keysB: readonly string[]): [string | undefined, string | undefined][] {
+  const shape = (k: string): string => k.replace(/\{[^{}]*\}/g, '{}');
+  const inB = new Set(keysB);
+  const pairs: [string | undefined, string | undefined][] = [];
+  const usedB = new Set<string>();
+  for (const a of keysA) {
+    if (inB.has(a)) {
+      pairs.push([a, a]);
+      usedB.add(a);
+    }
+  }
+  for (const a of keysA) {
+    if (inB.has(a)) continue;
+    const candidates = keysB.filter((b) => !usedB.has(b) && !keysA.includes(b) && shape(b) === shape(a));
+    if (candidates.length === 1) {
+      pairs.push([a, candidates[0]]);
+      usedB.add(candidates[0]!);
+    } else pairs.push([a, undefined]);
+  }
+  for (const b of keysB) if (!usedB.has(b)) pairs.push([undefined, b]);
+  return pairs;
+}
+
 function bySense(direction: Direction, sense: 'tighten' | 'loosen'): Severity {
   return (direction === 'request') === (sense === 'tighten') ? 'breaking' : 'non-breaking';
 }
@@ -325,22 +357,23 @@ class Differ {
   // Parameters, bodies, responses, headers
 
   /** `webhook`: the parameters are the headers the service sends with a delivery (the receiver reads them). */
-  private parameters(a: Obj, b: Obj, pathA: Obj, pathB: Obj, location: string, webhook = false): void {
-    const collect = (doc: Obj, path: Obj, op: Obj): Map<string, Obj> => {
+  /** `renames`: the base's path template variables renamed in the head (V12), matched by position. */
+  private parameters(a: Obj, b: Obj, pathA: Obj, pathB: Obj, location: string, webhook = false, renames: ReadonlyMap<string, string> = new Map()): void {
+    const collect = (doc: Obj, path: Obj, op: Obj, rename: ReadonlyMap<string, string>): Map<string, Obj> => {
       const map = new Map<string, Obj>();
       for (const list of [path['parameters'], op['parameters']]) {
         if (!Array.isArray(list)) continue;
         for (const raw of list) {
           const p = this.deref(doc, raw).node;
           if (!isObj(p)) continue;
-          const name = String(p['name']);
+          const name = p['in'] === 'path' ? (rename.get(String(p['name'])) ?? String(p['name'])) : String(p['name']);
           map.set(`${String(p['in'])}:${p['in'] === 'header' ? name.toLowerCase() : name}`, p);
         }
       }
       return map;
     };
-    const ma = collect(this.base, pathA, a);
-    const mb = collect(this.head, pathB, b);
+    const ma = collect(this.base, pathA, a, renames);
+    const mb = collect(this.head, pathB, b, new Map());
     const where = (p: Obj): string => `${location} › ${String(p['in'])} parameter \`${String(p['name'])}\``;
     if (webhook) return this.webhookHeaders(ma, mb, location);
     for (const [key, p] of ma) {
@@ -497,7 +530,7 @@ class Differ {
   // Operations and webhooks
 
   /** `webhook`: the service sends the request and the client answers it, so directions swap. */
-  operation(x: Obj, y: Obj, pathA: Obj, pathB: Obj, location: string, webhook = false): void {
+  operation(x: Obj, y: Obj, pathA: Obj, pathB: Obj, location: string, webhook = false, renames: ReadonlyMap<string, string> = new Map()): void {
     this.docs(x, y, location);
     if (x['operationId'] !== y['operationId']) this.add('documentation', 'operation.id.changed', location, `operationId changed from ${show(x['operationId'])} to ${show(y['operationId'])}`);
     if (x['deprecated'] !== y['deprecated']) this.add('non-breaking', y['deprecated'] === true ? 'operation.deprecated' : 'operation.undeprecated', location, y['deprecated'] === true ? `marked deprecated${typeof y['x-sunset'] === 'string' ? `, sunset ${y['x-sunset']}` : ''}` : 'no longer deprecated');
@@ -511,7 +544,7 @@ class Differ {
     if (!same(x['security'], y['security'])) this.add('breaking', 'security.changed', location, `security requirement changed from ${show(x['security'])} to ${show(y['security'])}`);
     if (!same(x['x-rate-limit-group'], y['x-rate-limit-group'])) this.add('breaking', 'rate-limit.group.changed', location, `rate-limit group changed from ${show(x['x-rate-limit-group'])} to ${show(y['x-rate-limit-group'])}`);
     if (!same(x['x-event-type'], y['x-event-type'])) this.add('breaking', 'webhook.event-type.changed', location, `event type changed from ${show(x['x-event-type'])} to ${show(y['x-event-type'])}`);
-    this.parameters(x, y, pathA, pathB, location, webhook);
+    this.parameters(x, y, pathA, pathB, location, webhook, renames);
     this.requestBody(x['requestBody'], y['requestBody'], location, webhook ? 'response' : 'request');
     this.responses(x['responses'], y['responses'], location, webhook ? 'request' : 'response');
   }
@@ -520,9 +553,22 @@ class Differ {
     const pa = isObj(this.base[group]) ? this.base[group] : {};
     const pb = isObj(this.head[group]) ? this.head[group] : {};
     const label = (key: string, method: string): string => (group === 'paths' ? `${method.toUpperCase()} ${key}` : `webhook ${key}`);
-    for (const key of new Set([...Object.keys(pa), ...Object.keys(pb)])) {
-      const itemA = this.deref(this.base, pa[key]).node;
-      const itemB = this.deref(this.head, pb[key]).node;
+    // V12: a path is its URL shape; the names of its template variables are not on the wire.
+    // `/creatives/{id}` and `/creatives/{creativeId}` are one path: paired, with the rename reported.
+    const pairs = group === 'paths' ? pairPaths(Object.keys(pa), Object.keys(pb)) : [...new Set([...Object.keys(pa), ...Object.keys(pb)])].map((k) => [k, k] as const);
+    for (const [keyA, keyB] of pairs) {
+      const key = keyB ?? keyA!;
+      const renames = new Map<string, string>();
+      if (keyA !== undefined && keyB !== undefined && keyA !== keyB) {
+        const namesA = templateNames(keyA);
+        const namesB = templateNames(keyB);
+        namesA.forEach((name, i) => {
+          if (namesB[i] !== undefined && namesB[i] !== name) renames.set(name, namesB[i]!);
+        });
+        this.add('documentation', 'path.parameter.renamed', keyB, `path template renamed from ${keyA} (${[...renames].map(([a, b]) => `\`${a}\` → \`${b}\``).join(', ')}): not a wire change, the URLs are the same; generated SDKs rename the argument`);
+      }
+      const itemA = this.deref(this.base, keyA === undefined ? undefined : pa[keyA]).node;
+      const itemB = this.deref(this.head, keyB === undefined ? undefined : pb[keyB]).node;
       const a = isObj(itemA) ? itemA : {};
       const b = isObj(itemB) ? itemB : {};
       for (const method of METHODS) {
@@ -536,7 +582,7 @@ class Differ {
         } else if (!isObj(x)) {
           const what = group === 'webhooks' ? `new event type \`${key}\`` : isObj(itemA) ? `new method ${method.toUpperCase()} on ${key}` : `new path ${key}`;
           this.add('non-breaking', group === 'webhooks' ? 'webhook.added' : 'operation.added', where, what);
-        } else this.operation(x, y, a, b, where, group === 'webhooks');
+        } else this.operation(x, y, a, b, where, group === 'webhooks', renames);
       }
     }
   }

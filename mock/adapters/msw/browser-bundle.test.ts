@@ -72,7 +72,7 @@ describe('the in-process mock in a browser bundle', () => {
       metafile: true,
       logLevel: 'silent',
     });
-    const ours = Object.keys(result.metafile.inputs).filter((path) => /^(mock|spec)\//.test(path));
+    const ours = Object.keys(result.metafile.inputs).filter((path) => /^(mock|spec|platform)\//.test(path));
     expect(ours).toContain('mock/adapters/msw/msw.ts');
     expect(ours).toContain('mock/pipeline/index.ts');
     for (const path of ours.filter((p) => p.endsWith('.ts'))) {

@@ -5,7 +5,7 @@
  * their base URL); every answer must be the same: status, headers and body bytes, modulo request
  * ids, node:http's date and connection headers and the origin in host-derived URLs
  * (mock/testkit/equivalence.ts). Both sides run a manual clock from the same instant and draw
- * the same random bytes (ids, keys, secrets: mock/platform/crypto.ts is seeded per side below), so
+ * the same random bytes (ids, keys, secrets: platform/crypto.ts is seeded per side below), so
  * the same sequence must give the same bytes.
  *
  * Coverage: every operationId of spec/openapi.yaml must have been answered 2xx and compared, so an
@@ -26,7 +26,7 @@ import { createMockHandlers } from './msw.ts';
 import { firstDifference, recordingServer, replay, START, type Recorded, type RecordingServer } from '../../testkit/equivalence.ts';
 
 // The same random bytes on both sides: a seeded generator stands in for the mock's one source of
-// random bytes (mock/platform/crypto.ts), restarted before each side of a sequence.
+// random bytes (platform/crypto.ts), restarted before each side of a sequence.
 const rng = vi.hoisted(() => {
   let state = 1;
   return {
@@ -48,8 +48,8 @@ const rng = vi.hoisted(() => {
     },
   };
 });
-vi.mock('../../platform/crypto.ts', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../platform/crypto.ts')>();
+vi.mock('../../../platform/crypto.ts', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../../platform/crypto.ts')>();
   return { ...real, randomBytes: (size: number) => rng.bytes(size), randomHex: (size: number) => real.toHex(rng.bytes(size)) };
 });
 

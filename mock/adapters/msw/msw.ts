@@ -41,6 +41,7 @@ import { createControl, eventStream, type MockControl } from './control.ts';
 import { loadScenario, type Scenario, type ScenarioLoaded } from '../../scenario/apply.ts';
 
 export { ScenarioError, type Scenario, type ScenarioLoaded, type ScenarioProblem } from '../../scenario/apply.ts';
+import type { ExamRuleReport } from '../../exam/judge.ts';
 
 export { ControlProblem, type ControlArgs, type ControlBody, type ControlOperationId, type ControlQuery, type ControlResult, type MockControl } from './control.ts';
 /** The public API's generated types (openapi-typescript of spec/openapi.yaml), for typing a client's results. */
@@ -88,13 +89,22 @@ export interface MockHandlersOptions {
    * `ready` with a ScenarioError naming each field.
    */
   scenario?: string | Scenario;
+  /**
+   * The client exam (docs/client-check.md) on the demo account: its requests meet the seeded
+   * adversity the contract allows, and `control.examReport()` judges them against the CLIENT- rules.
+   * Needs the demo account (`seed` not false); the clock defaults to 'real' (Retry-After is judged on it).
+   */
+  exam?: { seed: number; rate?: number };
 }
+
+/** The in-process exam's judgement (the control plane's getExamReport of the demo account). */
+export type { ExamRuleReport } from '../../exam/judge.ts';
 
 export interface MockHandlers {
   /** MSW handlers: pass them to setupServer / setupWorker (or `server.use`). */
   handlers: RequestHandler[];
-  /** The control plane as typed methods (spec/mock-control.yaml operationIds). */
-  control: MockControl;
+  /** The control plane as typed methods (spec/mock-control.yaml operationIds), and `examReport()` with `exam`. */
+  control: MockControl & { examReport(): Promise<ExamRuleReport> };
   /** The in-process mock's services (store, clock, event log...): for what the control plane does not offer. */
   services: MockServices;
   /** The demo account when `seed` is not false: its id and its keys by name (`all`, and one per scope). */
@@ -208,7 +218,7 @@ export function createMockHandlers(options: MockHandlersOptions): MockHandlers {
   // A base URL may have a path of its own (`http://localhost:6006/mock`): the routes below it are the server's.
   const basePathname = new URL(baseUrl).pathname.replace(/\/+$/, '');
   const apiPath = basePathname + basePath;
-  const clock = options.clock instanceof Clock ? options.clock : new Clock({ mode: options.clock ?? 'manual' });
+  const clock = options.clock instanceof Clock ? options.clock : new Clock({ mode: options.clock ?? (options.exam ? 'real' : 'manual') });
   const services = createServices({
     clock,
     publicUrl: baseUrl,
@@ -220,8 +230,12 @@ export function createMockHandlers(options: MockHandlersOptions): MockHandlers {
   const media = services.media;
   const seed = options.seed === undefined ? 42 : options.seed;
   const controlOptions: ControlOptions = seed === false ? {} : { onReset: (s) => seedDemo(s, seed) };
+  if (options.exam && seed === false) throw new Error('createMockHandlers: exam needs the demo account (seed not false)');
+  const exam = options.exam;
   let loaded: ScenarioLoaded | undefined;
-  const seeded = seed === false ? Promise.resolve() : seedDemo(services, seed);
+  const seeded = (seed === false ? Promise.resolve() : seedDemo(services, seed)).then(async () => {
+    if (exam) await typed.startExam(DEMO_ACCOUNT_ID, { seed: exam.seed, ...(exam.rate !== undefined ? { rate: exam.rate } : {}) });
+  });
   const scenario = options.scenario;
   const ready =
     scenario === undefined
@@ -229,7 +243,11 @@ export function createMockHandlers(options: MockHandlersOptions): MockHandlers {
       : seeded.then(async () => {
           loaded = await loadScenario({ services, dispatch: (request) => dispatchControl(services, controlOptions, { ...request, headers: {} }) }, scenario, 'the scenario option');
         });
-  const control = createControl(services, controlOptions);
+  const typed = createControl(services, controlOptions);
+  const control = Object.assign(typed, {
+    /** The judgement of the demo account's requests so far (rejects when no exam runs). */
+    examReport: () => typed.getExamReport(DEMO_ACCOUNT_ID, {}) as Promise<ExamRuleReport>,
+  });
 
   const api = async ({ request }: { request: Request }): Promise<Response> => {
     await ready;

@@ -5,7 +5,7 @@
  * Retry-After (ERR-025, ERR-033). It says nothing about the balance.
  */
 import { ApiError } from '../../core/errors.ts';
-import { scenariosOf } from '../../pipeline/faults.ts';
+import { scenariosOf } from '../shared.ts';
 import type { AccountState } from '../../core/store.ts';
 
 export const SPEND_UNAVAILABLE_RETRY_AFTER = 5;
