@@ -95,6 +95,18 @@ test('ASST-008 ASST-009 ASST-004 ASST-017 GEN-008 EVT-035 archive changes the st
   );
 });
 
+test('ERR-045 ERR-040 archive, unarchive and undelete take no body, like approve: a field answers 422 VALIDATION_ERROR naming it and the asset is unchanged', { tag: '@assumed' }, async ({ api }) => {
+  const asset = (await allAssets(api))[0];
+  skipWhenAbsent(asset === undefined, 'the account has no live asset');
+  const before = ok(await getAsset(api, asset!.assetId));
+  for (const action of ['archive', 'unarchive', 'undelete'] as const) {
+    const refused = await api.as('assets:write').post(actionPath(asset!.assetId, action), { idempotencyKey: newKey(action), body: { colour: 'red' } });
+    await expect(refused, action).toBeProblem(422, 'VALIDATION_ERROR');
+    expect(refused.problem.errors?.map((e) => e.field), refused.describe()).toEqual(['colour']);
+  }
+  expect(ok(await getAsset(api, asset!.assetId)), 'nothing changed').toEqual(before);
+});
+
 test('ASST-014 an asset reads active, archived after archive; a repeated archive or unarchive is a no-op; an archived asset deleted and restored comes back archived', { tag: ['@control', '@assumed'] }, async ({ api, control, account }) => {
   const asset = pick(await allAssets(api), (a) => a.status === 'active', 'the account has no active asset');
   const writer = api.as('assets:write');

@@ -168,6 +168,22 @@ test('IDEM-006 a retried approve replays its answer and records no second event'
   expectEventsByKey(await events.since(), [['creative.approved', c.creativeId]], account.keyId('creatives:review'));
 });
 
+test('IDEM-016 ERR-007 a replayed refusal carries its own requestId; the rest of the answer is the stored one', { tag: ['@control', '@assumed'] }, async ({ api, control, account }) => {
+  const { creatives } = await readyCampaign(api, control, account, 1);
+  const c = creatives[0]!;
+  const review = api.as('creatives:review');
+  expect(await review.post(`/creatives/${c.creativeId}/reject`, { idempotencyKey: newKey('reject') })).toHaveStatus(200);
+  const key = newKey('approve');
+  const first = await review.post(`/creatives/${c.creativeId}/approve`, { idempotencyKey: key });
+  await expect(first).toBeProblem(409, 'CREATIVE_NOT_PENDING');
+  const replay = await review.post(`/creatives/${c.creativeId}/approve`, { idempotencyKey: key });
+  await expect(replay).toBeProblem(409, 'CREATIVE_NOT_PENDING');
+  expect(replay.problem.requestId, 'every answer has its own requestId').not.toBe(first.problem.requestId);
+  const { requestId: _first, ...stored } = first.problem;
+  const { requestId: _replay, ...replayed } = replay.problem;
+  expect(replayed, 'the rest is the stored answer').toEqual(stored);
+});
+
 test('IDEM-008 the same key with a different request answers 409 IDEMPOTENCY_KEY_REUSED and executes nothing', async ({ api }) => {
   const input = await campaignInput(api);
   const key = newKey('reused');

@@ -153,7 +153,9 @@ async function stages(services: PipelineServices, raw: RawRequest, trace: Trace)
       // grants the operation (authentication, scope and writes paused were checked above)
       services.handlers[operation.operationId]?.entitle?.(account, input.body);
       const replay = start.replay;
-      return withRateLimitHeaders({ status: replay.status, headers: { ...replay.headers, 'idempotent-replayed': 'true' }, body: replay.body }, decision, operation);
+      // D51, D73: a replayed problem is a new answer with its own requestId; the rest is the stored answer
+      const body = (replay.headers['content-type'] ?? '').includes('problem+json') ? withRequestId(replay.body, requestId) : replay.body;
+      return withRateLimitHeaders({ status: replay.status, headers: { ...replay.headers, 'idempotent-replayed': 'true' }, body }, decision, operation);
     }
     const record = start.begun;
 
@@ -227,6 +229,12 @@ async function stages(services: PipelineServices, raw: RawRequest, trace: Trace)
       decision,
     );
   }
+}
+
+/** A stored problem body with `requestId` set to this answer's own (D51, D73). */
+function withRequestId(body: string, requestId: string): string {
+  const problem = JSON.parse(body) as Record<string, unknown>;
+  return JSON.stringify({ ...problem, requestId });
 }
 
 function tokenHashOf(raw: RawRequest): string | undefined {

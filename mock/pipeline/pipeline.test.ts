@@ -25,6 +25,12 @@ const handlers: HandlerTable = {
       throw new ApiError('CAMPAIGN_CASCADE_PENDING', 'still finishing', { retryAfter: 5 });
     },
   },
+  approveCreative: {
+    run: () => {
+      calls.push('approve');
+      throw new ApiError('CREATIVE_NOT_PENDING', 'already rejected', { extensions: { currentStatus: 'REJECTED' } });
+    },
+  },
 };
 
 let h: Harness;
@@ -149,6 +155,15 @@ describe('validation', () => {
     expect(calls).toEqual([]);
   });
 
+  it.each([
+    ['required (POST /campaigns)', 'POST', '/campaigns', createBody],
+    ['optional (PATCH /campaigns/{id})', 'PATCH', '/campaigns/cmp_1', { name: 'x' }],
+  ] as const)('D73 IDEM-011: an empty Idempotency-Key header where the key is %s is malformed: 400 INVALID_IDEMPOTENCY_KEY', async (_where, method, path, body) => {
+    const res = await h.request(method, path, { key: acct.key('all'), body, headers: { 'idempotency-key': '' } });
+    expect([res.status, res.body.code], res.text).toEqual([400, 'INVALID_IDEMPOTENCY_KEY']);
+    expect(calls).toEqual([]);
+  });
+
   it('D22: the quoted and bare forms of a key are the same key', async () => {
     const a = await write({ body: createBody, headers: { 'idempotency-key': '"same-key"' } });
     const b = await write({ body: createBody, headers: { 'idempotency-key': 'same-key' } });
@@ -218,6 +233,20 @@ describe('faults and idempotency', () => {
     const reused = await h.request('POST', '/campaigns', { key: acct.key('all'), body: { ...createBody, name: 'Other' }, headers: { 'idempotency-key': 'once' } });
     expect([reused.status, reused.body.code]).toEqual([409, 'IDEMPOTENCY_KEY_REUSED']);
     expect(violations('createCampaign', reused)).toEqual([]);
+  });
+
+  it('D73 D51 IDEM-016: a replayed problem carries its own requestId, the rest of the stored answer unchanged', async () => {
+    const send = () => h.request('POST', '/creatives/crv_1/approve', { key: acct.key('all'), headers: { 'idempotency-key': 'stored-refusal' } });
+    const first = await send();
+    const again = await send();
+    expect([first.status, again.status, again.headers['idempotent-replayed']]).toEqual([409, 409, 'true']);
+    expect(calls, 'replayed, not run again').toEqual(['approve']);
+    expect(again.body.requestId).toMatch(/^req_/);
+    expect(again.body.requestId, 'every answer has its own requestId').not.toBe(first.body.requestId);
+    const { requestId: _a, ...original } = first.body;
+    const { requestId: _b, ...replayed } = again.body;
+    expect(replayed).toEqual(original);
+    expect(violations('approveCreative', again)).toEqual([]);
   });
 
   it('IDEM: a request still running is 409 IDEMPOTENCY_IN_PROGRESS with Retry-After; concurrent identical requests create one resource', async () => {

@@ -66,7 +66,8 @@ function queryPlan(operation: OperationInfo): QueryPlan {
 export function validateRequest(operation: OperationInfo, raw: RawRequest, pathParams: Record<string, string>): ValidatedInput {
   // Idempotency-Key first: its codes are the interface's own.
   const rawKey = raw.headers['idempotency-key'];
-  if (operation.idempotencyKey === 'required' && (rawKey === undefined || rawKey === '')) {
+  // D73: an empty header is present but malformed (INVALID_IDEMPOTENCY_KEY below), not missing
+  if (operation.idempotencyKey === 'required' && rawKey === undefined) {
     throw new ApiError('IDEMPOTENCY_KEY_REQUIRED', 'This operation requires an Idempotency-Key header.');
   }
   let idempotencyKey: string | undefined;

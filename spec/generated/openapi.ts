@@ -1991,7 +1991,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description No body. An empty JSON object is tolerated; a field in it is refused (D74). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
         responses: {
             /** @description The creative, as GET returns it, with a strong ETag. */
             200: {
@@ -2026,6 +2031,8 @@ export interface operations {
             };
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequestsText"];
             503: components["responses"]["WritesPaused"];
         };
@@ -2363,7 +2370,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description No body. An empty JSON object is tolerated; a field in it is refused (D74). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
         responses: {
             /** @description The campaign, as GET returns it, with a strong ETag. */
             200: {
@@ -2410,6 +2422,8 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequestsText"];
             503: components["responses"]["WritesPausedOrLostRace"];
         };
@@ -2582,7 +2596,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description No body. An empty JSON object is tolerated; a field in it is refused (D74). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
         responses: {
             /** @description The asset, as GET returns it. */
             200: {
@@ -2603,6 +2622,8 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequestsText"];
             503: components["responses"]["WritesPaused"];
         };
@@ -2622,7 +2643,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description No body. An empty JSON object is tolerated; a field in it is refused (D74). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
         responses: {
             /** @description The asset, as GET returns it. */
             200: {
@@ -2643,6 +2669,8 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequestsText"];
             503: components["responses"]["WritesPaused"];
         };
@@ -2662,7 +2690,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description No body. An empty JSON object is tolerated; a field in it is refused (D74). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
         responses: {
             /** @description The asset, as GET returns it, with a strong ETag. */
             200: {
@@ -2683,6 +2716,8 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequestsText"];
             503: components["responses"]["WritesPaused"];
         };
@@ -3057,7 +3092,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description No body. An empty JSON object is tolerated; a field in it is refused (D74). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
         responses: {
             /** @description The run, reading `STOPPING` until it settles. */
             202: {
@@ -3075,6 +3115,7 @@ export interface operations {
             403: components["responses"]["ScopeDenied"];
             404: components["responses"]["RunNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequestsProblem"];
             503: components["responses"]["WritesPaused"];
         };

@@ -73,6 +73,9 @@ export function buildMock(options: MockOptions = {}): Mock {
   // front, or else fastify's routing.
   let routing: http.RequestListener | undefined;
   const listener: http.RequestListener = (req, res) => {
+    // D75, RFC 9112 3.2.2: a server MUST accept the absolute form of a request target; it is
+    // answered as its origin form (path and query), the same for every door below.
+    if (req.url !== undefined && ABSOLUTE_FORM.test(req.url)) req.url = originForm(req.url);
     if (!web(req, res) && !media(req, res) && !front(req, res)) routing!(req, res);
   };
   const app = Fastify({
@@ -190,4 +193,17 @@ function clientError(clock: Clock, error: Error & { code?: string }, socket: Dup
 
 function send(reply: FastifyReply, response: RawResponse): void {
   reply.status(response.status).headers(response.headers).send(response.body);
+}
+
+/** `http://host[:port]/path?query`: a request target in absolute form (RFC 9112 3.2.2). */
+const ABSOLUTE_FORM = /^https?:\/\//i;
+
+/** The origin form (path and query) of an absolute-form target; unchanged when it does not parse. */
+function originForm(target: string): string {
+  try {
+    const url = new URL(target);
+    return `${url.pathname}${url.search}`;
+  } catch {
+    return target;
+  }
 }

@@ -351,6 +351,23 @@ describe('the front over a real socket (the listener the server runs)', () => {
     });
   });
 
+  it('D75 RFC 9112 3.2.2: an absolute-form request target is accepted like its origin form', async () => {
+    await withServer(async (origin, key) => {
+      const { port } = new URL(origin);
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(port), '127.0.0.1', () =>
+          socket.end(`GET http://127.0.0.1:${port}/api/public/v1/presets HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`),
+        );
+        const chunks: Buffer[] = [];
+        socket.on('data', (c: Buffer) => chunks.push(c));
+        socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+        socket.on('error', reject);
+      });
+      expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
+      expect(answer).toMatch(/"object":"list"/);
+    });
+  });
+
   it('an API request sent to fastify (app.inject instead of mock.inject) is reported, not a silent 404', async () => {
     const logged: unknown[] = [];
     const mock = buildMock({ logError: (error) => logged.push(error) });
