@@ -31,7 +31,7 @@ export const keyHandlers: ControlHandlers = {
         scopes: body.scopes,
         expiresInDays: body.expiresInDays ?? null,
         legacy: body.legacy === true,
-        now: ctx.services.clock.now(),
+        now: ctx.services.clock.forAccount(account.accountId).now(),
       });
       const { record } = created;
       return { status: 201, body: { keyId: record.keyId, key: created.key, name: record.name, scopes: [...record.scopes], expiresAt: isoOrNull(record.expiresAt) } };
@@ -43,7 +43,7 @@ export const keyHandlers: ControlHandlers = {
 
   revokeKey(request, ctx) {
     const account = ctx.account(request.params.accountId!);
-    const now = ctx.services.clock.now();
+    const now = ctx.services.clock.forAccount(account.accountId).now();
     const record = revokeKey(account, request.params.keyId!, now);
     if (!record) throw keyNotFound(request.params.keyId!);
     return { status: 200, body: presentKey(record, now) };
@@ -51,7 +51,7 @@ export const keyHandlers: ControlHandlers = {
 
   expireKey(request, ctx) {
     const account = ctx.account(request.params.accountId!);
-    const now = ctx.services.clock.now();
+    const now = ctx.services.clock.forAccount(account.accountId).now();
     const record = expireKey(account, request.params.keyId!, now);
     if (!record) throw keyNotFound(request.params.keyId!);
     return { status: 200, body: presentKey(record, now) };

@@ -6,7 +6,7 @@
  *   accounts.ts  createAccount, getAccount, updateAccount, updatePlan, updateSettings
  *   credits.ts   getCredits, updateCredits (the credits ledger's views and setter)
  *   keys.ts      createKey, revokeKey, expireKey
- *   clock.ts     getClock, setClock
+ *   clock.ts     getClock, setClock, getAccountClock, advanceAccountClock
  *   faults.ts    updateAccountFaults, getGlobalFaults, updateGlobalFaults
  *   limits.ts    getLimits, updateLimits, updateAccountLimits
  *   events.ts    listEvents

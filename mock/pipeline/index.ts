@@ -72,7 +72,8 @@ export async function runPipeline(services: PipelineServices, raw: RawRequest): 
   const trace: Trace = { requestId: nextRequestId(), account: undefined, keyId: undefined };
   const response = await stages(services, raw, trace);
   const account = trace.account ?? ownerOfToken(services.store, raw);
-  if (account) journal.record(account, trace.requestId, at, monotonicMs() - started, trace.keyId, raw, response);
+  // The journal's time is the account's (D91).
+  if (account) journal.record(account, trace.requestId, at + services.clock.forAccount(account.accountId).offsetMs, monotonicMs() - started, trace.keyId, raw, response);
   return response;
 }
 
@@ -105,7 +106,7 @@ async function stages(services: PipelineServices, raw: RawRequest, trace: Trace)
     // authenticate (a 401 still counts against the per-IP cap and the presented token's limit)
     let auth: ReturnType<typeof authenticate>;
     try {
-      auth = authenticate(store, operation, raw.headers.authorization, now);
+      auth = authenticate(store, operation, raw.headers.authorization, (accountId) => clock.forAccount(accountId).now());
     } catch (error) {
       decision = rateLimit(limiter, store, { operation, ip: raw.ip, tokenHash: tokenHashOf(raw) }, now);
       if (!decision.allowed) throw rateLimited(decision);
@@ -114,10 +115,12 @@ async function stages(services: PipelineServices, raw: RawRequest, trace: Trace)
     const { key, account } = auth;
     trace.account = account;
     trace.keyId = key.keyId;
+    // From here on, the account's own clock (D91): its idempotency records, its changes, its schedule.
+    const time = clock.forAccount(account.accountId);
 
     // rate-limit (a forced 429 is a fault on demand)
     const scenarios = scenariosOf(raw.headers.prefer);
-    decision = rateLimit(limiter, store, { operation, ip: raw.ip, keyId: key.keyId, account }, now, forcedRateLimit(account, scenarios));
+    decision = rateLimit(limiter, store, { operation, ip: raw.ip, keyId: key.keyId, account, offsetMs: time.offsetMs }, now, forcedRateLimit(account, scenarios));
     if (!decision.allowed) throw rateLimited(decision);
 
     // authorize
@@ -133,7 +136,7 @@ async function stages(services: PipelineServices, raw: RawRequest, trace: Trace)
     // idempotency
     // (the fingerprint hashes the body: only a request with a key needs it)
     const print = input.idempotencyKey === undefined ? '' : fingerprint(operation, raw.path, input.body);
-    const start = beginIdempotent(account, input.idempotencyKey, print, now);
+    const start = beginIdempotent(account, input.idempotencyKey, print, time.now());
     if ('replay' in start) {
       const replay = start.replay;
       return withRateLimitHeaders({ status: replay.status, headers: { ...replay.headers, 'idempotent-replayed': 'true' }, body: replay.body }, decision, operation);
@@ -147,7 +150,7 @@ async function stages(services: PipelineServices, raw: RawRequest, trace: Trace)
     try {
       // A slow write holds its key in progress until the clock moves (IDEMPOTENCY_IN_PROGRESS drills).
       const slowMs = scenarios.has('slow') ? 5000 : account.faults.slowWritesMs;
-      if (slowMs > 0 && isWrite(operation)) await new Promise<void>((resolve) => clock.after(slowMs / 1000, resolve));
+      if (slowMs > 0 && isWrite(operation)) await new Promise<void>((resolve) => time.after(slowMs / 1000, resolve));
       const handler = services.handlers[operation.operationId];
       if (!handler) throw new Error(`no handler for ${operation.operationId}`);
 
@@ -168,10 +171,10 @@ async function stages(services: PipelineServices, raw: RawRequest, trace: Trace)
         account,
         key,
         actor,
-        now: clock.now(), // read after any wait: the change happens now
-        clock,
+        now: time.now(), // read after any wait: the change happens now
+        clock: time,
         store,
-        emit: (resource, drafts) => services.events.record(account, resource, drafts, actor, clock.now()),
+        emit: (resource, drafts) => services.events.record(account, resource, drafts, actor, time.now()),
       };
 
       // preconditions: the target is loaded first, so a missing resource answers 404, not 412
