@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['spec/**/*.test.ts', 'examples/**/*.test.ts', 'scripts/**/*.test.ts', 'bin/**/*.test.ts', 'mock/**/*.test.ts', 'proxy/**/*.test.ts', 'conformance/**/*.test.ts'],
+    include: ['platform/**/*.test.ts', 'spec/**/*.test.ts', 'examples/**/*.test.ts', 'scripts/**/*.test.ts', 'bin/**/*.test.ts', 'mock/**/*.test.ts', 'proxy/**/*.test.ts', 'conformance/**/*.test.ts'],
     // conformance/tests/ is the Playwright suite (npm run conformance), not vitest.
     exclude: ['**/node_modules/**', 'dist/**', 'conformance/tests/**'],
     // The Prism smoke test starts a server and the Spectral test runs the CLI.

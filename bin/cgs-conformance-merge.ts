@@ -3,31 +3,33 @@
  * cgs-conformance-merge: the reports of a sharded gate (`cgs-conformance --shard i/n --report-dir
  * DIR` on several machines) merged into one (mergeReports of conformance/reporters/merge.ts, as
  * `npm run conformance:merge` does): OUT/rules.json and rules.md, and from the blob reports
- * OUT/html/ and OUT/junit.xml. Exit 1 when a test or a rule failed in the merged report, 2 on a
- * usage or merge error.
+ * OUT/html/ and OUT/junit.xml; then the verdict of the whole run (bin/lib/conformance.ts summarize):
+ * exit 0 conforms, 1 does not (with --require pinned, or CONFORMANCE_REQUIRE=pinned: also when a
+ * pinned rule went unjudged in every shard), 2 on a usage or merge error, or nothing judged.
  *
- *   cgs-conformance-merge shard-1/ shard-2/ shard-3/ [--out conformance-report] [--rules-only]
+ *   cgs-conformance-merge shard-1/ shard-2/ shard-3/ [--out conformance-report] [--rules-only] [--require pinned]
  */
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { mergeReports } from '../conformance/reporters/merge.ts';
+import { EXIT, parseMergeArgs, summarize, type RulesJson } from './lib/conformance.ts';
 
-const USAGE = 'usage: cgs-conformance-merge <shard report dirs...> [--out DIR (default ./conformance-report)] [--rules-only]';
-let parsed: { values: { out?: string; 'rules-only'?: boolean }; positionals: string[] };
+const USAGE = 'usage: cgs-conformance-merge <shard report dirs...> [--out DIR (default ./conformance-report)] [--rules-only] [--require pinned]';
+let args: ReturnType<typeof parseMergeArgs>;
 try {
-  parsed = parseArgs({ options: { out: { type: 'string' }, 'rules-only': { type: 'boolean' } }, allowPositionals: true, strict: true });
-  if (parsed.positionals.length === 0) throw new Error('name at least one shard report directory');
+  args = parseMergeArgs(process.argv.slice(2));
 } catch (error) {
   console.error(`cgs-conformance-merge: ${(error as Error).message}\n${USAGE}`);
-  process.exit(2);
+  process.exit(EXIT.couldNotJudge);
 }
 try {
-  const result = mergeReports({ inputs: parsed.positionals.map((dir) => resolve(dir)), outputDir: resolve(parsed.values.out ?? 'conformance-report'), rulesOnly: parsed.values['rules-only'] === true });
+  const outputDir = resolve(args.out ?? 'conformance-report');
+  const result = mergeReports({ inputs: args.inputs.map((dir) => resolve(dir)), outputDir, rulesOnly: args.rulesOnly });
   console.log(result.lines.join('\n'));
-  const { tests } = result.report.summary;
-  console.log(`tests: ${tests.passed} passed, ${tests.failed} failed, ${tests.skipped} skipped (of ${tests.total})`);
-  process.exit(tests.failed > 0 || result.report.summary.all.failed > 0 ? 1 : 0);
+  const requirePinned = args.requirePinned || (process.env['CONFORMANCE_REQUIRE'] ?? '').split(',').includes('pinned');
+  const verdict = summarize(result.report as unknown as RulesJson, 0, outputDir, { requirements: { pinned: requirePinned, hooks: [], keyProfiles: [] }, sharded: false });
+  console.log(verdict.lines.join('\n'));
+  process.exit(verdict.exit);
 } catch (error) {
   console.error(`cgs-conformance-merge: ${(error as Error).message}`);
-  process.exit(2);
+  process.exit(EXIT.couldNotJudge);
 }

@@ -3,18 +3,21 @@
  * cgs-conformance: the conformance suite of the package against an implementation, for a CI gate.
  *
  *   cgs-conformance --base-url https://staging.example/api/public/v1 --keys keys.json --pinned-only
+ *   cgs-conformance --config cgs-conformance.config.json
  *
- * It runs `playwright test` with the suite's own config (conformance/playwright.config.ts, compiled
- * in dist/ for the package), from any working directory, writes JUnit, HTML and the rules report
- * to --report-dir, prints the rules by section, and exits 0 only when the implementation conforms.
- * Options: bin/lib/conformance.ts (USAGE).
+ * It checks first that the target can be judged (bin/lib/conformance.ts preflight), runs
+ * `playwright test` with the suite's own config (conformance/playwright.config.ts, compiled in dist/
+ * for the package), from any working directory, writes JUnit, HTML and the rules report to
+ * --report-dir, prints the rules by section and the failures by their first violated rule, and exits
+ * 0 when the implementation conforms, 1 when it does not, 2 when the run could not judge it.
+ * Options: bin/lib/conformance.ts (USAGE); docs/gate.md.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { planRun, summarize, UsageError, USAGE, type ConformancePlan, type RulesJson } from './lib/conformance.ts';
+import { EXIT, planRun, preflight, SetupError, summarize, UsageError, USAGE, type ConformancePlan, type RulesJson } from './lib/conformance.ts';
 
 const self = fileURLToPath(import.meta.url);
 const CONFIG = fileURLToPath(new URL(`../conformance/playwright.config${extname(self)}`, import.meta.url));
@@ -23,15 +26,23 @@ const PLAYWRIGHT_CLI = createRequire(import.meta.url).resolve('@playwright/test/
 
 let plan: ConformancePlan;
 try {
-  plan = planRun(process.argv.slice(2), process.cwd(), (path) => readFileSync(path, 'utf8'));
+  plan = planRun(process.argv.slice(2), process.cwd(), (path) => readFileSync(path, 'utf8'), process.env);
 } catch (error) {
   if (!(error instanceof UsageError)) throw error;
   console.error(`cgs-conformance: ${error.message}\n\n${USAGE}`);
-  process.exit(2);
+  process.exit(EXIT.couldNotJudge);
 }
 if (plan.help) {
   console.log(USAGE);
-  process.exit(0);
+  process.exit(EXIT.conforms);
+}
+
+try {
+  for (const note of await preflight(plan)) console.log(`cgs-conformance: ${note}`);
+} catch (error) {
+  if (!(error instanceof SetupError)) throw error;
+  console.error(`cgs-conformance: could not judge the target: ${error.message}`);
+  process.exit(EXIT.couldNotJudge);
 }
 
 // A report left by an earlier run is never read as this run's.
@@ -43,13 +54,12 @@ const child = spawn(process.execPath, [PLAYWRIGHT_CLI, 'test', '-c', CONFIG, ...
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
 const status = await new Promise<number>((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
 
-let report: RulesJson;
+let report: RulesJson | undefined;
 try {
   report = JSON.parse(readFileSync(join(plan.reportDir, 'rules.json'), 'utf8')) as RulesJson;
-} catch (error) {
-  console.error(`cgs-conformance: no rules report in ${plan.reportDir} (${(error as Error).message}); Playwright exited ${status}`);
-  process.exit(status === 0 ? 1 : status);
+} catch {
+  report = undefined;
 }
-const verdict = summarize(report, status, plan.reportDir);
+const verdict = summarize(report, status, plan.reportDir, plan);
 console.log(verdict.lines.join('\n'));
-process.exit(verdict.conforming ? 0 : 1);
+process.exit(verdict.exit);

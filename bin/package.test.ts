@@ -106,7 +106,7 @@ describe('the installed package', () => {
     const response = await fetch(`${origin}${BASE}/products?limit=1`, { headers: { authorization: `Bearer ${keys['read']}` } });
     expect(response.status).toBe(200);
     expect(((await response.json()) as { data: unknown[] }).data).toHaveLength(1);
-    // The same seed gives the same keys as `npm start -- --seed 7` (mock/main.ts derives them).
+    // The same seed gives the same keys as `npm start -- --seed 7` (mock/adapters/node/main.ts derives them).
     expect(keys['read']).toMatch(/^cgs_[0-9a-f]{64}$/);
   });
 

@@ -1,24 +1,24 @@
 /**
  * Before the run: pick the target. With CONFORMANCE_BASE_URL set, check that it answers and that
  * keys are available (the /__mock control plane, or CONFORMANCE_KEYS). Without it, start the mock
- * (`mock/main.ts --port <free> --clock manual`, one per worker, each with a control token: with tsx
- * in the checkout, the compiled dist/mock/main.js in the package) on a free loopback port, wait until
+ * (`mock/adapters/node/main.ts --port <free> --clock manual`, one per worker, each with a control token: with tsx
+ * in the checkout, the compiled dist/mock/adapters/node/main.js in the package) on a free loopback port, wait until
  * it answers, and point the workers at it through the environment (global-teardown.ts stops it).
  */
 import type { FullConfig } from '@playwright/test';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, openSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { extname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { controlHeaders } from './fixtures/control.ts';
 import { readEnv } from './fixtures/env.ts';
+import { freePort } from '../mock/adapters/node/launch.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const REPORT_DIR = process.env['CONFORMANCE_REPORT_DIR'] ? `${resolve(process.env['CONFORMANCE_REPORT_DIR'])}/` : fileURLToPath(new URL('../conformance-report/', import.meta.url));
-/** The mock's entry beside this suite: mock/main.ts run through tsx in the checkout, dist/mock/main.js in the package. */
-const MOCK_MAIN = fileURLToPath(new URL(`../mock/main${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
+/** The mock's entry beside this suite: mock/adapters/node/main.ts run through tsx in the checkout, dist/mock/adapters/node/main.js in the package. */
+const MOCK_MAIN = fileURLToPath(new URL(`../mock/adapters/node/main${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
 const MOCK_COMMAND = MOCK_MAIN.endsWith('.ts') ? [process.execPath, '--import', 'tsx', MOCK_MAIN] : [process.execPath, MOCK_MAIN];
 const START_TIMEOUT_MS = 30_000;
 
@@ -36,18 +36,6 @@ process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
 mock.on('exit', (code) => process.exit(code ?? 0));
 `;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 async function answers(url: string): Promise<boolean> {
   try {

@@ -21,8 +21,8 @@ import { checkResponse } from '../conformance/checks/index.ts';
 import type { Exchange, Violation } from '../conformance/checks/types.ts';
 import { loadLedger } from '../conformance/reporters/ledger.ts';
 import { ruleResult, type RuleResult } from '../conformance/reporters/rules-reporter.ts';
-import { ApiError } from '../mock/errors.ts';
-import { splitUrl, toQuery } from '../mock/front.ts';
+import { ApiError } from '../mock/core/errors.ts';
+import { splitUrl, toQuery } from '../mock/adapters/node/front.ts';
 import { validateRequest } from '../mock/pipeline/validate.ts';
 import { matchOperation } from '../spec/contract.ts';
 

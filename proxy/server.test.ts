@@ -15,7 +15,7 @@ import { checkResponse } from '../conformance/checks/index.ts';
 import type { Violation } from '../conformance/checks/types.ts';
 import { DEFECTS, type Defect } from '../conformance/defects/catalogue.ts';
 import { startProxy } from '../conformance/defects/proxy.ts';
-import { buildMock } from '../mock/app.ts';
+import { buildMock } from '../mock/adapters/node/app.ts';
 import type { Inspection, ObservedExchange } from './inspect.ts';
 import { startValidatingProxy, type ValidatingProxy } from './server.ts';
 

@@ -5,8 +5,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { mediaBase } from '../mock/media/links.ts';
-import { nextId } from '../mock/store.ts';
-import { createHarness } from '../mock/testing.ts';
+import { nextId } from '../mock/core/store.ts';
+import { createHarness } from '../mock/testkit/harness.ts';
 
 const repeats = Math.max(1, Number(process.argv[2] ?? 5));
 const ITEMS = 1000;

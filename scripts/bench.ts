@@ -4,7 +4,7 @@
  * 1. Throughput and latency of GET /creatives?limit=50 (the demo account's read key) at 50
  *    keep-alive connections, against three servers measured in the same run, one after the other,
  *    in a rotating order over several rounds:
- *      - the mock (`mock/main.ts --clock manual`, rate limits lifted through PATCH /__mock/limits);
+ *      - the mock (`mock/adapters/node/main.ts --clock manual`, rate limits lifted through PATCH /__mock/limits);
  *      - Prism 5 mocking the same document (spec/openapi.yaml);
  *      - a bare node:http server answering every request with the mock's exact bytes and headers.
  *    Every server is first warmed up for 2 s (unrecorded). Targets: mock ≥ 10 × Prism,
@@ -22,7 +22,7 @@
  *    answer, against `npm start` (tsx), several starts each. Target < 1.5 s.
  * 6. Proxy: the latency cgs-proxy (proxy/server.ts) adds in front of the mock, at 1 and 10
  *    connections, direct and through the proxy alternately over the rounds (medians of the rounds).
- * 7. MSW (in-process, mock/adapters/msw.ts; scripts/bench-msw.ts in its own process): one request at
+ * 7. MSW (in-process, mock/adapters/msw/msw.ts; scripts/bench-msw.ts in its own process): one request at
  *    a time in Node, the handler path (msw's getResponse) beside the core's runPipeline alone and a
  *    fetch through msw/node's interceptor; target: handler median < 0.2 ms. And the size of the
  *    in-process mock's browser bundle (esbuild, minified; raw and gzip).
@@ -46,13 +46,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { runLoad, type LoadOptions, type LoadResult } from './lib/load.ts';
+import { freePort } from '../mock/adapters/node/launch.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BASE = '/api/public/v1';
@@ -126,17 +126,6 @@ function cleanup(): void {
 }
 process.on('exit', cleanup);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function waitFor<T>(what: string, child: ReturnType<typeof start>, poll: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -301,7 +290,7 @@ async function phaseHttp(): Promise<void> {
   const profileDir = path.join(TMP, 'profile');
   const mock = start('mock', [
     ...(flags.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
-    '--import', 'tsx', 'mock/main.ts', '--port', String(mockPort), '--clock', 'manual',
+    '--import', 'tsx', 'mock/adapters/node/main.ts', '--port', String(mockPort), '--clock', 'manual',
   ]);
   // Prism logs every request; its stdout goes to /dev/null (cheaper for everyone than a pipe).
   const prism = start('prism', ['node_modules/@stoplight/prism-cli/dist/index.js', 'mock', 'spec/openapi.yaml', '-p', String(prismPort), '-h', '127.0.0.1'], { stdout: 'ignore' });
@@ -606,7 +595,7 @@ async function phaseRuns(): Promise<void> {
 async function phaseMedia(): Promise<void> {
   console.log(`\n## 4. Media: thumbnails at ${CONNECTIONS} connections, and the API's req/s while media is fetched (${ROUNDS} rounds)\n`);
   const port = await freePort();
-  const mock = start('mock (media)', ['--import', 'tsx', 'mock/main.ts', '--port', String(port), '--clock', 'manual']);
+  const mock = start('mock (media)', ['--import', 'tsx', 'mock/adapters/node/main.ts', '--port', String(port), '--clock', 'manual']);
   const origin = `http://127.0.0.1:${port}`;
   const readKey = await waitFor('mock', mock, async () => /^\s+read\s+(cgs_[0-9a-f]{64})$/m.exec(mock.output())?.[1]);
   await liftReadLimits(origin);
@@ -749,7 +738,7 @@ async function phaseStart(): Promise<void> {
   const results: Record<string, { wallMs: number; cpuMs: number }[]> = {};
   for (const [label, args] of [
     ['cgs-mock (dist/bin/cgs-mock.js, the package)', [path.join(dist, 'bin/cgs-mock.js')]],
-    ['npm start (tsx mock/main.ts, the checkout)', ['--import', 'tsx', 'mock/main.ts']],
+    ['npm start (tsx mock/adapters/node/main.ts, the checkout)', ['--import', 'tsx', 'mock/adapters/node/main.ts']],
   ] as const) {
     const runs: { wallMs: number; cpuMs: number }[] = [];
     for (let i = 0; i < repeats; i++) runs.push(await firstAnswer([...args]));

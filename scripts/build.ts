@@ -25,15 +25,15 @@ import ts from 'typescript';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** What the package runs: every module under these folders, tests excluded. */
-const SOURCE_DIRS = ['bin', 'mock', 'proxy', 'conformance', 'spec'];
+const SOURCE_DIRS = ['bin', 'platform', 'mock', 'proxy', 'conformance', 'spec'];
 /** Single modules from elsewhere. */
 const SOURCE_FILES = ['scripts/webhooks-listen.ts'];
 /**
  * Declarations shipped: the modules that only declare types (`<package>/types`), and the public
- * surface of `<package>/msw` (mock/adapters/msw.ts and what its exported types name; the types of
+ * surface of `<package>/msw` (mock/adapters/msw/msw.ts and what its exported types name; the types of
  * the mock's internals behind `services` are not shipped, D61).
  */
-const DECLARATIONS = ['spec/types.ts', 'spec/generated/openapi.ts', 'spec/generated/rules.ts', 'spec/generated/mock-control.ts', 'spec/api-versions.ts', 'mock/adapters/msw.ts', 'mock/adapters/control.ts', 'mock/core.ts', 'mock/clock.ts'];
+const DECLARATIONS = ['spec/types.ts', 'spec/generated/openapi.ts', 'spec/generated/rules.ts', 'spec/generated/mock-control.ts', 'spec/api-versions.ts', 'mock/adapters/msw/msw.ts', 'mock/adapters/msw/control.ts', 'mock/core/services.ts', 'mock/core/clock.ts'];
 
 const COMPILER_OPTIONS: ts.CompilerOptions = {
   target: ts.ScriptTarget.ES2022,
@@ -64,7 +64,45 @@ function filesUnder(dir: string): string[] {
 }
 
 const isModule = (path: string): boolean => path.endsWith('.ts') && !path.endsWith('.d.ts');
-const isTest = (path: string): boolean => path.endsWith('.test.ts');
+/**
+ * What the package does not ship: unit tests, the mock's test support (mock/testkit/), and the
+ * Playwright tests and harnesses of the mock's own pages (mock/console/, mock/web/browser/). The
+ * conformance suite (conformance/, run by cgs-conformance) is shipped whole.
+ */
+const isTest = (path: string): boolean =>
+  path.endsWith('.test.ts') || path.startsWith('mock/testkit/') || (path.startsWith('mock/') && (path.endsWith('.spec.ts') || path.endsWith('playwright.config.ts') || path.startsWith('mock/web/browser/')));
+
+/** The test frameworks (and property-testing library) no shipped module may import. */
+const TEST_FRAMEWORKS = ['vitest', 'fast-check', '@playwright/test'];
+/** Where @playwright/test is the product: the conformance suite that cgs-conformance runs. */
+const SUITE_DIR = 'conformance/';
+
+/**
+ * The modules under `outDir` that import a test framework (vitest, fast-check anywhere;
+ * @playwright/test outside the conformance suite), as `path: specifier`. The build fails on any.
+ */
+export function testFrameworkImports(outDir: string): string[] {
+  const found: string[] = [];
+  const specifier = /(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g;
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(join(outDir, dir))) {
+      const path = dir === '' ? name : `${dir}/${name}`;
+      if (statSync(join(outDir, path)).isDirectory()) {
+        walk(path);
+        continue;
+      }
+      if (!/\.(js|mjs|cjs)$/.test(name)) continue;
+      for (const [, spec] of readFileSync(join(outDir, path), 'utf8').matchAll(specifier)) {
+        const framework = TEST_FRAMEWORKS.find((f) => spec === f || spec!.startsWith(`${f}/`));
+        if (framework === undefined) continue;
+        if (framework === '@playwright/test' && path.startsWith(SUITE_DIR)) continue;
+        found.push(`${path}: ${spec}`);
+      }
+    }
+  };
+  walk('');
+  return found;
+}
 
 /** The .ts specifiers of a declaration, rewritten to .js (declaration emit keeps them as written). */
 function rewriteSpecifiers(text: string): string {
@@ -134,6 +172,8 @@ export function build(outDir: string): { modules: number; ms: number } {
   // The document as plain JSON, for tools that do not read YAML (the generated copy wraps it with its hash).
   const generated = JSON.parse(readFileSync(join(ROOT, 'spec/generated/openapi.json'), 'utf8')) as { document: unknown };
   write(join(outDir, 'openapi.json'), `${JSON.stringify(generated.document, null, 2)}\n`);
+  const leaked = testFrameworkImports(outDir);
+  if (leaked.length > 0) throw new Error(`build: ${leaked.length} shipped module(s) import a test framework (move test support to mock/testkit/ or a *.test.ts):\n  ${leaked.join('\n  ')}`);
   return { modules: sources.length, ms: Math.round(performance.now() - started) };
 }
 

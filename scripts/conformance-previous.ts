@@ -5,7 +5,7 @@
  * "Clients written against the old version still work": the conformance suite as it was at <ref>
  * (its tests, checks, fixtures and document: conformance/, spec/ and the config, extracted with
  * `git archive` into a temporary tree, node_modules linked from this checkout) runs against the
- * CURRENT mock: the temporary tree's mock/ is a link to this checkout's mock/, whose modules
+ * CURRENT mock: each entry of the temporary tree's mock/ is a link to this checkout's, whose modules
  * resolve to this checkout's spec/ (Node follows the link), so the old suite starts today's mock
  * serving today's document (or the pending version with --api-version next, through the mock's
  * MOCK_API_VERSION) and checks it against the document of <ref>.
@@ -20,22 +20,39 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, symlinkSync, existsSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { RELEASES_DIR, ROOT, latestRelease, parseApiVersion, type ApiVersion } from '../spec/versions.ts';
 
+const USAGE = `usage: npm run conformance:previous -- --ref <git ref|release> [--api-version current|next] [--grep <regex>] [--expect-failures <regex>]
+
+Runs the conformance suite as it was at <ref> against the current mock ("clients written against
+the old version still work"). conformance/README.md "The previous suite" says more.
+
+  --ref <ref>               a commit, branch or tag; \`release\`: the commit that cut the latest release
+  --api-version <v>         the mock serves \`current\` (default) or \`next\` (spec/overlays/next.yaml)
+  --grep <regex>            only the tests whose titles match (Playwright's --grep)
+  --expect-failures <regex> succeed only when the failed tests are exactly those whose titles match,
+                            and at least one fails (npm test: the pending version breaks exactly the
+                            read-plane 429 test of the old suite). Without it the exit status is the suite's.
+  --help, -h                this text`;
+
 function fail(message: string): never {
-  console.error(`conformance:previous: ${message}\nusage: npm run conformance:previous -- --ref <git ref> [--api-version current|next] [--grep <regex>] [--expect-failures <regex>]`);
+  console.error(`conformance:previous: ${message}\n${USAGE}`);
   process.exit(2);
 }
 
-let values: { ref?: string; 'api-version'?: string; grep?: string; 'expect-failures'?: string };
+let values: { ref?: string; 'api-version'?: string; grep?: string; 'expect-failures'?: string; help?: boolean };
 try {
-  ({ values } = parseArgs({ options: { ref: { type: 'string' }, 'api-version': { type: 'string' }, grep: { type: 'string' }, 'expect-failures': { type: 'string' } }, strict: true, allowPositionals: false }));
+  ({ values } = parseArgs({ options: { ref: { type: 'string' }, 'api-version': { type: 'string' }, grep: { type: 'string' }, 'expect-failures': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }));
 } catch (error) {
   fail((error as Error).message);
+}
+if (values.help === true) {
+  console.log(USAGE);
+  process.exit(0);
 }
 if (values.ref === undefined || values.ref === '') fail('--ref is required');
 let apiVersion: ApiVersion;
@@ -45,6 +62,12 @@ try {
   fail((error as Error).message);
 }
 const expectFailures = values['expect-failures'] === undefined ? undefined : new RegExp(values['expect-failures']);
+
+/** The mock's entry points as released suites know them (1.9.0: `tsx mock/main.ts`, `import('../../mock/handlers.ts')`). */
+const OLD_LAYOUT: Record<string, string> = {
+  'main.ts': "import './adapters/node/main.ts';\n",
+  'handlers.ts': "export * from './core/handlers.ts';\n",
+};
 
 const git = (args: string[]): string => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 let commit: string;
@@ -71,7 +94,11 @@ try {
   if (untar.status !== 0) fail(`tar: ${untar.stderr.toString().trim()}`);
   // Today's mock and today's dependencies.
   symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'), 'dir');
-  symlinkSync(join(ROOT, 'mock'), join(tree, 'mock'), 'dir');
+  mkdirSync(join(tree, 'mock'));
+  for (const entry of readdirSync(join(ROOT, 'mock'))) symlinkSync(join(ROOT, 'mock', entry), join(tree, 'mock', entry));
+  // The paths an older suite starts and reads the mock by, before the mock's root moved into
+  // core/ and adapters/node/ (D66): each one a module that hands on to today's.
+  for (const [path, text] of Object.entries(OLD_LAYOUT)) if (!existsSync(join(tree, 'mock', path))) writeFileSync(join(tree, 'mock', path), text);
   if (!existsSync(join(tree, 'conformance/playwright.config.ts'))) fail(`${values.ref} has no conformance/playwright.config.ts`);
 
   const report = join(tree, 'previous-report.json');

@@ -14,11 +14,11 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { RulesReport } from '../conformance/reporters/rules-reporter.ts';
+import { freePort } from '../mock/adapters/node/launch.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT = join(ROOT, 'test-results', 'shared');
@@ -30,24 +30,13 @@ const workers = Number(values.workers ?? '2');
 if (!Number.isInteger(runs) || runs < 1 || runs > 50) throw new Error('--runs is 1 to 50');
 if (!Number.isInteger(workers) || workers < 1 || workers > 16) throw new Error('--workers is 1 to 16');
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
 rmSync(OUT, { recursive: true, force: true });
 mkdirSync(OUT, { recursive: true });
 const token = `ctl_${randomBytes(24).toString('hex')}`;
 const port = values.port ? Number(values.port) : await freePort();
 const origin = `http://127.0.0.1:${port}`;
 const mockLog = openSync(join(OUT, 'mock.log'), 'w');
-const mock = spawn(process.execPath, ['--import', 'tsx', 'mock/main.ts', '--port', String(port), '--host', '127.0.0.1', '--clock', 'manual'], {
+const mock = spawn(process.execPath, ['--import', 'tsx', 'mock/adapters/node/main.ts', '--port', String(port), '--host', '127.0.0.1', '--clock', 'manual'], {
   cwd: ROOT,
   env: { ...process.env, CGS_CONTROL_TOKEN: token },
   stdio: ['ignore', mockLog, mockLog],

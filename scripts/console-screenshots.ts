@@ -18,8 +18,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
-import { buildMock } from '../mock/app.ts';
-import { Clock } from '../mock/clock.ts';
+import { buildMock } from '../mock/adapters/node/app.ts';
+import { Clock } from '../mock/core/clock.ts';
 import { seedLarge } from '../mock/seed/demo.ts';
 import { launchChromium } from './lib/browser.ts';
 

@@ -18,6 +18,15 @@ describe('npm run contract:diff', () => {
     expect(new Set(report.changes.map((c) => c.severity))).toEqual(new Set(['breaking', 'documentation']));
   });
 
+  it('the default diff leads with the changes since git HEAD, then those since the last release (V11)', () => {
+    const result = run();
+    expect(result.status, result.stderr).toBe(0);
+    const lines = result.stdout.split('\n');
+    expect(lines[2]).toMatch(/^### Since HEAD \(git\): /);
+    expect(lines.findIndex((l) => l.startsWith('### Since HEAD'))).toBeLessThan(lines.findIndex((l) => l.startsWith('Changes from ')));
+    expect(run('--since', 'no-such-ref-or-file').status).toBe(2);
+  });
+
   it('exits 2 on unreadable input, saying which', () => {
     const result = run('--base', 'no-such-ref-or-file', '--head', 'working');
     expect(result.status).toBe(2);

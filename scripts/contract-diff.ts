@@ -1,27 +1,31 @@
 /**
- * `npm run contract:diff -- [--base <source>] [--head <source>] [--format markdown|json]`
+ * `npm run contract:diff -- [--base <source>] [--head <source>] [--since <source>] [--format markdown|json]`
  *
  * Every difference between two versions of the document, classified (spec/diff/classify.ts), and
  * the versioning policy's verdict (spec/diff/policy.ts). A source is `working` (default head),
  * `release` (default base: the latest of spec/releases/), `next`, a released version, a directory,
  * a file or a git ref (spec/versions.ts, loadSource).
  *
+ * The default diff (no --base, no --head) leads with what changed since the working document's own
+ * base, git HEAD (or `--since <source>`, e.g. `--since main` on a branch): a two-line edit shows
+ * first, then everything since the last release, which is what the policy judges (V11).
+ *
  * Exit status: 0 when the policy allows the change, 1 when not, 2 on unreadable input.
  */
 import { parseArgs } from 'node:util';
 import { diffDocuments } from '../spec/diff/classify.ts';
 import { evaluate } from '../spec/diff/policy.ts';
-import { toJson, toMarkdown } from '../spec/diff/render.ts';
+import { toJson, toMarkdown, type Lead } from '../spec/diff/render.ts';
 import { loadSource, SourceError, versionOf, type Source } from '../spec/versions.ts';
 
 function usage(message: string): never {
-  console.error(`contract:diff: ${message}\nusage: npm run contract:diff -- [--base <dir|file|git ref|release|next|working>] [--head <...>] [--format markdown|json]`);
+  console.error(`contract:diff: ${message}\nusage: npm run contract:diff -- [--base <dir|file|git ref|release|next|working>] [--head <...>] [--since <...>] [--format markdown|json]`);
   process.exit(2);
 }
 
-let values: { base?: string; head?: string; format?: string };
+let values: { base?: string; head?: string; since?: string; format?: string };
 try {
-  ({ values } = parseArgs({ options: { base: { type: 'string' }, head: { type: 'string' }, format: { type: 'string' } }, strict: true, allowPositionals: false }));
+  ({ values } = parseArgs({ options: { base: { type: 'string' }, head: { type: 'string' }, since: { type: 'string' }, format: { type: 'string' } }, strict: true, allowPositionals: false }));
 } catch (error) {
   usage((error as Error).message);
 }
@@ -37,8 +41,21 @@ try {
   if (error instanceof SourceError) usage(error.message);
   throw error;
 }
-const changes = diffDocuments(base.document, head.document, { ...(base.rules ? { base: base.rules } : {}), ...(head.rules ? { head: head.rules } : {}) });
+const diff = (from: Source, to: Source) => diffDocuments(from.document, to.document, { ...(from.rules ? { base: from.rules } : {}), ...(to.rules ? { head: to.rules } : {}) });
+const changes = diff(base, head);
 const verdict = evaluate(base.document, head.document, changes, head.rules);
-if (format === 'json') console.log(JSON.stringify(toJson(versionOf(base), versionOf(head), changes, verdict), null, 2));
-else process.stdout.write(toMarkdown(versionOf(base), versionOf(head), changes, verdict));
+// The lead: asked for with --since, or the default diff's own (git HEAD, when this is a clone).
+let lead: Lead | undefined;
+const sinceSpec = values.since ?? (values.base === undefined && values.head === undefined ? 'HEAD' : undefined);
+if (sinceSpec !== undefined) {
+  try {
+    const since = loadSource(sinceSpec);
+    lead = { label: since.label, changes: diff(since, head) };
+  } catch (error) {
+    if (!(error instanceof SourceError)) throw error;
+    if (values.since !== undefined) usage(error.message);
+  }
+}
+if (format === 'json') console.log(JSON.stringify(toJson(versionOf(base), versionOf(head), changes, verdict, lead), null, 2));
+else process.stdout.write(toMarkdown(versionOf(base), versionOf(head), changes, verdict, lead));
 process.exit(verdict.allowed ? 0 : 1);

@@ -10,4 +10,7 @@ source scripts/lib/steps.sh
 step "the proofs' own scaffolding: scripts/lib/steps.sh runs a step and reports its seconds"
 bash -n scripts/test.sh
 
+step "the gate on broken targets: the whole suite through cgs-conformance against a conforming mock and 8 broken ones (conformance/defects/ proxy), each with its rule first, exit 1, its wall time beside the conforming run's (scripts/prove-gate.ts; table in conformance-report/gate/gate.md)"
+npx tsx scripts/prove-gate.ts
+
 wait_together

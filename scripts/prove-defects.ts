@@ -120,10 +120,10 @@ process.on('exit', () => {
   for (const child of children) killGroup(child, 'SIGKILL');
 });
 
-/** Start `tsx mock/main.ts` on a free port (manual clock), in its own process group. */
+/** Start `tsx mock/adapters/node/main.ts` on a free port (manual clock), in its own process group. */
 async function startMock(label: string, mockDefects: readonly string[] = []): Promise<Mock> {
   const log = `${REPORT_DIR}mock-${label}.log`;
-  const child = spawn(TSX, ['mock/main.ts', '--port', '0', '--host', '127.0.0.1', '--clock', 'manual', ...mockDefects.flatMap((d) => ['--defect', d])], {
+  const child = spawn(TSX, ['mock/adapters/node/main.ts', '--port', '0', '--host', '127.0.0.1', '--clock', 'manual', ...mockDefects.flatMap((d) => ['--defect', d])], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
@@ -537,7 +537,7 @@ async function main(): Promise<void> {
     if (!result) pinned.reason = 'no test without @assumed selects it';
     const verdict = pinned.detected || !assumedResult ? pinned : judge([...(result?.tests ?? []), ...assumedResult.tests], baseline, [...(result?.errors ?? []), ...assumedResult.errors]);
     if (!verdict.detected && defect.via === 'mock' && verdict.failed.length === 0 && verdict.selected > 0) {
-      verdict.reason = `${verdict.reason}; check that the mock applies it (mock/defects.ts, and services.defects reaching the code that sends it)`;
+      verdict.reason = `${verdict.reason}; check that the mock applies it (mock/core/defects.ts, and services.defects reaching the code that sends it)`;
     }
     return {
       defect,

@@ -1,6 +1,8 @@
 /**
  * `npm run release -- <version>`: freezes the working document and rule ledger as <version>
  * (spec/releases/<version>/, hashes in spec/releases/SHA256SUMS) after the versioning gate passes.
+ * Refused (V10) with stale generated types, without a green `npm run conformance` on this document
+ * and ledger, and for a version the pending version (spec/overlays/next.yaml) claims.
  * Commit the new files; from then on `npm run contract:diff` and the gate in npm test compare against it.
  */
 import { ReleaseError, cutRelease } from './lib/release.ts';
@@ -12,7 +14,7 @@ if (version === undefined || process.argv.length > 3) {
   process.exit(2);
 }
 try {
-  const files = cutRelease(ROOT, version);
+  const files = await cutRelease(ROOT, version);
   console.log(`released ${version}:\n${files.map((f) => `  ${f}`).join('\n')}\nCommit them: git add spec/releases && git commit -m "chore(releases): ${version}"`);
 } catch (error) {
   if (!(error instanceof ReleaseError)) throw error;

@@ -13,12 +13,20 @@
  * printing the uncovered ids, and always when a title names an unknown rule id or an assumed rule
  * without @assumed. `--report-only` prints the same numbers but exits 0 for uncovered rules (naming
  * problems still fail).
+ *
+ * Rules of a client or a receiver (`party: client` / `receiver` in spec/rules.yaml) are judged by
+ * the exams (cgs-client-check, cgs-webhooks-check), not by the suite: each observable one must be
+ * judged by an exam check (mock/exam/judge.ts CLIENT_CHECKS, bin/lib/exam/webhooks.ts
+ * RECEIVER_CHECKS), and the run fails naming those that are not.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { loadLedger, namingProblems, ruleIdsIn, rulesById } from '../conformance/reporters/ledger.ts';
+import { RECEIVER_CHECKS } from '../bin/lib/exam/webhooks.ts';
+import { CLIENT_CHECKS } from '../mock/exam/judge.ts';
+import type { Rule } from '../spec/types.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TESTS = join(ROOT, 'conformance', 'tests');
@@ -120,6 +128,21 @@ export function coveredWithoutAssumed(tests: readonly DeclaredTest[]): Set<strin
   return new Set(tests.filter((t) => !t.pending && !t.tags.includes('@assumed')).flatMap((t) => t.ruleIds));
 }
 
+/** A rule the conformance suite answers for: the service's (no `party`, or `server`). */
+export const isServerRule = (rule: Rule): boolean => rule.party === undefined || rule.party === 'server';
+
+/** The observable client and receiver rules no exam check judges (each must have one). */
+export function unjudgedPartyRules(rules: readonly Rule[], checks: readonly { id: string; rules: readonly string[] }[]): Rule[] {
+  const judged = new Set(checks.flatMap((c) => c.rules));
+  return rules.filter((r) => !isServerRule(r) && r.observable && !judged.has(r.id));
+}
+
+/** Exam checks naming a rule that is not an observable client or receiver rule of the ledger. */
+export function strayJudges(rules: readonly Rule[], checks: readonly { id: string; rules: readonly string[] }[]): string[] {
+  const byId = new Map(rules.map((r) => [r.id, r]));
+  return checks.flatMap((c) => c.rules.filter((id) => { const r = byId.get(id); return !r || isServerRule(r) || !r.observable; }).map((id) => `exam check ${c.id} judges ${id}, which is not an observable client or receiver rule`));
+}
+
 function main(): void {
   const args = new Set(process.argv.slice(2));
   const ledger = loadLedger();
@@ -132,12 +155,16 @@ function main(): void {
   const pinnedCovering = coveredWithoutAssumed(tests);
 
   const naming = tests.flatMap((t) => namingProblems(t.ruleIds, t.tags, rules).map((p) => `${t.file}:${t.line} "${t.title}" ${p}`));
-  const pinnedObservable = ledger.rules.filter((r) => r.status === 'pinned' && r.observable);
+  const pinnedObservable = ledger.rules.filter((r) => r.status === 'pinned' && r.observable && isServerRule(r));
+  const examChecks = [...CLIENT_CHECKS, ...RECEIVER_CHECKS];
+  const unjudged = unjudgedPartyRules(ledger.rules, examChecks);
+  naming.push(...strayJudges(ledger.rules, examChecks));
+  const party = ledger.rules.filter((r) => !isServerRule(r));
   const uncoveredAny = pinnedObservable.filter((r) => !covering.has(r.id));
   const uncovered = pinnedObservable.filter((r) => !pinnedCovering.has(r.id));
   const onlyAssumed = pinnedObservable.filter((r) => covering.has(r.id) && !pinnedCovering.has(r.id));
-  const assumed = ledger.rules.filter((r) => r.status === 'assumed');
-  const prefixes = [...new Set(ledger.rules.map((r) => r.id.split('-')[0]!))];
+  const assumed = ledger.rules.filter((r) => r.status === 'assumed' && isServerRule(r));
+  const prefixes = [...new Set(ledger.rules.filter(isServerRule).map((r) => r.id.split('-')[0]!))];
   const byPrefix = prefixes.map((prefix) => {
     const mine = pinnedObservable.filter((r) => r.id.startsWith(`${prefix}-`));
     return { prefix, pinnedObservable: mine.length, covered: mine.filter((r) => pinnedCovering.has(r.id)).length, coveredAny: mine.filter((r) => covering.has(r.id)).length };
@@ -157,6 +184,7 @@ function main(): void {
           pending: [...pending.keys()].filter((id) => !covering.has(id)),
           assumed: { total: assumed.length, covered: assumed.filter((r) => covering.has(r.id)).length },
           byPrefix,
+          exam: { rules: party.length, observable: party.filter((r) => r.observable).length, unjudged: unjudged.map((r) => r.id) },
           namingProblems: naming,
         },
         null,
@@ -175,12 +203,14 @@ function main(): void {
     const pendingOnly = [...pending.keys()].filter((id) => !covering.has(id));
     if (pendingOnly.length) console.log(`  pending (only in test.skip/test.fixme): ${pendingOnly.join(' ')}`);
     if (onlyAssumed.length) console.log(`  pinned, observable rules named only by @assumed tests (${onlyAssumed.length}):\n    ${onlyAssumed.map((r) => r.id).join(' ')}`);
+    console.log(`  client and receiver rules (judged by the exams, not the suite): ${party.filter((r) => r.observable).length - unjudged.length} of ${party.filter((r) => r.observable).length} observable ones judged by an exam check; ${party.filter((r) => !r.observable).length} not observable`);
+    if (unjudged.length) console.log(`  observable client or receiver rules no exam check judges (${unjudged.length}):\n    ${unjudged.map((r) => r.id).join(' ')}`);
     if (uncovered.length) console.log(`  uncovered pinned, observable rules (${uncovered.length}, no test without @assumed):\n    ${uncovered.map((r) => r.id).join(' ')}`);
   }
   for (const problem of naming) console.error(`rules:coverage: ${problem}`);
 
   if (naming.length > 0) process.exitCode = 1;
-  else if (uncovered.length > 0 && !args.has('--report-only')) process.exitCode = 1;
+  else if ((uncovered.length > 0 || unjudged.length > 0) && !args.has('--report-only')) process.exitCode = 1;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main();

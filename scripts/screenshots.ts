@@ -8,7 +8,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { buildMock } from '../mock/app.ts';
+import { buildMock } from '../mock/adapters/node/app.ts';
 import { launchChromium } from './lib/browser.ts';
 
 const out = (name: string): string => fileURLToPath(new URL(`../docs/${name}`, import.meta.url));

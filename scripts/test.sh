@@ -15,6 +15,9 @@ source scripts/lib/steps.sh
 step "lint: Spectral on spec/openapi.yaml (npm run lint)"
 npm run --silent lint
 
+step "the documents under stock validators: @apidevtools/swagger-parser and Redocly's recommended rules (npm run validate; redocly.yaml)"
+npm run --silent validate
+
 step "generated types are up to date (npm run check:generated)"
 npm run --silent check:generated
 

@@ -7,8 +7,8 @@
  * validators for any schema node of the document. Nothing else should parse the YAML.
  */
 import { parse } from 'yaml';
-import { sha256Hex } from '../mock/platform/crypto.ts';
-import { nodeBuiltin, type NodeFs } from '../mock/platform/node.ts';
+import { sha256Hex } from '../platform/crypto.ts';
+import { nodeBuiltin, type NodeFs } from '../platform/node.ts';
 import { parseApiVersion, type ApiVersion } from './api-versions.ts';
 import currentJson from './generated/openapi.json' with { type: 'json' };
 import nextJson from './generated/openapi.next.json' with { type: 'json' };
@@ -188,7 +188,7 @@ function readNext(): unknown {
 /**
  * Which version of the API this process reads: `current` (spec/openapi.yaml) or `next` (the
  * pending version, spec/overlays/next.yaml applied; spec/versions.ts). The mock sets
- * CGS_API_VERSION from `--api-version` (mock/api-version.ts) before this module loads; the
+ * CGS_API_VERSION from `--api-version` (mock/adapters/node/api-version.ts) before this module loads; the
  * conformance suite chooses with CONFORMANCE_API_VERSION.
  */
 const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};

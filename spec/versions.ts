@@ -182,6 +182,27 @@ export function versionOf(source: Source): string {
   return typeof info?.version === 'string' ? info.version : 'unknown';
 }
 
+/**
+ * One hash of the working document and rule ledger: the conformance reporter records it in
+ * rules.json, and `npm run release` accepts only a suite run on exactly these (V10).
+ */
+export function workingDigest(root = ROOT): string {
+  const hash = createHash('sha256');
+  for (const file of [DOCUMENT_FILE, RULES_FILE]) hash.update(`${file}\n`).update(readFileSync(join(root, file)));
+  return hash.digest('hex');
+}
+
+/** The version the pending version (spec/overlays/next.yaml) gives itself, if it names one. */
+export function nextClaimedVersion(root = ROOT): string | undefined {
+  const path = join(root, OVERLAY_FILE);
+  if (!existsSync(path)) return undefined;
+  const overlay = parse(readFileSync(path, 'utf8')) as { actions?: { target?: unknown; update?: { version?: unknown } }[] };
+  for (const action of overlay.actions ?? []) {
+    if (action.target === '$.info' && typeof action.update?.version === 'string') return action.update.version;
+  }
+  return undefined;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Frozen releases
 

@@ -1,34 +1,107 @@
 /**
- * What `cgs-conformance` (bin/cgs-conformance.ts) does before and after Playwright runs the suite,
- * as pure functions: its command line turned into the suite's environment (conformance/fixtures/env.ts)
- * and Playwright's arguments, and the rules report (rules.json of conformance/reporters/rules-reporter.ts)
- * turned into the one-screen summary and the verdict.
+ * What `cgs-conformance` (bin/cgs-conformance.ts) does before and after Playwright runs the suite:
+ * its command line (and config file) turned into the suite's environment (conformance/fixtures/env.ts)
+ * and Playwright's arguments; a first probe of the target that stops a run which could not judge
+ * anything; and the rules report (rules.json of conformance/reporters/rules-reporter.ts) turned into
+ * the one-screen summary and the exit status.
+ *
+ * Exit status (EXIT): 0 the implementation conforms, 1 it does not, 2 the run could not judge it
+ * (a bad flag or config file, an unreachable target, refused credentials, a missing token, a hook or
+ * key profile the run was told it needs and does not have, nothing judged). Each 2 says what to do.
  */
-import { resolve } from 'node:path';
-import { readEnv } from '../../conformance/fixtures/env.ts';
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ConformanceConfig } from '../../spec/generated/conformance-config.ts';
+import { causeLines, type Cause } from '../../conformance/reporters/causes.ts';
 
-export const USAGE = `usage: cgs-conformance [--base-url URL] [--keys FILE|JSON] [--keys-b FILE|JSON] [--allow-spend]
-                       [--pinned-only] [--report-dir DIR] [--shard I/N] [--control-token TOKEN]
-                       [--reporter list|dot|line] [playwright test options...]
+/**
+ * The gate stops a run after this many failed tests unless told otherwise (--max-failures): every
+ * failed test costs Playwright a new worker process (seconds each), so a target that breaks one
+ * header everywhere took 269 s (1304 s on a loaded machine) where a conforming run takes 25 s
+ * (59 s); its first causes are known after a few failures. D110.
+ */
+export const DEFAULT_MAX_FAILURES = 10;
 
+export const USAGE = `usage: cgs-conformance [--config FILE] [--base-url URL] [--keys FILE|JSON] [--keys-b FILE|JSON]
+                       [--control-token TOKEN] [--hooks-url URL] [--hooks-token TOKEN] [--allow-spend]
+                       [--real-time] [--real-time-budget SECONDS] [--pinned-only] [--require WHAT]...
+                       [--report-dir DIR] [--shard I/N] [--reporter list|dot|line] [playwright options]
+
+  --config FILE         cgs-conformance.config.json (spec/schemas/conformance-config.schema.json): the
+                        target, keys, hooks and requirements in one file; a flag given here wins over it.
   --base-url URL        the implementation, including /api/public/v1 (CONFORMANCE_BASE_URL).
                         Without it, the suite starts the packaged mock (one per worker) and runs against it.
-  --keys FILE|JSON      profile name → key, a JSON object or a file holding one (CONFORMANCE_KEYS):
-                        read, runs:read, runs:write, creatives:write, creatives:review, assets:write,
-                        campaigns:write, all. Not needed by a target that serves the /__mock control plane.
-  --keys-b FILE|JSON    the same for a second account: the ownership tests (CONFORMANCE_KEYS_B)
-  --allow-spend         run the tests that spend credits (CONFORMANCE_ALLOW_SPEND=1)
-  --pinned-only         leave out the tests of decided gaps (--grep-invert @assumed): what the interface pins
-  --report-dir DIR      junit.xml, html/, rules.json, rules.md, test-results/ (default ./conformance-report)
-  --shard I/N           run shard I of N (Playwright's sharding)
+  --keys FILE|JSON      profile name → key, a JSON object or a file holding one, or a JSON list of such
+                        objects, one account per worker (CONFORMANCE_KEYS): read, runs:read, runs:write,
+                        creatives:write, creatives:review, assets:write, campaigns:write, all.
+                        Not needed by a target that serves the /__mock control plane.
+  --keys-b FILE|JSON    the same for the second account of each pair: the ownership tests (CONFORMANCE_KEYS_B)
   --control-token TOKEN the bearer token of a mock's /__mock control plane (CONFORMANCE_CONTROL_TOKEN)
+  --hooks-url URL       the conformance hooks of the target (CONFORMANCE_HOOKS_URL; docs/hooks.md)
+  --hooks-token TOKEN   bearer token sent to the hooks (CONFORMANCE_HOOKS_TOKEN; default: the control token)
+  --allow-spend         run the tests that spend credits (CONFORMANCE_ALLOW_SPEND=1)
+  --real-time           tests that need time to pass wait in real time when there is no clock hook
+                        (CONFORMANCE_REAL_TIME=1), each up to --real-time-budget seconds (default 120)
+  --pinned-only         leave out the tests of decided gaps (--grep-invert @assumed): what the interface pins
+  --require WHAT        repeatable (CONFORMANCE_REQUIRE, comma-separated):
+                          pinned             every pinned rule not judged fails the gate (exit 1)
+                          hook:NAME          the run stops (exit 2) when the target does not serve this hook
+                          key-profile:NAME   the run stops (exit 2) when the keys lack this profile
+  --report-dir DIR      junit.xml, html/, rules.json, rules.md, test-results/ (default ./conformance-report)
+  --shard I/N           run shard I of N (Playwright's sharding; merge with cgs-conformance-merge)
   --reporter NAME       what prints while the run goes: list, dot (default) or line
-  anything else         passed to \`playwright test\` as is (--grep, --workers, --retries, test files...)
+  --max-failures N      stop the run after N failed tests (default ${DEFAULT_MAX_FAILURES}: a broken target is reported
+                        in about the time a conforming run takes, its first causes found); 0 judges every test
+  playwright options    --grep, --grep-invert, --workers, --retries, -x, --timeout,
+                        --global-timeout, --repeat-each, --trace, --project, --output, --list,
+                        --forbid-only, --fail-on-flaky-tests, --fully-parallel, --pass-with-no-tests,
+                        --quiet, --last-failed, --no-deps, test file filters; anything after -- as is.
 
-Exit status: 0 only when the implementation conforms (every test that ran passed, no rule failed,
-and at least one test ran); 1 when it does not; 2 on a usage error.`;
+Exit status: 0 the implementation conforms (every test that ran passed, no rule failed, at least one
+test passed, and with --require pinned every pinned rule was judged); 1 it does not conform; 2 the
+run could not judge it (bad flags or config, unreachable target, refused keys, missing token, a
+required hook or key profile missing, nothing judged): the message says what to do.`;
 
+/** cgs-conformance-merge's options (node:util parseArgs, strict). */
+const MERGE_OPTIONS = { out: { type: 'string' }, 'rules-only': { type: 'boolean' }, require: { type: 'string' } } as const;
+
+/** cgs-conformance-merge's command line; throws with what is wrong. */
+export function parseMergeArgs(args: readonly string[]): { out?: string; rulesOnly: boolean; requirePinned: boolean; inputs: string[] } {
+  const { values, positionals } = parseArgs({ args: [...args], options: MERGE_OPTIONS, allowPositionals: true, strict: true });
+  if (positionals.length === 0) throw new Error('name at least one shard report directory');
+  if (values.require !== undefined && values.require !== 'pinned') throw new Error(`--require is pinned here (hooks and key profiles are required of each shard's run), not ${values.require}`);
+  return { ...(values.out !== undefined ? { out: values.out } : {}), rulesOnly: values['rules-only'] === true, requirePinned: values.require === 'pinned', inputs: positionals };
+}
+
+export const EXIT = { conforms: 0, doesNotConform: 1, couldNotJudge: 2 } as const;
+export type ExitStatus = (typeof EXIT)[keyof typeof EXIT];
+
+/** A flag or the config file is wrong (exit 2). */
 export class UsageError extends Error {}
+/** The target cannot be judged as given (exit 2): unreachable, credentials refused, a token missing... */
+export class SetupError extends Error {}
+
+export type KeyProfiles = Readonly<Record<string, string>>;
+
+export interface Requirements {
+  pinned: boolean;
+  hooks: string[];
+  keyProfiles: string[];
+}
+
+/** What the first probe needs to know of the target (preflight). */
+export interface TargetPlan {
+  baseUrl: string;
+  /** One entry per account (a list of --keys is one account per worker). */
+  keys: KeyProfiles[] | undefined;
+  keysB: KeyProfiles[] | undefined;
+  controlToken: string | undefined;
+  hooksUrl: string | undefined;
+  hooksToken: string | undefined;
+}
 
 export interface ConformancePlan {
   /** Environment for the Playwright process, on top of the caller's. */
@@ -37,53 +110,187 @@ export interface ConformancePlan {
   playwrightArgs: string[];
   reportDir: string;
   help: boolean;
+  requirements: Requirements;
+  /** Set when the run is against a target (--base-url or CONFORMANCE_BASE_URL), not the packaged mock. */
+  target: TargetPlan | undefined;
+  /** A shard judges only its part: --require pinned is judged on the merged report. */
+  sharded: boolean;
+  allowSpend: boolean;
+  pinnedOnly: boolean;
 }
 
-const VALUE_FLAGS = new Set(['base-url', 'keys', 'keys-b', 'report-dir', 'shard', 'control-token', 'reporter']);
-const BOOLEAN_FLAGS = new Set(['allow-spend', 'pinned-only', 'help']);
+const VALUE_FLAGS = new Set(['base-url', 'keys', 'keys-b', 'report-dir', 'shard', 'control-token', 'reporter', 'hooks-url', 'hooks-token', 'real-time-budget', 'require', 'config', 'grep-invert', 'max-failures']);
+const BOOLEAN_FLAGS = new Set(['allow-spend', 'pinned-only', 'help', 'real-time']);
+/** Playwright's own options passed through (value-taking, then boolean); -c and --reporter are the gate's. */
+const PLAYWRIGHT_VALUE = new Set(['grep', 'g', 'workers', 'j', 'retries', 'timeout', 'global-timeout', 'repeat-each', 'trace', 'project', 'output', 'tsconfig']);
+const PLAYWRIGHT_BOOLEAN = new Set(['x', 'list', 'forbid-only', 'fail-on-flaky-tests', 'fully-parallel', 'pass-with-no-tests', 'quiet', 'last-failed', 'no-deps']);
 const CONSOLE_REPORTERS = new Set(['list', 'dot', 'line']);
+const REQUIREMENT = /^(pinned|hook:[a-z][a-z0-9-]*|key-profile:\S+)$/;
 
-/** A JSON object of profile → key, given inline or as a file; checked as the suite checks it. */
-function keysValue(flag: string, raw: string, cwd: string, readFile: (path: string) => string): string {
+// ---------------------------------------------------------------------------------------------
+// Keys
+
+/** Keys as the suite reads them (CONFORMANCE_KEYS): an object of profile → key, or a non-empty list of them. */
+export function parseKeys(label: string, text: string): KeyProfiles[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${label} is not JSON: ${(error as Error).message}`);
+  }
+  const isProfiles = (v: unknown): v is KeyProfiles =>
+    typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length > 0 && Object.values(v).every((k) => typeof k === 'string' && k !== '');
+  if (isProfiles(parsed)) return [parsed];
+  if (Array.isArray(parsed) && parsed.length > 0 && parsed.every(isProfiles)) return parsed;
+  throw new UsageError(`${label} must be a JSON object of profile name → key (strings), or a non-empty list of such objects (one account per worker)`);
+}
+
+/** A JSON object or list of keys, given inline or as a file; checked, returned as the suite's environment value. */
+function keysValue(flag: string, raw: string, cwd: string, readFile: (path: string) => string): { text: string; keys: KeyProfiles[] } {
   let text = raw.trim();
-  if (!text.startsWith('{')) {
+  if (!text.startsWith('{') && !text.startsWith('[')) {
     try {
-      text = readFile(resolve(cwd, raw));
+      text = readFile(resolve(cwd, raw)).trim();
     } catch (error) {
-      throw new UsageError(`--${flag} ${raw}: neither a JSON object nor a readable file (${(error as Error).message})`);
+      throw new UsageError(`--${flag} ${raw}: neither JSON nor a readable file (${(error as Error).message})`);
     }
   }
-  try {
-    readEnv({ CONFORMANCE_KEYS: text });
-  } catch (error) {
-    throw new UsageError(`--${flag}: ${(error as Error).message.replace('CONFORMANCE_KEYS', 'the keys')}`);
-  }
-  return text.trim();
+  return { text, keys: parseKeys(`--${flag}`, text) };
 }
 
-export function planRun(argv: readonly string[], cwd: string, readFile: (path: string) => string): ConformancePlan {
+// ---------------------------------------------------------------------------------------------
+// The config file
+
+let validateConfig: ((data: unknown) => boolean) & { errors?: { instancePath: string; message?: string; params?: Record<string, unknown> }[] | null } | undefined;
+
+/**
+ * The flags a config file stands for (spec/schemas/conformance-config.schema.json), validated;
+ * `{ "env": "NAME" }` values read from `environment`, `{ "file": "..." }` and reportDir relative to
+ * the file's folder.
+ */
+export function configArgs(path: string, readFile: (path: string) => string, environment: Readonly<Record<string, string | undefined>>): string[] {
+  let text: string;
+  try {
+    text = readFile(path);
+  } catch (error) {
+    throw new UsageError(`--config ${path}: cannot read it (${(error as Error).message})`);
+  }
+  let config: unknown;
+  try {
+    config = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`--config ${path} is not JSON: ${(error as Error).message}`);
+  }
+  if (!validateConfig) {
+    const schema = JSON.parse(readFileSync(fileURLToPath(new URL('../../spec/schemas/conformance-config.schema.json', import.meta.url)), 'utf8')) as object;
+    validateConfig = new Ajv2020({ allErrors: true, strict: false }).compile(schema);
+  }
+  if (!validateConfig(config)) {
+    const errors = (validateConfig.errors ?? []).map((e) => {
+      const extra = e.params?.['additionalProperty'];
+      return `${e.instancePath || '(the file)'} ${e.message ?? ''}${typeof extra === 'string' ? `: ${extra}` : ''}`;
+    });
+    throw new UsageError(`--config ${path} does not follow spec/schemas/conformance-config.schema.json:\n  ${[...new Set(errors)].join('\n  ')}`);
+  }
+  const c = config as ConformanceConfig;
+  const dir = dirname(path);
+  const fromEnv = (member: string, name: string): string => {
+    const value = environment[name];
+    if (value === undefined || value === '') throw new UsageError(`--config ${path}: ${member} comes from the environment variable ${name}, which is unset or empty (set it, e.g. from a CI secret)`);
+    return value;
+  };
+  const secret = (member: string, value: string | { env: string }): string => (typeof value === 'string' ? value : fromEnv(member, value.env));
+  const keys = (member: string, value: NonNullable<ConformanceConfig['keys']>): string => {
+    if (Array.isArray(value)) return JSON.stringify(value);
+    if ('env' in value && typeof value.env === 'string' && Object.keys(value).length === 1) return fromEnv(member, value.env);
+    if ('file' in value && typeof value.file === 'string' && Object.keys(value).length === 1) return resolve(dir, value.file);
+    return JSON.stringify(value);
+  };
+  const args: string[] = [];
+  if (c.baseUrl !== undefined) args.push('--base-url', c.baseUrl);
+  if (c.keys !== undefined) args.push('--keys', keys('keys', c.keys));
+  if (c.keysB !== undefined) args.push('--keys-b', keys('keysB', c.keysB));
+  if (c.controlToken !== undefined) args.push('--control-token', secret('controlToken', c.controlToken));
+  if (c.hooksUrl !== undefined) args.push('--hooks-url', c.hooksUrl);
+  if (c.hooksToken !== undefined) args.push('--hooks-token', secret('hooksToken', c.hooksToken));
+  if (c.allowSpend) args.push('--allow-spend');
+  if (c.pinnedOnly) args.push('--pinned-only');
+  if (c.realTime) args.push('--real-time');
+  if (c.realTimeBudget !== undefined) args.push('--real-time-budget', String(c.realTimeBudget));
+  for (const requirement of c.require ?? []) args.push('--require', requirement);
+  if (c.reportDir !== undefined) args.push('--report-dir', resolve(dir, c.reportDir));
+  if (c.workers !== undefined) args.push(`--workers=${c.workers}`);
+  if (c.reporter !== undefined) args.push('--reporter', c.reporter);
+  if (c.grep !== undefined) args.push('--grep', c.grep);
+  if (c.maxFailures !== undefined) args.push('--max-failures', String(c.maxFailures));
+  return args;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The command line
+
+/**
+ * The plan of a run from its command line (`argv`, after the config file's flags when --config is
+ * given), the working directory, a file reader and the caller's environment (CONFORMANCE_* values
+ * not given as flags still count, for the probe and the requirements).
+ */
+export function planRun(
+  argv: readonly string[],
+  cwd: string,
+  readFile: (path: string) => string,
+  environment: Readonly<Record<string, string | undefined>> = {},
+): ConformancePlan {
+  // The config file first, so that every flag on the command line wins over it.
+  const at = argv.findIndex((a) => a === '--config' || a.startsWith('--config='));
+  let all = [...argv];
+  if (at >= 0 && !argv.slice(0, at).includes('--')) {
+    const inline = argv[at]!.startsWith('--config=');
+    const path = inline ? argv[at]!.slice('--config='.length) : argv[at + 1];
+    if (path === undefined || path === '' || (!inline && path.startsWith('--'))) throw new UsageError('--config needs a value');
+    all = [...configArgs(resolve(cwd, path), readFile, environment), ...argv.slice(0, at), ...argv.slice(at + (inline ? 1 : 2))];
+  }
+
   const values = new Map<string, string>();
   const flags = new Set<string>();
   const passthrough: string[] = [];
   const grepInvert: string[] = [];
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i]!;
+  const required: string[] = [];
+  for (let i = 0; i < all.length; i += 1) {
+    const arg = all[i]!;
     if (arg === '--') {
-      passthrough.push(...argv.slice(i + 1));
+      passthrough.push(...all.slice(i + 1));
       break;
     }
-    const match = /^--([a-z-]+)(?:=(.*))?$/s.exec(arg);
-    const name = match?.[1];
-    if (name && (VALUE_FLAGS.has(name) || name === 'grep-invert')) {
-      const value = match[2] ?? argv[++i];
-      if (value === undefined || (match[2] === undefined && value.startsWith('--'))) throw new UsageError(`--${name} needs a value`);
+    const match = /^--?([a-zA-Z][a-z-]*)(?:=(.*))?$/s.exec(arg);
+    if (!match) {
+      if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg} (cgs-conformance --help lists them; after -- anything goes to Playwright as is)`);
+      passthrough.push(arg); // a test file filter
+      continue;
+    }
+    const name = match[1]!;
+    const short = !arg.startsWith('--');
+    const inline = match[2];
+    if (!short && VALUE_FLAGS.has(name)) {
+      const value = inline ?? all[++i];
+      if (value === undefined || (inline === undefined && value.startsWith('--'))) throw new UsageError(`--${name} needs a value`);
       if (name === 'grep-invert') grepInvert.push(value);
+      else if (name === 'require') required.push(...value.split(',').map((v) => v.trim()).filter(Boolean));
+      else if (name === 'config') throw new UsageError('--config is given once');
       else values.set(name, value);
-    } else if (name && BOOLEAN_FLAGS.has(name)) {
-      if (match[2] !== undefined) throw new UsageError(`--${name} takes no value`);
+    } else if (!short && BOOLEAN_FLAGS.has(name)) {
+      if (inline !== undefined) throw new UsageError(`--${name} takes no value`);
       flags.add(name);
-    } else {
+    } else if (PLAYWRIGHT_VALUE.has(name) && short === (name.length === 1)) {
+      const value = inline ?? all[++i];
+      if (value === undefined || (inline === undefined && value.startsWith('--'))) throw new UsageError(`${arg} needs a value`);
+      passthrough.push(...(inline === undefined ? [arg, value] : [arg]));
+    } else if (PLAYWRIGHT_BOOLEAN.has(name) && short === (name.length === 1)) {
+      if (inline !== undefined) throw new UsageError(`${short ? '-' : '--'}${name} takes no value`);
       passthrough.push(arg);
+    } else if (name === 'c' || name === 'config' || name === 'reporter') {
+      throw new UsageError(`${arg}: the gate sets Playwright's config and reporters itself`);
+    } else {
+      throw new UsageError(`unknown option ${arg} (cgs-conformance --help lists them; after -- anything goes to Playwright as is)`);
     }
   }
 
@@ -99,24 +306,52 @@ export function planRun(argv: readonly string[], cwd: string, readFile: (path: s
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--base-url must be http or https, not ${url.protocol}`);
     env['CONFORMANCE_BASE_URL'] = baseUrl.replace(/\/+$/, '');
   }
-  const keys = values.get('keys');
-  if (keys !== undefined) env['CONFORMANCE_KEYS'] = keysValue('keys', keys, cwd, readFile);
-  const keysB = values.get('keys-b');
-  if (keysB !== undefined) env['CONFORMANCE_KEYS_B'] = keysValue('keys-b', keysB, cwd, readFile);
-  if ((keys !== undefined || keysB !== undefined) && baseUrl === undefined) throw new UsageError('--keys and --keys-b are keys of the --base-url target: give --base-url too');
+  const keys = values.has('keys') ? keysValue('keys', values.get('keys')!, cwd, readFile) : undefined;
+  if (keys) env['CONFORMANCE_KEYS'] = keys.text;
+  const keysB = values.has('keys-b') ? keysValue('keys-b', values.get('keys-b')!, cwd, readFile) : undefined;
+  if (keysB) env['CONFORMANCE_KEYS_B'] = keysB.text;
+  if ((keys || keysB) && baseUrl === undefined && !environment['CONFORMANCE_BASE_URL']) throw new UsageError('--keys and --keys-b are keys of the --base-url target: give --base-url too');
   if (flags.has('allow-spend')) env['CONFORMANCE_ALLOW_SPEND'] = '1';
-  const token = values.get('control-token');
-  if (token !== undefined) {
-    if (token === '') throw new UsageError('--control-token is empty');
-    env['CONFORMANCE_CONTROL_TOKEN'] = token;
+  for (const [flag, variable] of [
+    ['control-token', 'CONFORMANCE_CONTROL_TOKEN'],
+    ['hooks-token', 'CONFORMANCE_HOOKS_TOKEN'],
+  ] as const) {
+    const token = values.get(flag);
+    if (token === undefined) continue;
+    if (token === '') throw new UsageError(`--${flag} is empty`);
+    env[variable] = token;
+  }
+  const hooksUrl = values.get('hooks-url');
+  if (hooksUrl !== undefined) {
+    if (!/^https?:\/\/[^/]/.test(hooksUrl)) throw new UsageError(`--hooks-url is an http or https URL, not ${hooksUrl}`);
+    env['CONFORMANCE_HOOKS_URL'] = hooksUrl.replace(/\/+$/, '');
+  }
+  if (flags.has('real-time')) env['CONFORMANCE_REAL_TIME'] = '1';
+  const budget = values.get('real-time-budget');
+  if (budget !== undefined) {
+    if (!/^[1-9]\d*$/.test(budget)) throw new UsageError(`--real-time-budget is a whole number of seconds, not ${budget}`);
+    env['CONFORMANCE_REAL_TIME_BUDGET'] = budget;
   }
   const reporter = values.get('reporter') ?? 'dot';
   if (!CONSOLE_REPORTERS.has(reporter)) {
     throw new UsageError(`--reporter is list, dot or line (the HTML, JUnit and rules reports are always written to --report-dir), not ${reporter}`);
   }
   env['CONFORMANCE_CONSOLE_REPORTER'] = reporter;
+  // The rules reporter leaves the failures by cause to the gate's summary (printed last).
+  env['CONFORMANCE_GATE'] = '1';
   const reportDir = resolve(cwd, values.get('report-dir') ?? 'conformance-report');
   env['CONFORMANCE_REPORT_DIR'] = reportDir;
+
+  if (required.length === 0 && environment['CONFORMANCE_REQUIRE']) required.push(...environment['CONFORMANCE_REQUIRE'].split(',').map((v) => v.trim()).filter(Boolean));
+  for (const requirement of required) {
+    if (!REQUIREMENT.test(requirement)) throw new UsageError(`--require is pinned, hook:NAME or key-profile:NAME, not ${requirement}`);
+  }
+  const requirements: Requirements = {
+    pinned: required.includes('pinned'),
+    hooks: [...new Set(required.filter((r) => r.startsWith('hook:')).map((r) => r.slice('hook:'.length)))],
+    keyProfiles: [...new Set(required.filter((r) => r.startsWith('key-profile:')).map((r) => r.slice('key-profile:'.length)))],
+  };
+  if (required.length > 0) env['CONFORMANCE_REQUIRE'] = [...new Set(required)].join(',');
 
   const playwrightArgs: string[] = [];
   const shard = values.get('shard');
@@ -125,24 +360,146 @@ export function planRun(argv: readonly string[], cwd: string, readFile: (path: s
     if (!parts || Number(parts[1]) < 1 || Number(parts[1]) > Number(parts[2])) throw new UsageError(`--shard is I/N with 1 ≤ I ≤ N, not ${shard}`);
     playwrightArgs.push(`--shard=${shard}`);
   }
+  const maxFailures = values.get('max-failures') ?? (passthrough.includes('-x') ? '1' : String(DEFAULT_MAX_FAILURES));
+  if (!/^\d+$/.test(maxFailures)) throw new UsageError(`--max-failures is a whole number (0: judge every test), not ${maxFailures}`);
+  if (!passthrough.includes('-x')) playwrightArgs.push(`--max-failures=${maxFailures}`);
   if (flags.has('pinned-only')) grepInvert.unshift('@assumed');
   if (grepInvert.length === 1) playwrightArgs.push(`--grep-invert=${grepInvert[0]}`);
   else if (grepInvert.length > 1) playwrightArgs.push(`--grep-invert=${grepInvert.map((g) => `(?:${g})`).join('|')}`);
   playwrightArgs.push(...passthrough);
-  return { env, playwrightArgs, reportDir, help: flags.has('help') };
+
+  const targetUrl = env['CONFORMANCE_BASE_URL'] ?? environment['CONFORMANCE_BASE_URL']?.replace(/\/+$/, '');
+  const fromEnvironment = (name: string): KeyProfiles[] | undefined => (environment[name] ? parseKeys(name, environment[name]!) : undefined);
+  const controlToken = env['CONFORMANCE_CONTROL_TOKEN'] ?? (environment['CONFORMANCE_CONTROL_TOKEN'] || undefined);
+  const target: TargetPlan | undefined = targetUrl
+    ? {
+        baseUrl: targetUrl,
+        keys: keys?.keys ?? fromEnvironment('CONFORMANCE_KEYS'),
+        keysB: keysB?.keys ?? fromEnvironment('CONFORMANCE_KEYS_B'),
+        controlToken,
+        hooksUrl: env['CONFORMANCE_HOOKS_URL'] ?? (environment['CONFORMANCE_HOOKS_URL'] || undefined),
+        hooksToken: env['CONFORMANCE_HOOKS_TOKEN'] ?? (environment['CONFORMANCE_HOOKS_TOKEN'] || undefined) ?? controlToken,
+      }
+    : undefined;
+  return {
+    env,
+    playwrightArgs,
+    reportDir,
+    help: flags.has('help'),
+    requirements,
+    target,
+    sharded: shard !== undefined,
+    allowSpend: flags.has('allow-spend') || environment['CONFORMANCE_ALLOW_SPEND'] === '1',
+    pinnedOnly: flags.has('pinned-only'),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
-// The summary
+// The first probe
 
-/** The parts of rules.json the summary reads. */
+/** The one HTTP call the probe makes (fetch in the command; a table in the tests). */
+export type Probe = (url: string, headers: Record<string, string>) => Promise<{ status: number; header(name: string): string | null; text(): Promise<string> }>;
+
+/** `fetch` as a Probe: 15 s at most, no redirects followed. */
+export const fetchProbe: Probe = async (url, headers) => {
+  const response = await fetch(url, { headers, redirect: 'manual', signal: AbortSignal.timeout(15_000) });
+  return { status: response.status, header: (name) => response.headers.get(name), text: () => response.text() };
+};
+
+/**
+ * Before the suite runs against a target: can it judge it at all? Throws a SetupError (exit 2)
+ * with what to do when the target is unreachable, answers 404 at the API's base path, wants a
+ * control token not given (or refuses it), has no control plane and no keys were given, refuses
+ * every key, or lacks a key profile or hook the run was told it needs. Returns notes to print.
+ * Spends at most one API request per key, stopping at the first key accepted.
+ */
+export async function preflight(plan: ConformancePlan, probe: Probe = fetchProbe): Promise<string[]> {
+  const target = plan.target;
+  if (!target) return [];
+  const notes: string[] = [];
+  const origin = new URL(target.baseUrl).origin;
+  const ask = async (url: string, headers: Record<string, string>, what: string) => {
+    try {
+      return await probe(url, headers);
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      throw new SetupError(
+        `cannot reach ${what} (${cause?.code ?? cause?.message ?? (error as Error).message}): start the implementation, or correct ${what === target.hooksUrl ? '--hooks-url' : '--base-url'}. Nothing was judged.`,
+      );
+    }
+  };
+
+  const control = await ask(`${origin}/__mock/clock`, target.controlToken ? { authorization: `Bearer ${target.controlToken}` } : {}, target.baseUrl);
+  if (control.status === 401 && (control.header('www-authenticate') ?? '').includes('mock-control')) {
+    throw new SetupError(
+      target.controlToken === undefined
+        ? `${origin}/__mock wants a control token (the mock was started with --control-token): pass --control-token TOKEN (or set CONFORMANCE_CONTROL_TOKEN)`
+        : `${origin}/__mock refused the control token given (401): pass the token the mock was started with, --control-token TOKEN`,
+    );
+  }
+  let hasControlPlane = false;
+  if (control.status === 200) {
+    try {
+      const body = JSON.parse(await control.text()) as { now?: unknown; mode?: unknown };
+      hasControlPlane = typeof body.now === 'string' && (body.mode === 'manual' || body.mode === 'real');
+    } catch {
+      hasControlPlane = false;
+    }
+  }
+
+  const api = await ask(`${target.baseUrl}/products?limit=1`, {}, target.baseUrl);
+  if (api.status === 404) {
+    throw new SetupError(`${target.baseUrl}/products answered 404 without a key: is --base-url the API's base, /api/public/v1 included (e.g. https://staging.example/api/public/v1)?`);
+  }
+
+  if (!hasControlPlane) {
+    if (!target.keys) {
+      throw new SetupError(
+        `${target.baseUrl} serves no /__mock control plane, so the suite needs your accounts' keys: pass --keys FILE|JSON (profile name → key: read, runs:read, runs:write, creatives:write, creatives:review, assets:write, campaigns:write, all) and --keys-b for a second account (docs/gate.md, "Provisioning a target")`,
+      );
+    }
+    for (const profile of plan.requirements.keyProfiles) {
+      const lacking = target.keys.findIndex((account) => account[profile] === undefined);
+      if (lacking >= 0) throw new SetupError(`the run was told it needs key profile ${profile} (--require key-profile:${profile}), and ${target.keys.length > 1 ? `entry ${lacking + 1} of ` : ''}--keys has none: add a "${profile}" key`);
+    }
+    const all = [...new Set([...(target.keys ?? []), ...(target.keysB ?? [])].flatMap((account) => Object.values(account)))];
+    let accepted = false;
+    for (const key of all) {
+      const answer = await ask(`${target.baseUrl}/products?limit=1`, { authorization: `Bearer ${key}` }, target.baseUrl);
+      if (answer.status !== 401) {
+        accepted = true;
+        break;
+      }
+    }
+    if (!accepted) {
+      throw new SetupError(`${target.baseUrl} refused every key given (${all.length} tried, each 401 on GET /products): pass keys of this target's accounts with --keys / --keys-b (are they for another environment, revoked, or expired?)`);
+    }
+  } else if (target.keys) {
+    notes.push(`${origin} serves the /__mock control plane: the suite makes its own accounts there, --keys is not used`);
+  }
+
+  if (plan.requirements.hooks.length > 0) {
+    if (!target.hooksUrl && !hasControlPlane) {
+      throw new SetupError(`the run was told it needs hook(s) ${plan.requirements.hooks.join(', ')} (--require hook:NAME): pass --hooks-url, the base URL of the target's conformance hooks (docs/hooks.md)`);
+    }
+    if (target.hooksUrl) await ask(target.hooksUrl, target.hooksToken ? { authorization: `Bearer ${target.hooksToken}` } : {}, target.hooksUrl);
+  }
+  return notes;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The verdict
+
+/** The parts of rules.json the verdict reads. */
 export interface RulesJson {
   target: string;
   summary: {
     pinnedObservable: { total: number; passed: number; failed: number; notRun: number };
     tests: { total: number; passed: number; failed: number; skipped: number };
   };
-  rules: { id: string; section: string; result: 'passed' | 'failed' | 'not run' }[];
+  rules: { id: string; section: string; result: 'passed' | 'failed' | 'not run'; status?: string; observable?: boolean; judgeWith?: string[] }[];
+  causes?: Cause[];
+  tests?: { title: string; outcome: string; reason?: string; tags: string[] }[];
 }
 
 /** `Authentication 3` → `Authentication`; `Endpoints / Conventions 1; Authentication 1` → `Endpoints`. */
@@ -151,11 +508,63 @@ export function chapterOf(section: string): string {
 }
 
 export interface Verdict {
+  exit: ExitStatus;
+  /** exit 0 (kept for callers that read it). */
   conforming: boolean;
   lines: string[];
 }
 
-export function summarize(report: RulesJson, playwrightStatus: number, reportDir: string): Verdict {
+/** What the verdict knows of the run besides the report. */
+export interface VerdictContext {
+  requirements: Requirements;
+  sharded: boolean;
+}
+
+const NO_REQUIREMENTS: VerdictContext = { requirements: { pinned: false, hooks: [], keyProfiles: [] }, sharded: false };
+
+/** The pinned, observable rules no test judged, with what would judge each. */
+export function unjudgedPinned(report: RulesJson): { id: string; section: string; judgeWith: string[] }[] {
+  return report.rules
+    .filter((r) => r.status === 'pinned' && r.observable !== false && r.result === 'not run')
+    .map((r) => ({ id: r.id, section: r.section, judgeWith: r.judgeWith ?? [] }));
+}
+
+/** `12 × --allow-spend; 3 × hook clock (--hooks-url)`: what the unjudged rules wait for, most first. */
+function tally(unjudged: readonly { judgeWith: string[] }[]): string {
+  const counts = new Map<string, number>();
+  for (const r of unjudged) for (const j of r.judgeWith.length ? r.judgeWith : ['(no reason recorded)']) counts.set(j, (counts.get(j) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1]).map(([j, n]) => `${n} × ${j}`).join('; ');
+}
+
+/** A required hook or key profile the run lacked: the tests skipped for it. */
+function missingRequired(report: RulesJson, requirements: Requirements): string[] {
+  const missing: string[] = [];
+  const skipped = (report.tests ?? []).filter((t) => t.outcome === 'skipped');
+  for (const hook of requirements.hooks) {
+    const tests = skipped.filter((t) => new RegExp(`needs hook ${hook}\\b`).test(t.reason ?? ''));
+    if (tests.length > 0) missing.push(`hook ${hook} (--require hook:${hook}): ${tests.length} test(s) skipped, e.g. "${tests[0]!.reason}": give --hooks-url a target that serves it (docs/hooks.md)`);
+  }
+  for (const profile of requirements.keyProfiles) {
+    const tests = skipped.filter((t) => (t.reason ?? '').includes(`needs key profile ${profile}`) || (t.reason ?? '').includes(`no "${profile}" key profile`));
+    if (tests.length > 0) missing.push(`key profile ${profile} (--require key-profile:${profile}): ${tests.length} test(s) skipped, e.g. "${tests[0]!.reason}": add a "${profile}" key to --keys`);
+  }
+  return missing;
+}
+
+/**
+ * The summary and the exit status of a run: `report` is its rules.json (undefined when Playwright
+ * wrote none), `playwrightStatus` Playwright's exit status.
+ */
+export function summarize(report: RulesJson | undefined, playwrightStatus: number, reportDir: string, context: VerdictContext = NO_REQUIREMENTS): Verdict {
+  if (!report) {
+    return {
+      exit: EXIT.couldNotJudge,
+      conforming: false,
+      lines: [
+        `  verdict: COULD NOT JUDGE (Playwright exited ${playwrightStatus} before writing ${reportDir}/rules.json: nothing was judged; its output above says why, e.g. an error in globalSetup or a test file filter that matches no file)`,
+      ],
+    };
+  }
   const chapters = new Map<string, { passed: number; failed: number; notRun: number }>();
   for (const rule of report.rules) {
     const chapter = chapterOf(rule.section);
@@ -182,14 +591,44 @@ export function summarize(report: RulesJson, playwrightStatus: number, reportDir
   lines.push(`  tests: ${tests.passed} passed, ${tests.failed} failed, ${tests.skipped} skipped (of ${tests.total})`);
   const failedRules = report.rules.filter((r) => r.result === 'failed').map((r) => r.id);
   if (failedRules.length) lines.push(`  failed rules: ${failedRules.join(' ')}`);
+  if (report.causes?.length) lines.push('  failures by their first violated rule (fix the first first):', ...causeLines(report.causes));
   lines.push(`  reports: ${reportDir}/rules.md, ${reportDir}/junit.xml, ${reportDir}/html/index.html`);
 
+  // Could not judge: nothing ran, or a hook or key profile the run was told it needs was missing.
+  const unjudgeable: string[] = [];
+  if (tests.total === 0) unjudgeable.push('no test was selected (--grep, --shard or a test file filter left none)');
+  else if (tests.passed === 0 && tests.failed === 0) unjudgeable.push(`every test was skipped (${tests.skipped}): see "skipped tests, by reason" above`);
+  unjudgeable.push(...missingRequired(report, context.requirements));
+  if (unjudgeable.length > 0) {
+    lines.push(`  verdict: COULD NOT JUDGE (${unjudgeable.join('; ')})`);
+    return { exit: EXIT.couldNotJudge, conforming: false, lines };
+  }
+
   const reasons: string[] = [];
-  if (playwrightStatus !== 0) reasons.push(`Playwright exited ${playwrightStatus}`);
-  if (tests.failed > 0) reasons.push(`${tests.failed} test(s) failed`);
+  if (playwrightStatus !== 0 && tests.failed === 0) reasons.push(`Playwright exited ${playwrightStatus}`);
+  const stopped = (report.tests ?? []).filter((t) => t.outcome === 'skipped' && (t.reason ?? '').startsWith('not run: the run stopped after')).length;
+  if (tests.failed > 0) reasons.push(`${tests.failed} test(s) failed${stopped > 0 ? `, and the run stopped there: ${stopped} test(s) not run (--max-failures 0 judges every test)` : ''}`);
   if (failedRules.length > 0) reasons.push(`${failedRules.length} rule(s) failed`);
   if (tests.passed === 0) reasons.push('no test passed: nothing was checked');
-  const conforming = reasons.length === 0;
-  lines.push(conforming ? '  verdict: CONFORMS' : `  verdict: DOES NOT CONFORM (${reasons.join('; ')})`);
-  return { conforming, lines };
+
+  const unjudged = unjudgedPinned(report);
+  if (unjudged.length > 0 && context.requirements.pinned && !context.sharded) {
+    reasons.push(`${unjudged.length} pinned rule(s) not judged, and --require pinned asks for every one`);
+    lines.push(`  pinned rules not judged (--require pinned), with what would judge each:`);
+    for (const r of unjudged) lines.push(`    ${r.id} (${r.section}): ${r.judgeWith.join('; ') || 'no reason recorded'}`);
+  }
+  if (reasons.length > 0) {
+    lines.push(`  verdict: DOES NOT CONFORM (${reasons.join('; ')})`);
+    return { exit: EXIT.doesNotConform, conforming: false, lines };
+  }
+  if (unjudged.length === 0) {
+    lines.push('  verdict: CONFORMS (every pinned rule judged)');
+  } else if (context.sharded && context.requirements.pinned) {
+    lines.push(`  verdict: CONFORMS in this shard; ${unjudged.length} pinned rule(s) not judged here, which --require pinned judges on the merged report (cgs-conformance-merge --require pinned)`);
+  } else {
+    lines.push(
+      `  verdict: CONFORMS on what was judged, but ${unjudged.length} of ${pinned.total} pinned rules were NOT judged (${tally(unjudged)}); rules.md lists each. Add --require pinned to fail the gate when pinned rules go unjudged.`,
+    );
+  }
+  return { exit: EXIT.conforms, conforming: true, lines };
 }

@@ -72,7 +72,7 @@ export function checkResponse(exchange: Exchange, options: CheckOptions): CheckR
 
   if (status >= 400 && type === 'application/problem+json' && json !== undefined) {
     PROBLEM_RULES.filter((r) => r !== 'ERR-008' || status === 422).forEach((r) => checked.add(r));
-    violations.push(...checkProblem(status, request.url, json, response.statusText ?? ''));
+    violations.push(...checkProblem(status, request.url, json));
   }
 
   if (declared) {

@@ -11,7 +11,8 @@ export interface Exchange {
     status: number;
     /**
      * The reason phrase of the status line as received (empty or absent over HTTP/2, which has
-     * none, or when the client does not expose it).
+     * none, or when the client does not expose it). Kept for the reports; NO check reads it: a
+     * proxy or gateway writes its own (conformance/README.md, "Behind a network").
      */
     statusText?: string;
     /** Lower-case name → values in arrival order (a header sent twice has two entries). */

@@ -17,7 +17,7 @@ import { basename, join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { loadLedger } from './ledger.ts';
-import { judgeRules, writeRulesReport, type RulesReport, type TestRecord } from './rules-reporter.ts';
+import { addCausesToJUnit, judgeRules, writeRulesReport, type RulesReport, type TestRecord } from './rules-reporter.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Playwright's command line, resolved from this module: the checkout's, or the installed package's dependency. */
@@ -111,6 +111,7 @@ export function mergeReports(options: MergeOptions): MergeResult {
     }
     lines.push(`  merged ${blobs.length} blob report(s): ${join(outputDir, 'html', 'index.html')}, ${join(outputDir, 'junit.xml')}`);
     if (!existsSync(join(outputDir, 'html', 'index.html'))) throw new Error(`merge-reports wrote no ${join(outputDir, 'html', 'index.html')}`);
+    addCausesToJUnit(join(outputDir, 'junit.xml'), report.causes);
   }
   mkdirSync(outputDir, { recursive: true });
   return { report, rulesFiles, blobs, lines: [`Merged ${rulesFiles.length} shard report(s) into ${outputDir}`, ...lines] };

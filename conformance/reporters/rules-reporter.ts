@@ -8,12 +8,14 @@
  * reports those as `rules-checked` / `rules-violated` annotations, and they count here as well,
  * marked `via: checker`: a rule the checker saw violated is failed, whatever the test asserted.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FullConfig, Reporter, Suite, TestCase } from '@playwright/test/reporter';
+import type { FullConfig, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import type { Rule } from '../../spec/types.ts';
+import { causeLines, causesOf, judgeWith, rulesInMessage, type Cause, type FailureRecord } from './causes.ts';
 import { loadLedger, namingProblems, ruleIdsIn, rulesById } from './ledger.ts';
+import { workingDigest } from '../../spec/versions.ts';
 
 /** `blocked`: the test failed at a contract violation of other rules, before judging its own. */
 type Outcome = 'passed' | 'failed' | 'blocked' | 'skipped';
@@ -25,6 +27,7 @@ export interface TestRecord {
   checkerStop: boolean;
   title: string;
   file: string;
+  line?: number;
   tags: string[];
   outcome: Outcome;
   reason?: string;
@@ -32,6 +35,8 @@ export interface TestRecord {
   checked: string[];
   violated: string[];
   warnings: string[];
+  /** A failed test: its first violation (causes.ts). */
+  failure?: FailureRecord;
 }
 
 export interface RuleReport {
@@ -43,6 +48,8 @@ export interface RuleReport {
   decision?: string;
   result: RuleResult;
   tests: { title: string; file: string; outcome: Outcome; via: 'title' | 'checker'; reason?: string }[];
+  /** A rule no test judged: what would judge it (the hook, key profile or flag the tests naming it lack). */
+  judgeWith?: string[];
 }
 
 export interface RulesReporterOptions {
@@ -52,7 +59,7 @@ export interface RulesReporterOptions {
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-function annotation(test: TestCase, type: string): string[] {
+function annotation(test: Pick<TestCase, 'annotations'>, type: string): string[] {
   return test.annotations.filter((a) => a.type === type).map((a) => a.description ?? '');
 }
 
@@ -62,10 +69,54 @@ function outcomeOf(test: TestCase): Outcome {
   return test.outcome() === 'expected' && result.status === 'passed' ? 'passed' : 'failed';
 }
 
-/** Whether the test failed only at responses the checker refused (client.ts ContractViolation). */
-function stoppedByChecker(test: TestCase): boolean {
+const CONTRACT = ' breaks the contract:';
+
+/**
+ * Whether a failed test was stopped by the response checker at rules of the ledger (client.ts
+ * ContractViolation), before judging the others it names: they are then blocked, not failed. A
+ * violation of the document alone (a schema, no rule) may be exactly what the test is about, so it
+ * does not block. A response that broke a rule AND the document (a weak ETag also breaks the ETag
+ * header's pattern) stopped the test at that rule: blocked (this once counted as a failure of every
+ * rule the test names, blaming rules no test judged).
+ */
+export function isCheckerStop(test: Pick<TestCase, 'annotations'> & { results: readonly Pick<TestResult, 'errors'>[] }): boolean {
   const errors = test.results.at(-1)?.errors ?? [];
-  return errors.length > 0 && errors.every((e) => (e.message ?? '').includes('breaks the contract:'));
+  if (errors.length === 0 || !errors.every((e) => (e.message ?? '').includes(CONTRACT))) return false;
+  return annotation(test, 'rules-violated').some((d) => d.trim() !== '') || annotation(test, 'document-violated').length === 0;
+}
+
+/** Strip the terminal colours Playwright puts in error messages. */
+function plain(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\u001b\[[0-9;]*m/g, '');
+}
+
+/**
+ * A failed test's first violation: the rules of the first response the checker refused (in the
+ * order its message names them, before the response's headers and body), or, when the test's own
+ * assertion failed, the rules its message names and where it failed.
+ */
+export function failureOf(result: Pick<TestResult, 'errors'> | undefined): FailureRecord | undefined {
+  const errors = result?.errors ?? [];
+  if (errors.length === 0) return undefined;
+  const messages = errors.map((e) => plain(e.message ?? e.value ?? ''));
+  const refused = messages.filter((m) => m.includes(CONTRACT));
+  if (refused.length > 0) {
+    const first = refused[0]!;
+    const from = first.lastIndexOf('\n', first.indexOf(CONTRACT)) + 1;
+    const head = first.slice(from, first.indexOf(CONTRACT)).replace(/^[\w ]*?(?:Error|Violation): /, '');
+    const listed = first.slice(from).split('\n  response headers:')[0]!;
+    return { rules: rulesInMessage(listed), at: head.trim(), responses: refused.length };
+  }
+  const error = errors[0]!;
+  const where = error.location ? `${relative(ROOT, error.location.file)}:${error.location.line}` : undefined;
+  const firstLine = messages[0]!.split('\n').find((l) => l.trim() !== '')?.trim().slice(0, 160) ?? 'failed';
+  return { rules: rulesInMessage(messages[0]!), at: where ? `${where}: ${firstLine}` : firstLine, responses: 0 };
+}
+
+/** Why a test has no result: the run stopped at its failures (maxFailures), or was interrupted. */
+export function notRunReason(maxFailures: number): string {
+  return maxFailures > 0 ? `not run: the run stopped after ${maxFailures} failed test(s) (--max-failures ${maxFailures}; --max-failures 0 judges every test)` : 'not run: the run was interrupted';
 }
 
 /** Passed, failed or not run, from the tests that name a rule and the checker's findings. */
@@ -78,6 +129,9 @@ export function ruleResult(tests: readonly { outcome: Outcome; via: 'title' | 'c
 export default class RulesReporter implements Reporter {
   private suite: Suite | undefined;
   private readonly outputDir: string;
+  private readonly ledger = loadLedger();
+  private readonly rules = rulesById(this.ledger);
+  private maxFailures = 0;
 
   constructor(options: RulesReporterOptions = {}) {
     this.outputDir = options.outputDir ?? join(ROOT, 'conformance-report');
@@ -87,8 +141,23 @@ export default class RulesReporter implements Reporter {
     return false;
   }
 
-  onBegin(_config: FullConfig, suite: Suite): void {
+  onBegin(config: FullConfig, suite: Suite): void {
     this.suite = suite;
+    this.maxFailures = config.maxFailures;
+  }
+
+  /**
+   * A failed test gets the text and section of the rule it failed at as an annotation, which the
+   * HTML and JUnit reporters (they build their reports at the end of the run) show with the test.
+   */
+  onTestEnd(test: TestCase, result: TestResult): void {
+    if (result.status === 'passed' || result.status === 'skipped' || test.annotations.some((a) => a.type === 'violated rule')) return;
+    const failure = failureOf(result);
+    const ids = failure?.rules.length ? failure.rules : ruleIdsIn(test.titlePath().slice(3));
+    for (const id of ids.slice(0, 3)) {
+      const rule = this.rules.get(id);
+      if (rule) test.annotations.push({ type: 'violated rule', description: `${id} (${rule.section}): ${rule.rule}` });
+    }
   }
 
   onEnd(): void {
@@ -96,37 +165,54 @@ export default class RulesReporter implements Reporter {
     const records: TestRecord[] = this.suite.allTests().map((test) => {
       const titles = test.titlePath().slice(3);
       const outcome = outcomeOf(test);
-      const reason = outcome === 'skipped' ? annotation(test, 'skip').concat(annotation(test, 'fixme')).find((d) => d !== '') : undefined;
+      const reason =
+        outcome !== 'skipped'
+          ? undefined
+          : test.results.length === 0
+            ? notRunReason(this.maxFailures)
+            : annotation(test, 'skip').concat(annotation(test, 'fixme')).find((d) => d !== '');
       // Blocked, not failed, only when the checker stopped the test at rules of the ledger: a
       // violation of the document alone (a schema) may be exactly what the test is about.
-      const checkerStop = outcome === 'failed' && stoppedByChecker(test) && annotation(test, 'document-violated').length === 0;
+      const violated = annotation(test, 'rules-violated').flatMap((d) => d.split(' ')).filter(Boolean);
+      const checkerStop = outcome === 'failed' && isCheckerStop(test);
+      const failure = outcome === 'failed' ? failureOf(test.results.at(-1)) : undefined;
       return {
         checkerStop,
         title: titles.join(' › '),
         file: relative(ROOT, test.location.file),
+        line: test.location.line,
         tags: test.tags,
         outcome,
         ...(reason ? { reason } : {}),
         named: ruleIdsIn(titles),
         checked: annotation(test, 'rules-checked').flatMap((d) => d.split(' ')).filter(Boolean),
-        violated: annotation(test, 'rules-violated').flatMap((d) => d.split(' ')).filter(Boolean),
+        violated,
         warnings: annotation(test, 'assumption-warning'),
+        ...(failure ? { failure } : {}),
       };
     });
 
-    const report = judgeRules(records, loadLedger());
+    const report = judgeRules(records, this.ledger);
     const target = process.env['CONFORMANCE_BASE_URL'] ?? '(unset)';
-    console.log(writeRulesReport(this.outputDir, { generatedAt: new Date().toISOString(), target, ...report }).join('\n'));
+    // The document and ledger this run checked against (npm run release wants a green run on them, V10).
+    const documentDigest = workingDigest(ROOT);
+    console.log(writeRulesReport(this.outputDir, { generatedAt: new Date().toISOString(), target, documentDigest, ...report }).join('\n'));
+    // The JUnit reporter (before this one) has written its file: the causes go in as a suite of their own.
+    addCausesToJUnit(join(this.outputDir, 'junit.xml'), report.causes);
   }
 }
 
 /** The rules report of a run: rules.json as written (`rules.md` is rendered from it). */
 export interface RulesReport {
   generatedAt: string;
+  /** spec/versions.ts workingDigest() of the run's checkout (absent in merged and older reports). */
+  documentDigest?: string;
   ledgerVersion: string;
   target: string;
   summary: Summary;
   namingProblems: string[];
+  /** The failed tests grouped by their first violated rule, the most widespread first (causes.ts). */
+  causes: Cause[];
   rules: RuleReport[];
   tests: TestRecord[];
 }
@@ -144,6 +230,7 @@ export function judgeRules(records: TestRecord[], ledger: ReturnType<typeof load
   const reports: RuleReport[] = ledger.rules.map((rule) => {
     const tests: RuleReport['tests'] = [];
     const evidence: { outcome: Outcome; via: 'title' | 'checker'; violated?: boolean }[] = [];
+    const judges = new Set<string>();
     for (const r of records) {
       if (r.named.includes(rule.id)) {
         // A test stopped by a violation of other rules has not judged this one.
@@ -151,11 +238,15 @@ export function judgeRules(records: TestRecord[], ledger: ReturnType<typeof load
         const reason = outcome === 'blocked' ? `stopped by a violation of ${r.violated.join(', ') || 'the document'}` : r.reason;
         tests.push({ title: r.title, file: r.file, outcome, via: 'title', ...(reason ? { reason } : {}) });
         evidence.push({ outcome, via: 'title' });
+        const judge = judgeWith({ outcome, tags: r.tags, violated: r.violated, ...(r.reason !== undefined ? { reason: r.reason } : {}) });
+        if (judge) judges.add(judge);
       } else if (r.checked.includes(rule.id)) {
         tests.push({ title: r.title, file: r.file, outcome: r.outcome, via: 'checker' });
         evidence.push({ outcome: r.outcome, via: 'checker', violated: r.violated.includes(rule.id) });
       }
     }
+    const result = ruleResult(evidence);
+    if (result === 'not run' && tests.every((t) => t.via === 'checker')) judges.add(tests.length ? 'a test that names it (only the response checker saw it, in tests that did not pass)' : 'a test that names it: none ran in this run (--grep, --shard or a file filter left it out), or none exists');
     return {
       id: rule.id,
       section: rule.section,
@@ -163,8 +254,9 @@ export function judgeRules(records: TestRecord[], ledger: ReturnType<typeof load
       status: rule.status,
       observable: rule.observable,
       ...(rule.decision ? { decision: rule.decision } : {}),
-      result: ruleResult(evidence),
+      result,
       tests,
+      ...(result === 'not run' ? { judgeWith: [...judges] } : {}),
     };
   });
 
@@ -189,7 +281,7 @@ export function judgeRules(records: TestRecord[], ledger: ReturnType<typeof load
       skipped: records.filter((r) => r.outcome === 'skipped').length,
     },
   };
-  return { ledgerVersion: ledger.version, summary, namingProblems: naming, rules: reports, tests: records };
+  return { ledgerVersion: ledger.version, summary, namingProblems: naming, causes: causesOf(records, rules), rules: reports, tests: records };
 }
 
 /** Writes rules.json and rules.md into `outputDir`; returns the summary lines to print. */
@@ -197,7 +289,7 @@ export function writeRulesReport(outputDir: string, report: RulesReport): string
   const { summary, rules: reports, namingProblems: naming, tests: records } = report;
   mkdirSync(outputDir, { recursive: true });
   writeFileSync(join(outputDir, 'rules.json'), `${JSON.stringify(report, null, 2)}\n`);
-  writeFileSync(join(outputDir, 'rules.md'), markdown(report.ledgerVersion, report.target, summary, reports, naming));
+  writeFileSync(join(outputDir, 'rules.md'), markdown(report.ledgerVersion, report.target, summary, reports, naming, report.causes));
   const line = (label: string, c: Counts) => `${label}: ${c.passed} passed, ${c.failed} failed, ${c.notRun} not run (of ${c.total})`;
   const out = [
     '',
@@ -208,6 +300,8 @@ export function writeRulesReport(outputDir: string, report: RulesReport): string
   ];
   const failed = reports.filter((r) => r.result === 'failed').map((r) => r.id);
   if (failed.length) out.push(`  failed: ${failed.join(' ')}`);
+  // cgs-conformance prints them in its own summary, last on the screen (CONFORMANCE_GATE=1).
+  if (report.causes.length && process.env['CONFORMANCE_GATE'] !== '1') out.push('  failures by their first violated rule (fix the first first):', ...causeLines(report.causes));
   const reasons = new Map<string, number>();
   for (const r of records) if (r.outcome === 'skipped') reasons.set(r.reason ?? '(no reason given)', (reasons.get(r.reason ?? '(no reason given)') ?? 0) + 1);
   if (reasons.size) {
@@ -221,7 +315,7 @@ export function writeRulesReport(outputDir: string, report: RulesReport): string
 }
 
 
-function markdown(version: string, target: string, summary: { all: Counts; pinnedObservable: Counts; assumed: Counts; tests: Record<string, number> }, reports: RuleReport[], naming: string[]): string {
+function markdown(version: string, target: string, summary: { all: Counts; pinnedObservable: Counts; assumed: Counts; tests: Record<string, number> }, reports: RuleReport[], naming: string[], causes: readonly Cause[]): string {
   const row = (label: string, c: Counts) => `| ${label} | ${c.total} | ${c.passed} | ${c.failed} | ${c.notRun} |`;
   const lines = [
     `# Rule coverage of the conformance run`,
@@ -236,6 +330,19 @@ function markdown(version: string, target: string, summary: { all: Counts; pinne
     '',
   ];
   if (naming.length) lines.push('## Naming problems', '', ...naming.map((n) => `- ${n}`), '');
+  if (causes.length) {
+    lines.push('## Failures by cause', '', 'Each failed test under the first rule it violated, the most widespread first: fix the first first.', '');
+    lines.push('| Rule | Section | Rule text | Tests | Responses | First at | Blocked (not judged) |', '|---|---|---|---|---|---|---|');
+    for (const c of causes) lines.push(`| ${c.rule} | ${escapeCell(c.section)} | ${escapeCell(c.text)} | ${c.tests} | ${c.responses} | ${escapeCell(c.first)} | ${c.blocked.join(' ') || '—'} |`);
+    lines.push('');
+  }
+  const unjudged = reports.filter((r) => r.status === 'pinned' && r.observable && r.result === 'not run');
+  if (unjudged.length) {
+    lines.push('## Pinned rules not judged', '', 'What would judge each (`cgs-conformance --require pinned` fails the gate on them).', '');
+    lines.push('| Rule | Section | Would be judged with |', '|---|---|---|');
+    for (const r of unjudged) lines.push(`| ${r.id} | ${escapeCell(r.section)} | ${escapeCell((r.judgeWith ?? []).join('; ') || '—')} |`);
+    lines.push('');
+  }
   lines.push('## Rules', '', '| Rule | Status | Result | Tests (named) | Checked by the response checker in |', '|---|---|---|---|---|');
   for (const r of reports) {
     const named = r.tests.filter((t) => t.via === 'title').map((t) => `${t.outcome === 'passed' ? '✅' : t.outcome === 'failed' ? '❌' : t.outcome === 'blocked' ? '⛔' : '⏭️'} ${escapeCell(t.title)}${t.reason ? ` (${escapeCell(t.reason)})` : ''}`);
@@ -255,4 +362,31 @@ interface Counts {
 
 function escapeCell(text: string): string {
   return text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+}
+
+function xmlEscape(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
+}
+
+/**
+ * The causes as a suite of their own in a JUnit file (one failed test case per cause, its message
+ * the rule's text, counts and first failure), so a CI page that shows JUnit shows what to fix first.
+ * Idempotent: a suite written before is replaced. Does nothing when the file is absent.
+ */
+export function addCausesToJUnit(file: string, causes: readonly Cause[]): void {
+  if (!existsSync(file)) return;
+  const SUITE = 'cgs-conformance: failures by their first violated rule';
+  let xml = readFileSync(file, 'utf8').replace(new RegExp(`\\s*<testsuite name="${SUITE}"[\\s\\S]*?</testsuite>`), '');
+  if (causes.length === 0 || !xml.includes('</testsuites>')) {
+    writeFileSync(file, xml);
+    return;
+  }
+  const cases = causes.map((c) => {
+    const message = `${c.rule}${c.section ? ` (${c.section})` : ''}: ${c.text} Violated in ${c.responses} response(s) of ${c.tests} test(s), first at ${c.first}.`;
+    const blocked = c.blocked.length ? `\nBlocked, not judged: ${c.blocked.join(' ')}` : '';
+    return `<testcase name="${xmlEscape(`${c.rule}: ${c.text}`)}" classname="rules" time="0">\n<failure message="${xmlEscape(message)}" type="RuleViolated">${xmlEscape(message + blocked)}</failure>\n</testcase>`;
+  });
+  const suite = `<testsuite name="${SUITE}" tests="${causes.length}" failures="${causes.length}" skipped="0" errors="0" time="0">\n${cases.join('\n')}\n</testsuite>\n`;
+  xml = xml.replace('</testsuites>', `${suite}</testsuites>`);
+  writeFileSync(file, xml);
 }

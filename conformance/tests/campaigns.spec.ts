@@ -6,6 +6,7 @@
  * the creatives deleted with it, the no-op restore, CAMPAIGN_CASCADE_PENDING with Retry-After, the
  * plan's campaign and products-per-campaign limits (LIMIT_EXCEEDED) and TIER_REQUIRED.
  */
+import { expectCreatedNothing } from '../fixtures/shared-account.ts';
 import { expect, skipWhenAbsent, test } from '../fixtures/index.ts';
 import { acceptedRun, pollRun, presetId } from '../fixtures/generation.ts';
 import {
@@ -159,9 +160,9 @@ test('CAMP-027 a campaign PATCH that changes nothing answers 200 and records not
   expect(await events.since(), 'a PATCH that changes nothing records nothing').toEqual([]);
 });
 
-test('CAMP-028 ERR-040 the POST /campaigns body is closed and bounded: an unknown field, an empty name or no products answer 422 and create nothing', { tag: '@assumed' }, async ({ api }) => {
+test('CAMP-028 ERR-040 the POST /campaigns body is closed and bounded: an unknown field, an empty name or no products answer 422 and create nothing', { tag: '@assumed' }, async ({ api, account }) => {
   const { brandId, productIds } = await brandWithProducts(api, 1);
-  const before = (await allCampaigns(api, true)).length;
+  const before = await allCampaigns(api, true);
   const name = uniqueName('refused');
   const bodies: [string, Record<string, unknown>][] = [
     ['colour', { name, brandId, productIds, colour: 'red' }],
@@ -173,7 +174,15 @@ test('CAMP-028 ERR-040 the POST /campaigns body is closed and bounded: an unknow
     await expect(refused, JSON.stringify(body)).toBeProblem(422, 'VALIDATION_ERROR');
     expect(refused.problem.errors?.map((e) => e.field).join(' '), refused.describe()).toContain(field);
   }
-  expect((await allCampaigns(api, true)).length, 'nothing was created').toBe(before);
+  // What these bodies would create carries this test's unique name, or the empty one.
+  expectCreatedNothing(account, 'the refused bodies', before, await allCampaigns(api, true), (c) => c.campaignId, (c) => c.name === name || c.name === '');
+});
+
+test('CAMP-031 POST /campaigns accepts an empty metadata map, as PATCH does: 201 and the campaign carries no metadata', { tag: '@assumed' }, async ({ api }) => {
+  const { brandId, productIds } = await brandWithProducts(api, 1);
+  const created = await postCampaign(api, { brandId, productIds, metadata: {} });
+  expect(created).toHaveStatus(201);
+  expect('metadata' in (created.json as object), created.describe()).toBe(false);
 });
 
 test('CAMP-004 a campaign reads CREATING while being created, IN_PROGRESS while a creative is unreviewed, COMPLETED when every live creative is reviewed', { tag: ['@control', '@assumed'] }, async ({ api, control, account, clock }) => {
@@ -307,29 +316,32 @@ test('CAMP-010 ERR-010 deleting a campaign that is still being created answers 4
 test('CAMP-017 ERR-028 ERR-025 while a delete or restore is still finishing its creatives, the next delete or undelete (a repeated delete included) answers 409 CAMPAIGN_CASCADE_PENDING with Retry-After and changes nothing; the same request succeeds after it', { tag: '@control' }, async ({ api, control, account, clock }) => {
   await setFaults(control, account, { cascadeSeconds: 120 });
   const writer = api.as('campaigns:write');
-  const key = newKey('undelete');
-  const first = await clockWindow(clock, 120, async () => {
+  // One scene, made again on fresh state when another worker's clock move spoiled it: a new
+  // campaign and a fresh Idempotency-Key per attempt (one key reused on a new campaign would be a
+  // 409 IDEMPOTENCY_KEY_REUSED). The test's own advance by Retry-After inside it is part of it.
+  const { first, second } = await clockWindow(clock, 120, async (attempt) => {
+    const key = newKey(`undelete-${attempt}`);
     const { campaign, creatives } = await readyCampaign(api, control, account, 2);
     const deleted = await writer.delete(campaignPath(campaign.campaignId));
     const refused = await writer.post(undeletePath(campaign.campaignId), { idempotencyKey: key });
     const deletedAgain = await writer.delete(campaignPath(campaign.campaignId));
-    return { campaign, creatives, deleted, refused, deletedAgain, after: await getCampaign(api, campaign.campaignId, true) };
+    const first = { campaign, creatives, deleted, refused, deletedAgain, after: await getCampaign(api, campaign.campaignId, true) };
+    const retryAfter = Number(refused.header('retry-after'));
+    if (!Number.isInteger(retryAfter)) return { first, second: undefined };
+    await clock.advance(retryAfter);
+    const restored = await writer.post(undeletePath(campaign.campaignId), { idempotencyKey: key });
+    const refusedDelete = await writer.delete(campaignPath(campaign.campaignId));
+    return { first, second: { restored, refused: refusedDelete } };
   });
   expect(first.deleted).toHaveStatus(200);
   await expect(first.refused, 'an undelete while the delete is still finishing').toBeProblem(409, 'CAMPAIGN_CASCADE_PENDING');
   // The "any" row of the table: a repeated delete while its cascade runs is the same 409, not a 404.
   await expect(first.deletedAgain, 'a delete while the delete is still finishing').toBeProblem(409, 'CAMPAIGN_CASCADE_PENDING');
   expect(first.deletedAgain.header('retry-after'), first.deletedAgain.describe()).toMatch(/^\d+$/);
-  const retryAfter = first.refused.header('retry-after');
-  expect(retryAfter, first.refused.describe()).toMatch(/^\d+$/);
+  expect(first.refused.header('retry-after'), first.refused.describe()).toMatch(/^\d+$/);
   expect(first.after.json, 'nothing changed: still deleted').toEqual(first.deleted.json);
+  if (!second) throw new Error('unreachable: a Retry-After that is not a number failed above');
 
-  await clock.advance(Number(retryAfter));
-  const second = await clockWindow(clock, 120, async () => {
-    const restored = await writer.post(undeletePath(first.campaign.campaignId), { idempotencyKey: key });
-    const refused = await writer.delete(campaignPath(first.campaign.campaignId));
-    return { restored, refused };
-  }, 1);
   expect(second.restored, 'the same undelete (same Idempotency-Key) after Retry-After').toHaveStatus(200);
   expect((second.restored.json as Campaign).deletedAt).toBeNull();
   await expect(second.refused, 'a delete while the restore is still finishing').toBeProblem(409, 'CAMPAIGN_CASCADE_PENDING');
@@ -397,6 +409,18 @@ test('CAMP-025 ERR-011 ERR-018 a campaign covering more products than the plan\'
   expect(typeof refused.problem['limitKey'], refused.describe()).toBe('string');
   expect((await allCampaigns(api, true)).length, 'nothing was created').toBe(before);
   expect(await postCampaign(api, { brandId, productIds: productIds.slice(0, 2) }), 'two products are within the limit').toHaveStatus(201);
+});
+
+test('CAMP-030 ERR-011 restoring a campaign that would cover more products than the plan now allows answers 403 LIMIT_EXCEEDED and it stays deleted', { tag: '@control' }, async ({ api, control, account }) => {
+  const { campaign } = await newCampaign(api, 3);
+  expect(await api.as('campaigns:write').delete(campaignPath(campaign.campaignId))).toHaveStatus(200);
+  await setPlan(control, account, { productsPerCampaign: 2 });
+  const refused = await api.as('campaigns:write').post(undeletePath(campaign.campaignId), { idempotencyKey: newKey('undelete') });
+  await expect(refused).toBeProblem(403, 'LIMIT_EXCEEDED');
+  expect({ limit: refused.problem['limit'], current: refused.problem['current'] }, refused.describe()).toEqual({ limit: 2, current: 3 });
+  expect(ok(await getCampaign(api, campaign.campaignId, true)).deletedAt, 'the campaign stays deleted').not.toBeNull();
+  await setPlan(control, account, { productsPerCampaign: 3 });
+  expect(await api.as('campaigns:write').post(undeletePath(campaign.campaignId), { idempotencyKey: newKey('undelete') }), 'within the limit the restore succeeds').toHaveStatus(200);
 });
 
 test('ERR-012 limitKey is campaigns for the campaign limit and productsPerCampaign for the products limit', { tag: ['@control', '@assumed'] }, async ({ api, control, account }) => {

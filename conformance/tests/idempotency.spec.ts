@@ -8,6 +8,7 @@
  */
 import { caseWhenPresent, expect, test, type ApiClient, type ApiResponse } from '../fixtures/index.ts';
 import { presetId } from '../fixtures/generation.ts';
+import { expectCreatedNothing, expectUnchanged, isShared } from '../fixtures/shared-account.ts';
 import {
   allAssets,
   allCampaigns,
@@ -18,13 +19,17 @@ import {
   expectEventsByKey,
   getCreative,
   markEvents,
+  newCampaign,
   newKey,
   ok,
   postCampaign,
   readyCampaign,
   setFaults,
+  setPlan,
   uniqueName,
+  type Asset,
   type Campaign,
+  type Creative,
   type CampaignInput,
 } from '../fixtures/resources.ts';
 
@@ -68,7 +73,19 @@ test('IDEM-001 IDEM-002 IDEM-005 ERR-013 every operation that requires an Idempo
     await expect(refused, `${what} without an Idempotency-Key`).toBeProblem(400, 'IDEMPOTENCY_KEY_REQUIRED');
   }
   const after = { creatives: await allCreatives(api, true), assets: await allAssets(api, true), campaigns: await allCampaigns(api, true) };
-  expect(after, 'nothing changed').toEqual(before);
+  if (!isShared(account)) {
+    expect(after, 'nothing changed').toEqual(before);
+    return;
+  }
+  // A shared account (keys given): others write meanwhile. The campaign this test sent carries its
+  // unique name; the resources it named are compared, a change by another client noted, not failed.
+  expectCreatedNothing(account, 'POST /campaigns without an Idempotency-Key', before.campaigns, after.campaigns, (c) => c.campaignId, (c) => c.name === input.name);
+  const named = (rows: { creatives: Creative[]; assets: Asset[]; campaigns: Campaign[] }) => ({
+    creative: rows.creatives.find((c) => c.creativeId === creative?.creativeId),
+    asset: rows.assets.find((a) => a.assetId === asset?.assetId),
+    campaign: rows.campaigns.find((c) => c.campaignId === campaign?.campaignId),
+  });
+  expectUnchanged(account, 'the resources the refused requests named', named(before), named(after), () => []);
 });
 
 test('IDEM-004 a malformed Idempotency-Key answers 400 INVALID_IDEMPOTENCY_KEY and nothing is created (pinned part: values malformed under any reading)', async ({ api }) => {
@@ -176,12 +193,14 @@ test('IDEM-008 the same key on another operation answers 409 IDEMPOTENCY_KEY_REU
 });
 
 test('IDEM-009 IDEM-007 a request whose twin is still running answers 409 IDEMPOTENCY_IN_PROGRESS with Retry-After; the first completes and is then replayed', { tag: '@control' }, async ({ api, control, account, clock }) => {
-  const input = await campaignInput(api);
   const writer = api.as('campaigns:write');
   const slowSeconds = 120;
   await setFaults(control, account, { slowWritesMs: slowSeconds * 1000 });
-  const scene = await clockWindow(clock, slowSeconds, async () => {
-    const key = newKey('in-progress');
+  // Fresh per attempt: the key, and the campaign's name (an attempt spoiled by another worker's
+  // clock move may still create its campaign; "exactly one" is counted by this attempt's name).
+  const scene = await clockWindow(clock, slowSeconds, async (attempt) => {
+    const input = await campaignInput(api);
+    const key = newKey(`in-progress-${attempt}`);
     const held = (await collectionSizes(control, account))['idempotency'] ?? 0;
     const first = writer.post('/campaigns', { body: input, idempotencyKey: key });
     // The first request holds its key (in progress) once the mock has recorded it.
@@ -189,8 +208,9 @@ test('IDEM-009 IDEM-007 a request whose twin is still running answers 409 IDEMPO
     for (let i = 0; i < 500 && !recorded; i += 1) recorded = ((await collectionSizes(control, account))['idempotency'] ?? 0) > held;
     expect(recorded, 'the slow request reached the mock').toBe(true);
     const second = await writer.post('/campaigns', { body: input, idempotencyKey: key });
-    return { key, first, second };
+    return { input, key, first, second };
   });
+  const input = scene.input;
   await expect(scene.second, 'the twin of a request still running').toBeProblem(409, 'IDEMPOTENCY_IN_PROGRESS');
   expect(scene.second.header('retry-after'), scene.second.describe()).toMatch(/^\d+$/);
 
@@ -245,6 +265,54 @@ test('IDEM-010 ERR-026 ERR-029 ERR-025 a 503 WRITES_PAUSED does not consume the 
   expect((await campaignsNamed(api, input.name)).length).toBe(1);
   const recorded = await events.since();
   expect(recorded.map((e) => e.type).sort()).toEqual(['campaign.created', 'creative.approved']);
+});
+
+test('IDEM-013 AUTH-023 entitlement is re-checked on a replay too: a campaign PATCH replayed after the plan lost campaigns answers 401 ENTITLEMENT_LOST, and replays again once the plan has them', { tag: '@control' }, async ({ api, control, account }) => {
+  const { campaign } = await newCampaign(api, 1);
+  const writer = api.as('campaigns:write');
+  const key = newKey('lapse');
+  const body = { name: uniqueName('renamed') };
+  const send = () => writer.patch(`/campaigns/${encodeURIComponent(campaign.campaignId)}`, { body, idempotencyKey: key });
+  const first = await send();
+  expect(first).toHaveStatus(200);
+  await setPlan(control, account, { campaigns: false });
+  await expect(await send(), 'the replay after the plan lapsed').toBeProblem(401, 'ENTITLEMENT_LOST');
+  await setPlan(control, account, { campaigns: true });
+  const again = await send();
+  expect(outcome(again), 'with the plan back, the stored answer replays').toEqual(outcome(first));
+});
+
+test('IDEM-015 a POST /campaigns replayed after the plan lost campaigns answers what a fresh create would (403 TIER_REQUIRED), and the stored 201 once the plan has them again', { tag: ['@control', '@assumed'] }, async ({ api, control, account }) => {
+  const input = await campaignInput(api);
+  const key = newKey('lapse');
+  const writer = api.as('campaigns:write');
+  const first = await writer.post('/campaigns', { body: input, idempotencyKey: key });
+  expect(first).toHaveStatus(201);
+  await setPlan(control, account, { campaigns: false });
+  await expect(await writer.post('/campaigns', { body: input, idempotencyKey: key }), 'the replay after the plan lapsed').toBeProblem(403, 'TIER_REQUIRED');
+  await setPlan(control, account, { campaigns: true });
+  expect(outcome(await writer.post('/campaigns', { body: input, idempotencyKey: key }))).toEqual(outcome(first));
+  expect((await campaignsNamed(api, input.name)).length, 'one campaign').toBe(1);
+});
+
+test('IDEM-014 a create refused by the plan (TIER_REQUIRED, LIMIT_EXCEEDED) stores nothing: the identical request under the same key is created once the plan allows it', { tag: ['@control', '@assumed'] }, async ({ api, control, account }) => {
+  const live = (await allCampaigns(api)).length;
+  const refusals: [string, Parameters<typeof setPlan>[2], Parameters<typeof setPlan>[2]][] = [
+    ['TIER_REQUIRED', { campaigns: false }, { campaigns: true }],
+    ['LIMIT_EXCEEDED', { campaignLimit: live }, { campaignLimit: live + 10 }],
+  ];
+  for (const [code, refuse, allow] of refusals) {
+    const input = await campaignInput(api);
+    const key = newKey('refused');
+    const writer = api.as('campaigns:write');
+    await setPlan(control, account, refuse);
+    await expect(await writer.post('/campaigns', { body: input, idempotencyKey: key }), code).toBeProblem(403, code);
+    await setPlan(control, account, allow);
+    const created = await writer.post('/campaigns', { body: input, idempotencyKey: key });
+    expect(created, `after ${code} was lifted`).toHaveStatus(201);
+    expect(created.header('idempotent-replayed'), 'executed anew, not replayed').toBeUndefined();
+    expect((await campaignsNamed(api, input.name)).length, `${code}: one campaign`).toBe(1);
+  }
 });
 
 test('IDEM-012 a key is kept 24 hours per account: within them it replays, after them the request executes anew, and another account\'s same key is its own', { tag: ['@control', '@assumed', '@exclusive'] }, async ({ api, apiFor, accountB, clock, target }) => {

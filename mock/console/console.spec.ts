@@ -8,8 +8,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-import { buildMock, type Mock } from '../app.ts';
-import { Clock } from '../clock.ts';
+import { buildMock, type Mock } from '../adapters/node/app.ts';
+import { Clock } from '../core/clock.ts';
 import { watch, type Problems } from '../web/browser/fixtures.ts';
 
 let mock: Mock;

@@ -5,10 +5,10 @@
  * operations are typed methods of the msw `control`.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHarness, type Harness, type TestAccount } from '../testing.ts';
-import { createMockHandlers } from '../adapters/msw.ts';
-import { parseSnapshot, restoreState, serializeState } from '../persistence.ts';
-import { Store } from '../store.ts';
+import { createHarness, type Harness, type TestAccount } from '../testkit/harness.ts';
+import { createMockHandlers } from '../adapters/msw/msw.ts';
+import { parseSnapshot, restoreState, serializeState } from '../adapters/node/persistence.ts';
+import { Store } from '../core/store.ts';
 
 let h: Harness;
 beforeEach(async () => {

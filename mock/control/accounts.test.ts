@@ -1,7 +1,7 @@
 /** Control plane, accounts: createAccount, getAccount, updateAccount, updatePlan, updateSettings. */
 import { describe, expect, it } from 'vitest';
 import { SCOPES } from '../domain/accounts/model.ts';
-import { controlSuite } from './conformance.ts';
+import { controlSuite } from '../testkit/control.ts';
 
 const t = controlSuite();
 const { control } = t;

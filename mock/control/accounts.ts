@@ -1,7 +1,7 @@
 /** Control plane, accounts: listAccounts, createAccount, getAccount, updateAccount, updatePlan, updateSettings. */
 import { createAccount, planFor, provisionKeys } from '../domain/accounts/service.ts';
 import type { ImageSize, Plan, PlanTier } from '../domain/accounts/model.ts';
-import type { AccountSettings } from '../store.ts';
+import type { AccountSettings } from '../core/store.ts';
 import { iso } from '../domain/shared.ts';
 import type { ControlHandlers } from './http.ts';
 import { presentAccount } from './present.ts';
@@ -12,13 +12,15 @@ export interface InitialCredits {
   dailyBudget: number | null;
 }
 
-declare module '../store.ts' {
+declare module '../core/store.ts' {
   interface AccountState {
     /**
      * The credits the account was created with through the control plane (null or absent: none
      * given). Set once at creation; the credits ledger reads it and keeps its own balance.
      */
     initialCredits?: InitialCredits | null;
+    /** How many of the first campaigns the demo data made (exportScenario leaves them to the seed). */
+    seededCampaigns?: number;
   }
 }
 
@@ -58,6 +60,7 @@ export const accountHandlers: ControlHandlers = {
       const { seedAccount } = await import('../seed/demo.ts');
       seedAccount(account, { now, seed: account.seed });
     }
+    account.seededCampaigns = account.campaigns.size;
     const keys = provisionKeys(store, account, now);
     return { status: 201, body: { accountId: account.accountId, keys } };
   },

@@ -3,8 +3,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Creative } from '../domain/creatives/model.ts';
-import type { TestAccount } from '../testing.ts';
-import { controlSuite } from './conformance.ts';
+import type { TestAccount } from '../testkit/harness.ts';
+import { controlSuite } from '../testkit/control.ts';
 
 const t = controlSuite({ account: {} });
 const { control } = t;

@@ -12,16 +12,16 @@
  * Either answers 200 `{ status, headers, body }` with the handler's outcome; a refusal (ApiError)
  * is its problem body and status inside the 200. Anything else thrown is a bug of the mock (500).
  */
-import { randomHex } from '../platform/crypto.ts';
+import { randomHex } from '../../platform/crypto.ts';
 import { basePath, operations, validatorFor, type OperationInfo } from '../../spec/contract.ts';
 import { dashboardActions } from '../domain/campaigns/dashboard.ts';
 import { SCOPES, type Actor, type ActorKind, type ApiKeyRecord } from '../domain/accounts/model.ts';
-import { ApiError, problemBody, type FieldError } from '../errors.ts';
+import { ApiError, problemBody, type FieldError } from '../core/errors.ts';
 import { isWrite } from '../pipeline/faults.ts';
 import { jsonResponse } from '../pipeline/respond.ts';
 import type { RequestContext } from '../pipeline/types.ts';
 import { fieldErrors } from '../pipeline/validate.ts';
-import type { AccountState } from '../store.ts';
+import type { AccountState } from '../core/store.ts';
 import { ControlError, type ControlContext, type ControlHandlers } from './http.ts';
 
 interface ActorInput {

@@ -1,6 +1,6 @@
 /** Control plane, browse: creatives and assets by status, upscales with their times on the clock, filtered by the server and paged. */
 import { describe, expect, it } from 'vitest';
-import { controlSuite } from './conformance.ts';
+import { controlSuite } from '../testkit/control.ts';
 
 const t = controlSuite({ account: {} });
 const { control } = t;

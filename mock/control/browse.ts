@@ -7,7 +7,7 @@
  *   listUpscales          the account's upscales, newest first, by `status`, with their times on the clock
  *
  * Each page walks the collection from `from` (the absolute position `next` of the previous page
- * gave) and stops after `limit` matches or BROWSE_SCAN_BUDGET rows (mock/collection.ts), so a page
+ * gave) and stops after `limit` matches or BROWSE_SCAN_BUDGET rows (mock/core/collection.ts), so a page
  * costs the same with 100 rows as with 100,000, and a selective filter may give a short or empty
  * page before the end: `next: null` is the only end.
  */
@@ -18,7 +18,7 @@ import type { Asset } from '../domain/assets/model.ts';
 import { presentUpscale } from '../domain/upscales/present.ts';
 import type { Upscale } from '../domain/upscales/model.ts';
 import { isoOrNull } from '../domain/shared.ts';
-import type { Collection } from '../collection.ts';
+import type { Collection } from '../core/collection.ts';
 import type { ControlHandlers, ControlRequest } from './http.ts';
 
 /** Rows one page scans at most (documented in spec/mock-control.yaml). */

@@ -1,6 +1,6 @@
 /** Control plane, clock: getClock, setClock. */
 import { describe, expect, it } from 'vitest';
-import { controlSuite } from './conformance.ts';
+import { controlSuite } from '../testkit/control.ts';
 
 const t = controlSuite();
 const { control } = t;

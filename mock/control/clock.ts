@@ -3,14 +3,11 @@
  * tasks run in order, webhook retries included), and one account's test clock: getAccountClock,
  * advanceAccountClock (D91: only that account's schedule moves).
  */
-import type { AccountClock, Clock, ClockMode, OutsideWork } from '../clock.ts';
+import type { AccountClock, ClockMode, OutsideWork } from '../core/clock.ts';
 import { isoOrNull } from '../domain/shared.ts';
-import type { MockServices } from '../core.ts';
+import type { MockServices } from '../core/services.ts';
+import { clockState } from './present.ts';
 import type { ControlHandlers } from './http.ts';
-
-export function clockState(clock: Clock) {
-  return { now: clock.nowIso(), mode: clock.mode, pendingTasks: clock.pending, nextTaskAt: isoOrNull(clock.nextDue() ?? null) };
-}
 
 export function accountClockState(clock: AccountClock) {
   return { accountId: clock.accountId, now: clock.nowIso(), advancedSeconds: clock.offsetMs / 1000, mode: clock.mode, pendingTasks: clock.pending, nextTaskAt: isoOrNull(clock.nextDue() ?? null) };

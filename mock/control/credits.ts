@@ -27,7 +27,7 @@ export const creditHandlers: ControlHandlers = {
 
 /**
  * @deprecated The credits routes are registered with the rest of the control plane by
- * registerControlRoutes (mock/app.ts); this does nothing. Kept only so that
+ * registerControlRoutes (mock/adapters/node/app.ts); this does nothing. Kept only so that
  * mock/domain/credits/control-routes.test.ts, written before the wiring, still compiles: drop the
  * call there and then this function.
  */

@@ -91,6 +91,8 @@ export interface DocumentReader {
   bodyValidator(pointer: string): ValidateFunction;
   /** A validator that coerces strings (path and query parameters arrive as strings). */
   parameterValidator(pointer: string): ValidateFunction;
+  /** A validator for a standalone schema whose `$ref`s name the document's nodes by its schema id. */
+  compileSchema(schema: object): ValidateFunction;
 }
 
 export function documentReader(load: () => JsonObject, schemaId: string, label: string): DocumentReader {
@@ -238,6 +240,10 @@ export function documentReader(load: () => JsonObject, schemaId: string, label: 
     },
     bodyValidator,
     parameterValidator,
+    compileSchema(schema) {
+      bodyAjv ??= newAjv(false);
+      return bodyAjv.compile(schema);
+    },
   };
 }
 
@@ -319,3 +325,21 @@ export function controlHeaders(): { request: string[]; response: string[] } {
   return { request: [...request], response: [...response] };
 }
 
+/**
+ * A validator for a standalone JSON Schema whose `$ref`s into `../mock-control.yaml#/...` (relative
+ * to spec/schemas/) name this document's nodes: the scenario file's schema (mock/scenario/) is built
+ * from the control plane's own request bodies, never copies of them.
+ */
+export function schemaValidator(schema: object): ValidateFunction {
+  const rewrite = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(rewrite);
+    if (!isObject(node)) return node;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(node)) {
+      out[key] = key === '$ref' && typeof value === 'string' && value.startsWith('../mock-control.yaml#') ? `${SCHEMA_ID}${value.slice('../mock-control.yaml'.length)}` : rewrite(value);
+    }
+    return out;
+  };
+  const { $id: _id, ...rest } = rewrite(schema) as Record<string, unknown>;
+  return controlReader.compileSchema(rest);
+}

@@ -1,18 +1,6 @@
 /** Control plane, events: listEvents (the account's event log, oldest first, optionally filtered). */
-import { iso } from '../domain/shared.ts';
-import type { DomainEvent } from '../events/model.ts';
 import type { ControlHandlers } from './http.ts';
-
-export function presentEvent(event: DomainEvent) {
-  return {
-    eventId: event.eventId,
-    type: event.type,
-    timestamp: iso(event.timestamp),
-    resource: { ...event.resource },
-    actor: event.actor ? { ...event.actor } : null,
-    previousAttributes: event.previousAttributes ? structuredClone(event.previousAttributes) : null,
-  };
-}
+import { presentEvent } from './present.ts';
 
 /** The last `limit` items (all of them without one), in their order. */
 export function newest<T>(items: T[], limit: number | undefined): T[] {

@@ -1,7 +1,7 @@
 /** Control plane, faults and limits: per account and for everyone. */
 import { describe, expect, it } from 'vitest';
-import type { TestAccount } from '../testing.ts';
-import { controlSuite } from './conformance.ts';
+import type { TestAccount } from '../testkit/harness.ts';
+import { controlSuite } from '../testkit/control.ts';
 import { defaultLimits } from './limits.ts';
 
 const t = controlSuite({ account: { empty: true } });

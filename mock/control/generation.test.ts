@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHarness, type Harness, type TestAccount } from '../testing.ts';
-import { controlViolations } from './conformance.ts';
+import { createHarness, type Harness, type TestAccount } from '../testkit/harness.ts';
+import { controlViolations } from '../testkit/control.ts';
 
 let h: Harness;
 let acct: TestAccount;

@@ -3,10 +3,11 @@
  * type they throw. Handlers never see fastify objects; routes.ts parses, validates against
  * spec/mock-control.yaml, calls, and serialises (problem+json for a ControlError).
  */
-import type { MockServices } from '../core.ts';
-import type { saveStateFile } from '../persistence.ts';
-import type { FieldError } from '../errors.ts';
-import type { AccountState } from '../store.ts';
+import type { MockServices } from '../core/services.ts';
+import type { ControlStreamSink } from '../core/feed.ts';
+import type { saveStateFile } from '../adapters/node/persistence.ts';
+import type { FieldError } from '../core/errors.ts';
+import type { AccountState } from '../core/store.ts';
 
 /** The codes of the control plane's own problems (spec/mock-control.yaml, Problem.code). */
 export type ControlErrorCode =
@@ -44,7 +45,7 @@ export interface ControlOptions {
   onReset?: (services: MockServices) => void | Promise<void>;
   /** The `--state` file that POST /__mock/state/save writes. */
   stateFile?: string;
-  /** How it is written (mock/persistence.ts; the node adapter passes it: in-process there is no file system). */
+  /** How it is written (mock/adapters/node/persistence.ts; the node adapter passes it: in-process there is no file system). */
   saveStateFile?: typeof saveStateFile;
   /**
    * `--control-token`: when set, every request under /__mock needs `Authorization: Bearer <token>`
@@ -73,14 +74,8 @@ export interface ControlResult {
   stream?: (sink: ControlStreamSink) => () => void;
 }
 
-/** Where a control stream writes (routes.ts wraps the raw response). */
-export interface ControlStreamSink {
-  write(chunk: string): void;
-  /** Bytes written but not yet taken by the client. */
-  backlog(): number;
-  /** Ends the response. */
-  close(): void;
-}
+/** Where a control stream writes (defined beside the feed that writes to it). */
+export type { ControlStreamSink };
 
 export interface ControlContext {
   services: MockServices;
@@ -92,6 +87,11 @@ export interface ControlContext {
   account(accountId: string): AccountState;
   /** Aborted when the client went away before the answer (a handler that waits stops waiting). */
   signal?: AbortSignal;
+  /**
+   * Another control request, answered by the same dispatcher with this request's authorization
+   * (loadScenario makes a scenario with the plane's own operations).
+   */
+  dispatch(request: { method: string; url: string; body?: string | undefined }): Promise<{ status: number; body?: string | undefined }>;
 }
 
 export type ControlHandler = (request: ControlRequest, ctx: ControlContext) => ControlResult | Promise<ControlResult>;

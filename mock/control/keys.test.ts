@@ -1,6 +1,6 @@
 /** Control plane, keys: createKey, revokeKey, expireKey. */
 import { describe, expect, it } from 'vitest';
-import { controlSuite } from './conformance.ts';
+import { controlSuite } from '../testkit/control.ts';
 
 const t = controlSuite({ account: { empty: true } });
 const { control } = t;

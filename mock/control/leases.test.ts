@@ -1,7 +1,7 @@
 /** Control plane, leases: the readers-writer table (fake timers) and its routes. */
 import { describe, expect, it } from 'vitest';
-import { controlSuite } from './conformance.ts';
-import { LeaseTable, type Lease, type Timer } from './leases.ts';
+import { controlSuite } from '../testkit/control.ts';
+import { LeaseTable, type Lease, type Timer } from '../core/leases.ts';
 
 /** A fake real-time timer: `tick(ms)` runs what falls due. */
 function fakeTimer(): { timer: Timer; tick(ms: number): void } {

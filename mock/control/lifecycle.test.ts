@@ -3,12 +3,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildMock, type Mock, type MockOptions } from '../app.ts';
-import { Clock } from '../clock.ts';
+import { buildMock, type Mock, type MockOptions } from '../adapters/node/app.ts';
+import { Clock } from '../core/clock.ts';
 import { createAccount, provisionKeys } from '../domain/accounts/service.ts';
-import { parseSnapshot, restoreState } from '../persistence.ts';
-import { Store } from '../store.ts';
-import { controlViolations } from './conformance.ts';
+import { parseSnapshot, restoreState } from '../adapters/node/persistence.ts';
+import { Store } from '../core/store.ts';
+import { controlViolations } from '../testkit/control.ts';
 
 let dir: string;
 let mocks: Mock[] = [];

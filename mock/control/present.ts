@@ -1,8 +1,11 @@
 /** Control-plane representations of the mock's state (timestamps as ISO 8601 from the clock). */
-import { Collection } from '../collection.ts';
+import { Collection } from '../core/collection.ts';
 import type { ApiKeyRecord } from '../domain/accounts/model.ts';
 import { iso, isoOrNull } from '../domain/shared.ts';
-import type { AccountState } from '../store.ts';
+import type { AccountState } from '../core/store.ts';
+import type { Clock } from '../core/clock.ts';
+import type { DomainEvent } from '../events/model.ts';
+import type { AttemptRecord, SentRequest } from '../events/webhooks.ts';
 
 function keyStatus(record: ApiKeyRecord, now: number): 'active' | 'revoked' | 'expired' {
   if (record.revokedAt !== null) return 'revoked';
@@ -52,5 +55,40 @@ export function presentAccount(account: AccountState, now: number) {
     credits: account.initialCredits ? { ...account.initialCredits } : null,
     counts: countsOf(account),
     keys: [...account.keys.values()].map((k) => presentKey(k, now)),
+  };
+}
+
+export function clockState(clock: Clock) {
+  return { now: clock.nowIso(), mode: clock.mode, pendingTasks: clock.pending, nextTaskAt: isoOrNull(clock.nextDue() ?? null) };
+}
+
+export function presentEvent(event: DomainEvent) {
+  return {
+    eventId: event.eventId,
+    type: event.type,
+    timestamp: iso(event.timestamp),
+    resource: { ...event.resource },
+    actor: event.actor ? { ...event.actor } : null,
+    previousAttributes: event.previousAttributes ? structuredClone(event.previousAttributes) : null,
+  };
+}
+
+export function presentDelivery(row: AttemptRecord, sent: SentRequest | undefined) {
+  return {
+    deliveryId: row.deliveryId,
+    eventId: row.eventId,
+    endpointId: row.endpointId,
+    type: row.type,
+    attempt: row.attempt,
+    duplicate: row.duplicate,
+    scheduledAt: iso(row.scheduledAt),
+    attemptedAt: isoOrNull(row.attemptedAt),
+    status: row.status,
+    responseStatus: row.responseStatus,
+    error: row.error,
+    nextAttemptAt: isoOrNull(row.nextAttemptAt),
+    givenUp: row.givenUp,
+    latencyMs: sent?.latencyMs ?? null,
+    request: sent ? { url: sent.url, headers: { ...sent.headers }, body: sent.body } : null,
   };
 }

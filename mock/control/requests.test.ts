@@ -1,7 +1,7 @@
 /** Control plane: the request journal (listRequests), the account list (listAccounts), a campaign's creatives (listCampaignCreatives). */
 import { describe, expect, it } from 'vitest';
 import { JOURNAL_BODY_BYTES, JOURNAL_CAPACITY } from '../pipeline/journal.ts';
-import { controlSuite } from './conformance.ts';
+import { controlSuite } from '../testkit/control.ts';
 
 const t = controlSuite({ account: {} });
 const { control } = t;

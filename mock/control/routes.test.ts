@@ -7,8 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventTypes, plans } from '../../spec/contract.ts';
 import { SCOPES } from '../domain/accounts/model.ts';
 import { dashboardActions } from '../domain/campaigns/dashboard.ts';
-import { createHarness, type Harness } from '../testing.ts';
-import { controlViolations } from './conformance.ts';
+import { createHarness, type Harness } from '../testkit/harness.ts';
+import { controlViolations } from '../testkit/control.ts';
 import { controlDocument, controlOperations, controlValidator } from './document.ts';
 import { defaultLimits } from './limits.ts';
 import { controlHandlers } from './routes.ts';
@@ -172,9 +172,9 @@ describe('errors every operation shares', () => {
     }
   });
 
-  // fastify rejects a malformed percent-escape before routing; `frameworkErrors` in mock/app.ts
+  // fastify rejects a malformed percent-escape before routing; `frameworkErrors` in mock/adapters/node/app.ts
   // answers it in the contract's shape. On the public API the pipeline answers it (D51): a path
-  // outside every operation as here; an operation's path after its key is checked (mock/front.test.ts).
+  // outside every operation as here; an operation's path after its key is checked (mock/adapters/node/front.test.ts).
   it('a malformed percent-escape in the path answers 400 problem+json with RateLimit headers', async () => {
     for (const path of ['/__mock/accounts/%E0%A4%A', '/api/public/v1/%ZZ/products']) {
       const res = await raw('GET', path);

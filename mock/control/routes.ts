@@ -19,6 +19,8 @@
  *   browse.ts    listAccountCreatives, listAccountAssets, listUpscales (filtered by the server, paged)
  *   requests.ts  listRequests (the request journal, mock/pipeline/journal.ts)
  *   stream.ts    streamChanges (server-sent events: clock, events, deliveries, requests)
+ *   exam.ts      startExam, getExamReport, stopExam (the client exam, mock/exam/)
+ *   scenario.ts  loadScenario, exportScenario (scenario files, mock/scenario/)
  *
  * Every request is validated against the document before its handler runs: path and query
  * parameters (400), malformed JSON (400), the body against its schema (422); a handler refuses with
@@ -28,9 +30,9 @@
  * `-d` labels bodies as form data).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { MockServices } from '../core.ts';
-import { equalBytes, randomHex, sha256 } from '../platform/crypto.ts';
-import { REASON_PHRASES, type FieldError } from '../errors.ts';
+import type { MockServices } from '../core/services.ts';
+import { equalBytes, randomHex, sha256 } from '../../platform/crypto.ts';
+import { REASON_PHRASES, type FieldError } from '../core/errors.ts';
 import { fieldErrors } from '../pipeline/validate.ts';
 import { toQuery } from '../pipeline/query.ts';
 import { accountHandlers } from './accounts.ts';
@@ -51,6 +53,8 @@ import { requestHandlers } from './requests.ts';
 import { campaignHandlers } from './campaigns.ts';
 import { browseHandlers } from './browse.ts';
 import { streamHandlers } from './stream.ts';
+import { examHandlers } from './exam.ts';
+import { scenarioHandlers } from './scenario.ts';
 
 /** Every control handler by operationId. */
 export const controlHandlers: ControlHandlers = {
@@ -70,6 +74,8 @@ export const controlHandlers: ControlHandlers = {
   ...streamHandlers,
   ...campaignHandlers,
   ...browseHandlers,
+  ...examHandlers,
+  ...scenarioHandlers,
 };
 
 const EXTRA_PHRASES: Record<number, string> = { 501: 'Not Implemented' };
@@ -274,7 +280,7 @@ function queryOf(url: string): Record<string, string | string[]> {
 /**
  * The control plane, with no way in: routes a request by the document's path templates, checks the
  * control token, validates, calls the handler of the operationId and serialises its answer. The
- * node:http server (registerControlRoutes) and the in-process MSW handlers (mock/adapters/msw.ts)
+ * node:http server (registerControlRoutes) and the in-process MSW handlers (mock/adapters/msw/msw.ts)
  * are thin adapters over it. Never throws: a bug of the mock answers 500 (reported).
  */
 export async function dispatchControl(services: MockServices, options: ControlOptions, request: ControlHttpRequest): Promise<ControlHttpResponse> {
@@ -419,6 +425,7 @@ async function serve(
     requestId,
     instance,
     ...(request.signal ? { signal: request.signal } : {}),
+    dispatch: (inner) => dispatchControl(services, options, { ...inner, headers: { authorization: request.headers['authorization'] } }),
     account(accountId) {
       const account = services.store.accounts.get(accountId);
       if (!account) throw new ControlError(404, 'ACCOUNT_NOT_FOUND', `There is no account ${accountId}.`);

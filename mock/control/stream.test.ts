@@ -1,7 +1,7 @@
 /** Control plane, the live stream (streamChanges, server-sent events) over a real socket. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type Harness, type TestAccount } from '../testing.ts';
-import { controlViolations } from './conformance.ts';
+import { createHarness, type Harness, type TestAccount } from '../testkit/harness.ts';
+import { controlViolations } from '../testkit/control.ts';
 
 let h: Harness;
 let acc: TestAccount;

@@ -5,9 +5,9 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildMock, type Mock } from '../app.ts';
+import { buildMock, type Mock } from '../adapters/node/app.ts';
 import { controlBindingRefusal, isLoopback } from './binding.ts';
-import { controlViolations } from './conformance.ts';
+import { controlViolations } from '../testkit/control.ts';
 import { controlTokenCheck } from './routes.ts';
 
 const TOKEN = 'ctl_0123456789abcdef0123';
@@ -97,7 +97,7 @@ describe('binding beyond loopback', () => {
     const root = fileURLToPath(new URL('../..', import.meta.url));
     const env = { ...process.env };
     delete env['CGS_CONTROL_TOKEN'];
-    const started = spawnSync(process.execPath, ['--import', 'tsx', 'mock/main.ts', '--host', '0.0.0.0', '--port', '0'], { cwd: root, env, encoding: 'utf8', timeout: 20_000 });
+    const started = spawnSync(process.execPath, ['--import', 'tsx', 'mock/adapters/node/main.ts', '--host', '0.0.0.0', '--port', '0'], { cwd: root, env, encoding: 'utf8', timeout: 20_000 });
     expect(started.status, started.stdout).toBe(2);
     expect(started.stderr).toContain('refusing to serve the control plane (/__mock) on 0.0.0.0');
     expect(started.stderr).toContain('--control-token');

@@ -11,13 +11,13 @@
  * `webhookHandlers` (by operationId) are part of routes.ts's `controlHandlers`: the control
  * document's dispatcher validates every request and serves them like any other control operation.
  */
-import type { MockServices } from '../app.ts';
-import { iso, isoOrNull } from '../domain/shared.ts';
+import type { MockServices } from '../core/services.ts';
 import { presentEndpoint, WebhookInputError, type EndpointInput, type EndpointPatch, type WebhookEndpoint } from '../events/endpoints.ts';
-import type { AttemptRecord, SentRequest, WebhookService } from '../events/webhooks.ts';
+import type { WebhookService } from '../events/webhooks.ts';
 import { newest } from './events.ts';
-import type { AccountState } from '../store.ts';
+import type { AccountState } from '../core/store.ts';
 import { ControlError, type ControlHandlers } from './http.ts';
+import { presentDelivery } from './present.ts';
 
 /** The webhook service of the mock (buildMock creates it as `services.webhooks`). */
 function webhooksOf(services: MockServices): WebhookService {
@@ -40,26 +40,6 @@ function refused<T>(run: () => T): T {
     if (error instanceof WebhookInputError) throw new ControlError(422, 'VALIDATION_ERROR', `Refused: ${error.message}.`, error.errors);
     throw error;
   }
-}
-
-export function presentDelivery(row: AttemptRecord, sent: SentRequest | undefined) {
-  return {
-    deliveryId: row.deliveryId,
-    eventId: row.eventId,
-    endpointId: row.endpointId,
-    type: row.type,
-    attempt: row.attempt,
-    duplicate: row.duplicate,
-    scheduledAt: iso(row.scheduledAt),
-    attemptedAt: isoOrNull(row.attemptedAt),
-    status: row.status,
-    responseStatus: row.responseStatus,
-    error: row.error,
-    nextAttemptAt: isoOrNull(row.nextAttemptAt),
-    givenUp: row.givenUp,
-    latencyMs: sent?.latencyMs ?? null,
-    request: sent ? { url: sent.url, headers: { ...sent.headers }, body: sent.body } : null,
-  };
 }
 
 function accountSettings(service: WebhookService, account: AccountState) {

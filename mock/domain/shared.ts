@@ -1,10 +1,9 @@
 /** Pieces every resource folder shares: timestamps, list pages with opaque cursors, metadata. */
-import { utf8, utf8Bytes } from '../platform/bytes.ts';
-import { fromBase64, toBase64url } from '../platform/crypto.ts';
-import type { Collection } from '../collection.ts';
-import { ApiError, type FieldError } from '../errors.ts';
+import { utf8, utf8Bytes } from '../../platform/bytes.ts';
+import { fromBase64, toBase64url } from '../../platform/crypto.ts';
+import type { Collection } from '../core/collection.ts';
+import { ApiError, type FieldError } from '../core/errors.ts';
 import type { EventDraft } from '../events/model.ts';
-import type { AccountState } from '../store.ts';
 
 /** What a pure transition returns: the next state, the events it causes, whether anything changed. */
 export interface Transition<T> {
@@ -92,7 +91,7 @@ export interface ListOptions<T, R> {
 }
 
 export function listPage<T, R>(
-  account: AccountState,
+  account: { settings: { sparsePages: boolean } },
   collection: Collection<T>,
   query: Record<string, unknown>,
   options: ListOptions<T, R>,
@@ -160,4 +159,15 @@ export function metadataField(metadata: Readonly<Record<string, string>>): { met
 /** Query flag helper: `showDeleted=true`. */
 export function showDeleted(query: Record<string, unknown>): boolean {
   return query.showDeleted === true;
+}
+
+/** The scenarios a request asks for with `Prefer: scenario=<name>` (mock/pipeline/faults.ts lists them). */
+export function scenariosOf(prefer: string | undefined): Set<string> {
+  const out = new Set<string>();
+  if (!prefer) return out;
+  for (const part of prefer.split(',')) {
+    const match = /^\s*scenario\s*=\s*"?([a-z0-9_]+)"?\s*$/i.exec(part);
+    if (match) out.add(match[1]!.toLowerCase());
+  }
+  return out;
 }

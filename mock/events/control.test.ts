@@ -3,16 +3,16 @@
  * `webhooks`): every answer is checked against its declared schema.
  */
 import { describe, expect, it } from 'vitest';
-import { buildMock } from '../app.ts';
-import { Clock } from '../clock.ts';
-import { parseSnapshot, restoreState, serializeState } from '../persistence.ts';
-import { Store } from '../store.ts';
-import type { TestResponse } from '../testing.ts';
-import { controlViolations } from '../control/conformance.ts';
+import { buildMock } from '../adapters/node/app.ts';
+import { Clock } from '../core/clock.ts';
+import { parseSnapshot, restoreState, serializeState } from '../adapters/node/persistence.ts';
+import { Store } from '../core/store.ts';
+import type { TestResponse } from '../testkit/harness.ts';
+import { controlViolations } from '../testkit/control.ts';
 import { controlOperations } from '../control/document.ts';
 import { controlRoutes } from '../control/routes.ts';
 import { webhookHandlers } from '../control/webhooks.ts';
-import { webhookSuite } from './testing.ts';
+import { webhookSuite } from '../testkit/webhooks.ts';
 
 const t = webhookSuite();
 

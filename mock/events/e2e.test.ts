@@ -11,11 +11,11 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { eventTypes, validatorFor } from '../../spec/contract.ts';
-import { controlViolations } from '../control/conformance.ts';
-import type { RequestOptions, TestResponse } from '../testing.ts';
+import { controlViolations } from '../testkit/control.ts';
+import type { RequestOptions, TestResponse } from '../testkit/harness.ts';
 import type { DomainEvent } from './model.ts';
 import { attemptTimes, DEFAULT_RETRY_POLICY } from './backoff.ts';
-import { signatureHeadersOf, verifyAt, webhookSuite, type ReceivedOverHttp } from './testing.ts';
+import { signatureHeadersOf, verifyAt, webhookSuite, type ReceivedOverHttp } from '../testkit/webhooks.ts';
 
 const EVENT_SCHEMA: Record<string, string> = {
   'run.completed': 'RunCompletedEvent',

@@ -17,7 +17,7 @@
  */
 import { eventTypes as documentEventTypes } from '../../spec/contract.ts';
 import { iso } from '../domain/shared.ts';
-import type { FieldError } from '../errors.ts';
+import type { FieldError } from '../core/errors.ts';
 import type { EventType } from './model.ts';
 
 export interface Chaos {

@@ -8,7 +8,7 @@
  * - `webhook-timestamp`: Unix seconds of the moment the request is sent, the wall clock's (the
  *   caller reads it from the injected clock's `wallNow()`): receivers judge it against their own clock.
  */
-import { fromBase64, randomBytes, toBase64 } from '../platform/crypto.ts';
+import { fromBase64, randomBytes, toBase64 } from '../../platform/crypto.ts';
 import { Webhook } from 'standardwebhooks';
 
 export const SECRET_PREFIX = 'whsec_';

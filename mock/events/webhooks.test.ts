@@ -6,15 +6,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Actor } from '../domain/accounts/model.ts';
 import type { Asset } from '../domain/assets/model.ts';
-import { buildMock } from '../app.ts';
-import { Clock } from '../clock.ts';
-import { parseSnapshot, restoreState, serializeState } from '../persistence.ts';
-import { Store } from '../store.ts';
-import { createHarness, type Harness, type TestAccount } from '../testing.ts';
+import { buildMock } from '../adapters/node/app.ts';
+import { Clock } from '../core/clock.ts';
+import { parseSnapshot, restoreState, serializeState } from '../adapters/node/persistence.ts';
+import { Store } from '../core/store.ts';
+import { createHarness, type Harness, type TestAccount } from '../testkit/harness.ts';
 import { attemptTimes, DEFAULT_RETRY_POLICY } from './backoff.ts';
 import { WebhookInputError, type EndpointInput } from './endpoints.ts';
 import type { EventDraft } from './model.ts';
-import { fakeTransport, runDeliveries, verifyAt, type FakeTransport } from './testing.ts';
+import { fakeTransport, runDeliveries, verifyAt, type FakeTransport } from '../testkit/webhooks.ts';
 import type { DeliveryResult } from './transport.ts';
 import type { WebhookService } from './webhooks.ts';
 

@@ -38,11 +38,11 @@
  *   once, with the same `webhook-id` (receivers de-duplicate on it, EVT-039); its log row is marked
  *   failed.
  */
-import { randomHex, sha256 } from '../platform/crypto.ts';
+import { randomHex, sha256 } from '../../platform/crypto.ts';
 import { webhookDelivery } from '../../spec/contract.ts';
-import { monotonicMs, type Clock, type TimeSource } from '../clock.ts';
-import { signedWithDefects, withPayloadDefects } from '../defects.ts';
-import type { AccountState, Store } from '../store.ts';
+import { monotonicMs, type Clock, type TimeSource } from '../core/clock.ts';
+import { signedWithDefects, withPayloadDefects } from '../core/defects.ts';
+import type { AccountState, Store } from '../core/store.ts';
 import type { AccountWebhooks, AttemptRecord, OpenDelivery, SentRequest } from './state.ts';
 import { DEFAULT_RETRY_POLICY, nextAttemptAt, type RetryPolicy } from './backoff.ts';
 import {
@@ -67,13 +67,13 @@ export interface WebhookDeps {
   clock: Clock;
   events: EventLog;
   logError?: (error: unknown, context: string) => void;
-  /** Injected contract violations (`--defect NAME`, mock/defects.ts); default none. */
+  /** Injected contract violations (`--defect NAME`, mock/core/defects.ts); default none. */
   defects?: ReadonlySet<string>;
 }
 
 export interface WebhookOptions {
   /**
-   * How deliveries go out: the node adapter (mock/app.ts) passes real HTTP to loopback
+   * How deliveries go out: the node adapter (mock/adapters/node/app.ts) passes real HTTP to loopback
    * (transport.ts), the MSW adapter a callback or fetch, unit tests a fake. None: every attempt fails.
    */
   transport?: Transport;

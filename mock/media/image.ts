@@ -6,7 +6,7 @@
  * that most rows repeat the one above and even a 4K image is small and quick to encode
  * (mock/media/png.ts).
  */
-import { sha256 } from '../platform/crypto.ts';
+import { sha256 } from '../../platform/crypto.ts';
 import { glyph, GLYPH_HEIGHT, GLYPH_WIDTH, textWidth } from './font.ts';
 import { ratioOf, type Size } from './links.ts';
 import { encodePng } from './png.ts';

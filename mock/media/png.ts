@@ -7,7 +7,7 @@
  * the same zlib format. pngjs (a dependency kept for the tests) decodes every size the tests render,
  * an independent check of these bytes.
  */
-import { nodeBuiltin } from '../platform/node.ts';
+import { nodeBuiltin } from '../../platform/node.ts';
 
 interface NodeZlib {
   deflate(data: Uint8Array, options: { level: number }, done: (error: Error | null, result: Uint8Array) => void): void;

@@ -6,8 +6,8 @@
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basePath } from '../../spec/contract.ts';
-import { buildMock, type Mock } from '../app.ts';
-import { createHarness, type Harness, type TestAccount } from '../testing.ts';
+import { buildMock, type Mock } from '../adapters/node/app.ts';
+import { createHarness, type Harness, type TestAccount } from '../testkit/harness.ts';
 import { ratioOf } from './links.ts';
 import { clipFor } from './node.ts';
 import { MediaService, noneMatch, playerPage } from './serve.ts';

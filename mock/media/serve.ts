@@ -16,11 +16,11 @@
  *
  * No way in here (D60): `answerMedia` gives the answer to a method and a path, which the node
  * adapter (mock/media/node.ts: the listener, and the clips read from their files) and the MSW
- * adapter (mock/adapters/msw.ts: no clips, D61) write out.
+ * adapter (mock/adapters/msw/msw.ts: no clips, D61) write out.
  */
-import { ApiError } from '../errors.ts';
-import { sha256Base64url } from '../platform/crypto.ts';
-import { utf8Bytes } from '../platform/bytes.ts';
+import { ApiError } from '../core/errors.ts';
+import { sha256Base64url } from '../../platform/crypto.ts';
+import { utf8Bytes } from '../../platform/bytes.ts';
 import { nextRequestId } from '../pipeline/index.ts';
 import { errorResponse } from '../pipeline/respond.ts';
 import { renderPng } from './image.ts';

@@ -3,36 +3,18 @@
  * Interface: Authentication 1-8. The 401 body is uniform whatever the cause, and the 403 shares
  * its detail text, so a lapsed plan, a missing scope and a bad token cannot be told apart by detail.
  */
-import { sha256Hex } from '../platform/crypto.ts';
 import type { OperationInfo } from '../../spec/contract.ts';
 import { resolvePointer } from '../../spec/contract.ts';
+import { hashKey } from '../domain/accounts/keys.ts';
 import type { ApiKeyRecord, Scope } from '../domain/accounts/model.ts';
-import { ApiError } from '../errors.ts';
-import type { AccountState, Store } from '../store.ts';
+import { ApiError } from '../core/errors.ts';
+import type { AccountState, Store } from '../core/store.ts';
 
 export const UNIFORM_AUTH_DETAIL = 'The request could not be authorized.';
 
 const securityScheme = resolvePointer('#/components/securitySchemes/bearer') as Record<string, unknown>;
 const KEY_PATTERN = new RegExp(String(securityScheme['x-key-pattern']));
 const SCOPE_IMPLIES = securityScheme['x-scope-implies'] as Record<Scope, Scope[]>;
-
-// sha256 of a presented token, memoized per process: a bounded map (cleared when full) from the
-// token to its hash. It lives only in memory, never in the store, which still holds only hashes.
-const HASH_MEMO_MAX = 1000;
-const HASH_MEMO_MAX_KEY_LENGTH = 256; // longer tokens (never valid) are hashed, not remembered
-const hashMemo = new Map<string, string>();
-
-export function hashKey(key: string): string {
-  let hash = hashMemo.get(key);
-  if (hash === undefined) {
-    hash = sha256Hex(key);
-    if (key.length <= HASH_MEMO_MAX_KEY_LENGTH) {
-      if (hashMemo.size >= HASH_MEMO_MAX) hashMemo.clear();
-      hashMemo.set(key, hash);
-    }
-  }
-  return hash;
-}
 
 /** Every scope a key effectively holds, implications included (AUTH: runs:write implies runs:read...). */
 export function effectiveScopes(scopes: readonly Scope[]): ReadonlySet<Scope> {

@@ -10,24 +10,14 @@
  *   spend_unavailable: 503 ACCOUNT_SPEND_UNAVAILABLE on the spending operations (credits/spend.ts).
  */
 import type { OperationInfo } from '../../spec/contract.ts';
-import { ApiError } from '../errors.ts';
-import type { AccountState, Store } from '../store.ts';
+import { ApiError } from '../core/errors.ts';
+import type { AccountState, Store } from '../core/store.ts';
 
 export const WRITES_PAUSED_RETRY_AFTER = 30;
 
 /** A write is any operation that changes state (POST /runs/estimate only prices). */
 export function isWrite(operation: OperationInfo): boolean {
   return operation.method !== 'get' && operation.operationId !== 'estimateRun';
-}
-
-export function scenariosOf(prefer: string | undefined): Set<string> {
-  const out = new Set<string>();
-  if (!prefer) return out;
-  for (const part of prefer.split(',')) {
-    const match = /^\s*scenario\s*=\s*"?([a-z0-9_]+)"?\s*$/i.exec(part);
-    if (match) out.add(match[1]!.toLowerCase());
-  }
-  return out;
 }
 
 const RACING_OPERATIONS = new Set(['createCampaign', 'undeleteCampaign']);

@@ -3,14 +3,17 @@
  * - same key, same request, completed: replay the stored status, headers and body;
  * - same key, different request: 409 IDEMPOTENCY_KEY_REUSED;
  * - same key, still running: 409 IDEMPOTENCY_IN_PROGRESS with Retry-After;
- * - outcomes that leave the key free: 5xx, 429, 412, 409 CAMPAIGN_CASCADE_PENDING (and everything
- *   refused before this stage), so "retry the same request" works.
+ * - outcomes that leave the key free (`leavesKeyFree`, D72): every refusal decided before the
+ *   operation runs (plan, limits, credits, prices, pauses, ...), and everything refused before this
+ *   stage, so "retry the same request" works once the condition is fixed.
+ * A replay still passes authentication, scope, writes paused and the operation's plan entitlement
+ * (`OperationHandler.entitle`, pipeline/index.ts) first.
  */
-import { sha256Base64url } from '../platform/crypto.ts';
-import { utf8 } from '../platform/bytes.ts';
+import { sha256Base64url } from '../../platform/crypto.ts';
+import { utf8 } from '../../platform/bytes.ts';
 import type { OperationInfo } from '../../spec/contract.ts';
-import { ApiError } from '../errors.ts';
-import type { AccountState, IdempotencyRecord, StoredResponse } from '../store.ts';
+import { ApiError } from '../core/errors.ts';
+import type { AccountState, IdempotencyRecord, StoredResponse } from '../core/store.ts';
 import type { RawResponse } from './types.ts';
 
 export const IDEMPOTENCY_RETENTION_MS = 24 * 3600 * 1000;
@@ -63,8 +66,32 @@ export function beginIdempotent(account: AccountState, key: string | undefined, 
   return { begun };
 }
 
+/**
+ * IDEM-014, D72: the 409s that are about the account's standing, the service's prices or something
+ * still running, not about the request or the state of the resource it acts on.
+ */
+const KEY_FREE_CONFLICTS: ReadonlySet<string> = new Set([
+  'ACCOUNT_SPEND_CAP_EXCEEDED',
+  'PRICE_CHANGED',
+  'PRICE_EXCEEDS_MAX',
+  'IMAGE_SIZE_UNPRICED',
+  'IMAGE_UPSCALE_UNPRICED',
+  'IMAGE_UPSCALE_IN_PROGRESS',
+  'CAMPAIGN_CASCADE_PENDING',
+  'IDEMPOTENCY_IN_PROGRESS',
+]);
+
+/**
+ * D37, D72 (IDEM-010, IDEM-014): an answer stores nothing, and the key stays free for the identical
+ * request once the condition is fixed, when it is a refusal decided before the operation runs:
+ * who asks and what the plan grants or allows (401, 403: scope, TIER_REQUIRED, LIMIT_EXCEEDED,
+ * IMAGE_SIZE_NOT_ENTITLED, IMAGE_UPSCALE_NOT_ENTITLED), what the account can spend and what things
+ * cost (402, the 409s above), a stale If-Match (412), and whether the service takes the request now
+ * (429, 5xx). Stored: successes, and the answers about the request itself or the resource it acts
+ * on (400/422 field failures, 404, the 409s of a resource's state).
+ */
 export function leavesKeyFree(status: number, code: string | undefined): boolean {
-  return status >= 500 || status === 429 || status === 412 || code === 'CAMPAIGN_CASCADE_PENDING' || code === 'IDEMPOTENCY_IN_PROGRESS';
+  return status >= 500 || status === 429 || status === 412 || status === 401 || status === 402 || status === 403 || (code !== undefined && KEY_FREE_CONFLICTS.has(code));
 }
 
 export function finishIdempotent(

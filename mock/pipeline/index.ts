@@ -9,22 +9,25 @@
  * Each stage is a plain function in this folder; it either returns what the next stage needs or
  * throws an ApiError, which `respond` turns into problem+json (or the plain-text 429).
  */
-import { randomHex } from '../platform/crypto.ts';
+import { randomHex } from '../../platform/crypto.ts';
 import { allowedMethods, matchOperation, type OperationInfo } from '../../spec/contract.ts';
-import { monotonicMs, type Clock } from '../clock.ts';
+import { monotonicMs, type Clock } from '../core/clock.ts';
 import type { Actor } from '../domain/accounts/model.ts';
-import { ApiError, REASON_PHRASES } from '../errors.ts';
+import { ApiError, REASON_PHRASES } from '../core/errors.ts';
 import type { EventLog } from '../events/log.ts';
 import type { Decision, Limiter } from '../ratelimit/limiter.ts';
-import type { AccountState, Store } from '../store.ts';
-import { authenticate, authorize, bearerToken, hashKey } from './authenticate.ts';
-import { applyFaults, isWrite, scenariosOf } from './faults.ts';
+import type { AccountState, Store } from '../core/store.ts';
+import { hashKey } from '../domain/accounts/keys.ts';
+import { authenticate, authorize, bearerToken } from './authenticate.ts';
+import { scenariosOf } from '../domain/shared.ts';
+import { applyFaults, isWrite } from './faults.ts';
 import { beginIdempotent, finishIdempotent, fingerprint } from './idempotency.ts';
 import { checkIfMatch } from './preconditions.ts';
 import { forcedRateLimit, rateLimit, rateLimited } from './rate-limit.ts';
 import type { RequestJournal } from './journal.ts';
 import { errorResponse, jsonResponse, PROBLEM_TYPE, withRateLimitHeaders } from './respond.ts';
 import { accountStamp, ResponseCache } from './response-cache.ts';
+import { ExamSession, SLOW_MS, type ExamPlan, type ExamRegistry } from '../exam/session.ts';
 import type { HandlerTable, RawRequest, RawResponse, RequestContext } from './types.ts';
 import { validateRequest } from './validate.ts';
 
@@ -40,6 +43,8 @@ export interface PipelineServices {
   logError: (error: unknown, context: string) => void;
   /** The request journal every answer is recorded in (journal.ts); none: nothing is recorded. */
   journal?: RequestJournal;
+  /** The client exams running (mock/exam/): their accounts meet the exam's adversity. */
+  exams?: ExamRegistry;
 }
 
 // Request ids: a random per-process prefix (48 bits) and a counter (hex, 8 digits until it passes
@@ -70,10 +75,15 @@ export async function runPipeline(services: PipelineServices, raw: RawRequest): 
   const started = monotonicMs();
   const at = services.clock.now();
   const trace: Trace = { requestId: nextRequestId(), account: undefined, keyId: undefined };
-  const response = await stages(services, raw, trace);
+  let response = await stages(services, raw, trace);
   const account = trace.account ?? ownerOfToken(services.store, raw);
   // The journal's time is the account's (D91).
-  if (account) journal.record(account, trace.requestId, at + services.clock.forAccount(account.accountId).offsetMs, monotonicMs() - started, trace.keyId, raw, response);
+  const accountAt = account ? at + services.clock.forAccount(account.accountId).offsetMs : at;
+  // An exam's account: its answers gain the unknown members the exam serves, and are recorded for its judges.
+  const exam = account ? services.exams?.get(account.accountId) : undefined;
+  if (exam) response = exam.shape(trace.requestId, response);
+  if (account) journal.record(account, trace.requestId, accountAt, monotonicMs() - started, trace.keyId, raw, response);
+  if (exam) exam.record(journal.total(account!), trace.requestId, accountAt, trace.keyId, raw, response);
   return response;
 }
 
@@ -118,10 +128,14 @@ async function stages(services: PipelineServices, raw: RawRequest, trace: Trace)
     // From here on, the account's own clock (D91): its idempotency records, its changes, its schedule.
     const time = clock.forAccount(account.accountId);
 
+    // the client exam's adversity for this request, if its account sits an exam (mock/exam/session.ts)
+    const plan: ExamPlan | undefined = services.exams?.get(account.accountId)?.plan(requestId, operation, raw);
+
     // rate-limit (a forced 429 is a fault on demand)
     const scenarios = scenariosOf(raw.headers.prefer);
-    decision = rateLimit(limiter, store, { operation, ip: raw.ip, keyId: key.keyId, account, offsetMs: time.offsetMs }, now, forcedRateLimit(account, scenarios));
-    if (!decision.allowed) throw rateLimited(decision);
+    const examLimited = plan && ExamSession.rateLimited(plan);
+    decision = rateLimit(limiter, store, { operation, ip: raw.ip, keyId: key.keyId, account, offsetMs: time.offsetMs }, now, examLimited !== undefined || forcedRateLimit(account, scenarios));
+    if (!decision.allowed) throw examLimited ?? rateLimited(decision);
 
     // authorize
     authorize(operation, key);
@@ -131,6 +145,8 @@ async function stages(services: PipelineServices, raw: RawRequest, trace: Trace)
     const input = validateRequest(operation, raw, matched.pathParams);
 
     // faults (before idempotency: a 503 never consumes a key)
+    const examFault = plan && ExamSession.fault(plan);
+    if (examFault && examFault.code !== 'PRECONDITION_FAILED') throw examFault;
     applyFaults(store, account, operation, scenarios, input.idempotencyKey);
 
     // idempotency
@@ -138,6 +154,9 @@ async function stages(services: PipelineServices, raw: RawRequest, trace: Trace)
     const print = input.idempotencyKey === undefined ? '' : fingerprint(operation, raw.path, input.body);
     const start = beginIdempotent(account, input.idempotencyKey, print, time.now());
     if ('replay' in start) {
+      // IDEM-013, D72: a replay answers what a fresh request would while the plan no longer
+      // grants the operation (authentication, scope and writes paused were checked above)
+      services.handlers[operation.operationId]?.entitle?.(account, input.body);
       const replay = start.replay;
       return withRateLimitHeaders({ status: replay.status, headers: { ...replay.headers, 'idempotent-replayed': 'true' }, body: replay.body }, decision, operation);
     }
@@ -149,8 +168,8 @@ async function stages(services: PipelineServices, raw: RawRequest, trace: Trace)
     let resource: { kind: string; id: string } | undefined;
     try {
       // A slow write holds its key in progress until the clock moves (IDEMPOTENCY_IN_PROGRESS drills).
-      const slowMs = scenarios.has('slow') ? 5000 : account.faults.slowWritesMs;
-      if (slowMs > 0 && isWrite(operation)) await new Promise<void>((resolve) => time.after(slowMs / 1000, resolve));
+      const slowMs = scenarios.has('slow') ? 5000 : plan?.adversity === 'slow' ? SLOW_MS : account.faults.slowWritesMs;
+      if (slowMs > 0 && (isWrite(operation) || plan?.adversity === 'slow')) await new Promise<void>((resolve) => time.after(slowMs / 1000, resolve));
       const handler = services.handlers[operation.operationId];
       if (!handler) throw new Error(`no handler for ${operation.operationId}`);
 
@@ -180,6 +199,8 @@ async function stages(services: PipelineServices, raw: RawRequest, trace: Trace)
       // preconditions: the target is loaded first, so a missing resource answers 404, not 412
       if (operation.ifMatch && raw.headers['if-match'] !== undefined && handler.target) {
         checkIfMatch(raw.headers['if-match'], handler.target(ctx));
+        // the exam's 412, as if someone else had edited (after the 404 check above: nothing changes)
+        if (examFault) throw examFault;
       }
       // operate
       const result = await handler.run(ctx);

@@ -3,9 +3,9 @@
  * that each stage is tested on its own: auth, rate limits, validation, faults, idempotency.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../core/errors.ts';
 import { catalogHandlers } from '../domain/catalog/operations.ts';
-import { createHarness, violations, type Harness, type TestAccount } from '../testing.ts';
+import { createHarness, violations, type Harness, type TestAccount } from '../testkit/harness.ts';
 import type { HandlerTable, OperationHandler } from './types.ts';
 
 let calls: string[] = [];

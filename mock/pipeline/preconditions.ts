@@ -5,8 +5,8 @@
  * matches; `*` matches any existing representation; a list matches if any member does. A request
  * that would be 404 anyway answers 404 (the target is loaded first), a false If-Match 412.
  */
-import { sha256Base64url } from '../platform/crypto.ts';
-import { ApiError } from '../errors.ts';
+import { sha256Base64url } from '../../platform/crypto.ts';
+import { ApiError } from '../core/errors.ts';
 import { canonicalJson } from './idempotency.ts';
 import { parseIfMatch } from './validate.ts';
 

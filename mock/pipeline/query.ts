@@ -1,8 +1,8 @@
 /**
  * The query of a request as the pipeline and the control plane read it: one string per name, an
  * array for a repeated name (as fastify's parser gave it). Shared by every way in: the server's
- * front (mock/front.ts), the control dispatch (mock/control/routes.ts), the MSW adapter
- * (mock/adapters/msw.ts) and the validating proxy (proxy/inspect.ts).
+ * front (mock/adapters/node/front.ts), the control dispatch (mock/control/routes.ts), the MSW adapter
+ * (mock/adapters/msw/msw.ts) and the validating proxy (proxy/inspect.ts).
  */
 export function toQuery(params: URLSearchParams): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};

@@ -4,9 +4,9 @@
  * on every response, errors included.
  */
 import { rateLimits, type OperationInfo } from '../../spec/contract.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../core/errors.ts';
 import { type Decision, type LimitCheck, type Limiter } from '../ratelimit/limiter.ts';
-import type { AccountState, Store } from '../store.ts';
+import type { AccountState, Store } from '../core/store.ts';
 
 export type Traffic = 'read' | 'generation' | 'writes';
 

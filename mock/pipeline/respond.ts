@@ -2,9 +2,9 @@
  * Stage: respond. JSON bodies, problem+json errors (RFC 9457 with `code` and `requestId`), the
  * plain-text 429 of the read plane and every write, and the headers every response carries.
  */
-import { utf8Bytes } from '../platform/bytes.ts';
+import { utf8Bytes } from '../../platform/bytes.ts';
 import { operationsList, type OperationInfo } from '../../spec/contract.ts';
-import { ApiError, problemBody } from '../errors.ts';
+import { ApiError, problemBody } from '../core/errors.ts';
 import { rateLimitHeader, type Decision } from '../ratelimit/limiter.ts';
 import { etagOf } from './preconditions.ts';
 import type { OperationResult, RawResponse } from './types.ts';

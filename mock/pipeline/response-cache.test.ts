@@ -3,11 +3,11 @@
  * after any change, and the `verify` mode that catches a handler wrongly marked cacheable.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { Clock } from '../clock.ts';
-import { buildMock } from '../app.ts';
-import { handlers as realHandlers } from '../handlers.ts';
-import { newAccountState, Store, type AccountState } from '../store.ts';
-import { createHarness, type Harness } from '../testing.ts';
+import { Clock } from '../core/clock.ts';
+import { buildMock } from '../adapters/node/app.ts';
+import { handlers as realHandlers } from '../core/handlers.ts';
+import { newAccountState, Store, type AccountState } from '../core/store.ts';
+import { createHarness, type Harness } from '../testkit/harness.ts';
 import { accountStamp, ResponseCache } from './response-cache.ts';
 import type { HandlerTable, RawResponse } from './types.ts';
 

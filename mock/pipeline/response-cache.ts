@@ -15,8 +15,8 @@
  * ones: a handler marked cacheable that reads something else (the clock, a header, another
  * account) cannot stay unnoticed.
  */
-import { equalBytes } from '../platform/crypto.ts';
-import type { AccountState } from '../store.ts';
+import { equalBytes } from '../../platform/crypto.ts';
+import type { AccountState } from '../core/store.ts';
 import { bodyBytes } from './respond.ts';
 import type { RawResponse } from './types.ts';
 

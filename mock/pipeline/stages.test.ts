@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../spec/contract.ts';
-import { Collection } from '../collection.ts';
+import { Collection } from '../core/collection.ts';
 import { planFor } from '../domain/accounts/service.ts';
-import { newAccountState } from '../store.ts';
-import { hashKey } from './authenticate.ts';
+import { newAccountState } from '../core/store.ts';
+import { hashKey } from '../domain/accounts/keys.ts';
 import { nextRequestId } from './index.ts';
 import { beginIdempotent, canonicalJson, finishIdempotent, fingerprint, IDEMPOTENCY_RETENTION_MS, leavesKeyFree } from './idempotency.ts';
 import { checkIfMatch, etagOf } from './preconditions.ts';
@@ -46,10 +46,27 @@ describe('idempotency store', () => {
     [429, 'RATE_LIMITED', true],
     [412, 'PRECONDITION_FAILED', true],
     [409, 'CAMPAIGN_CASCADE_PENDING', true],
+    // D72, IDEM-014: every refusal decided before the operation runs
+    [403, 'TIER_REQUIRED', true],
+    [403, 'LIMIT_EXCEEDED', true],
+    [403, 'IMAGE_SIZE_NOT_ENTITLED', true],
+    [403, 'IMAGE_UPSCALE_NOT_ENTITLED', true],
+    [402, 'INSUFFICIENT_CREDITS', true],
+    [409, 'ACCOUNT_SPEND_CAP_EXCEEDED', true],
+    [409, 'PRICE_CHANGED', true],
+    [409, 'PRICE_EXCEEDS_MAX', true],
+    [409, 'IMAGE_SIZE_UNPRICED', true],
+    [409, 'IMAGE_UPSCALE_UNPRICED', true],
+    [409, 'IMAGE_UPSCALE_IN_PROGRESS', true],
+    [503, 'ACCOUNT_SPEND_UNAVAILABLE', true],
+    // stored: the answers about the request or the resource it acts on
+    [422, 'VALIDATION_ERROR', false],
+    [422, 'IMAGE_UPSCALE_TARGET_NOT_LARGER', false],
+    [409, 'CREATIVE_NOT_DELETABLE', false],
     [409, 'CREATIVE_NOT_PENDING', false],
     [404, 'CREATIVE_NOT_FOUND', false],
     [200, undefined, false],
-  ] as const)('D37: status %i %s leaves the key free: %s', (status, code, free) => {
+  ] as const)('D37 D72: status %i %s leaves the key free: %s', (status, code, free) => {
     expect(leavesKeyFree(status, code)).toBe(free);
     const a = account();
     const print = fingerprint(op('createCampaign'), '/campaigns', {});

@@ -1,10 +1,10 @@
 /** Types shared by the pipeline stages and the operation handlers. */
-import type { ApiError } from '../errors.ts';
+import type { ApiError } from '../core/errors.ts';
 import type { OperationInfo } from '../../spec/contract.ts';
-import type { TimeSource } from '../clock.ts';
+import type { TimeSource } from '../core/clock.ts';
 import type { Actor, ApiKeyRecord } from '../domain/accounts/model.ts';
 import type { EventDraft, ResourceKind } from '../events/model.ts';
-import type { AccountState, Store } from '../store.ts';
+import type { AccountState, Store } from '../core/store.ts';
 
 /** What the HTTP layer hands to the pipeline: nothing fastify-specific. */
 export interface RawRequest {
@@ -78,6 +78,13 @@ export interface OperationHandler {
    * account changes (pipeline/response-cache.ts; tests recompute every hit to prove the claim).
    */
   cacheable?: true;
+  /**
+   * The plan entitlements the operation checks (TIER_REQUIRED, IMAGE_SIZE_NOT_ENTITLED,
+   * IMAGE_UPSCALE_NOT_ENTITLED): throws the refusal a fresh request would get. The pipeline calls it
+   * before replaying a stored answer (IDEM-013, D72: entitlement is re-checked on every request);
+   * a fresh request meets the same check inside `run`, in the operation's own check order.
+   */
+  entitle?(account: AccountState, body: unknown): void;
   run(ctx: RequestContext): OperationResult | Promise<OperationResult>;
 }
 

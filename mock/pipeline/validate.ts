@@ -7,12 +7,12 @@
  *   operation declares 422 (creative, asset and campaign writes), else 400 (generation plane, D23).
  *   `errors[]` names every offending field.
  */
-import { utf8 } from '../platform/bytes.ts';
+import { utf8 } from '../../platform/bytes.ts';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { resolvePointer, validatorFor, type OperationInfo } from '../../spec/contract.ts';
-import { ApiError, type FieldError } from '../errors.ts';
+import { ApiError, type FieldError } from '../core/errors.ts';
 import type { RawRequest } from './types.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;

@@ -1,13 +1,13 @@
 /**
  * The demo account of `--seed N` (and of `createMockHandlers({ seed })`): always the same id, data
- * and keys for a seed. One place for the server (mock/main.ts) and the in-process handlers
- * (mock/adapters/msw.ts).
+ * and keys for a seed. One place for the server (mock/adapters/node/main.ts) and the in-process handlers
+ * (mock/adapters/msw/msw.ts).
  */
-import type { MockServices } from '../core.ts';
+import type { MockServices } from '../core/services.ts';
 import { SCOPES } from '../domain/accounts/model.ts';
 import { createAccount, provisionKeys } from '../domain/accounts/service.ts';
-import { hashKey } from '../pipeline/authenticate.ts';
-import { sha256Hex } from '../platform/crypto.ts';
+import { hashKey } from '../domain/accounts/keys.ts';
+import { sha256Hex } from '../../platform/crypto.ts';
 
 export const DEMO_ACCOUNT_ID = 'acc_demo';
 

@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planFor } from '../domain/accounts/service.ts';
 import { isReadable, type Creative } from '../domain/creatives/model.ts';
-import { handlers } from '../handlers.ts';
-import { newAccountState, type AccountState } from '../store.ts';
-import { createHarness, violations, type Harness } from '../testing.ts';
+import { handlers } from '../core/handlers.ts';
+import { newAccountState, type AccountState } from '../core/store.ts';
+import { createHarness, violations, type Harness } from '../testkit/harness.ts';
 import { DELIVERY_RATIOS, seedAccount, seedLarge } from './demo.ts';
 
 const NOW = Date.UTC(2026, 0, 1, 0, 0, 0);

@@ -75,9 +75,22 @@ interface Asset {
 
 const vendorDir = (): string => dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
-/** A document as the page gets it: JSON, its servers replaced by the mock's own (relative) address. */
+/**
+ * OpenAPI 3.1's default dialect: JSON Schema 2020-12 with the OAS vocabulary (`discriminator`,
+ * `xml`, `externalDocs`, `example`). Swagger UI 5 renders no other value: it shows a warning box
+ * instead ("jsonSchemaDialect ... not supported").
+ */
+const OAS_BASE_DIALECT = 'https://spec.openapis.org/oas/3.1/dialect/base';
+
+/**
+ * A document as the page gets it: JSON, its servers replaced by the mock's own (relative) address,
+ * and `jsonSchemaDialect` set to the OAS default (D80). The documents keep naming JSON Schema
+ * 2020-12 itself: Prism 5.14 validates with draft-07 when the field is absent and validates
+ * nothing when it names the OAS dialect, which it does not know; for Swagger UI the two values
+ * mean the same (our schemas use none of the OAS vocabulary's keywords to validate).
+ */
 function served(source: object, server: { url: string; description: string }): Buffer {
-  return Buffer.from(JSON.stringify({ ...source, servers: [server] }));
+  return Buffer.from(JSON.stringify({ ...source, jsonSchemaDialect: OAS_BASE_DIALECT, servers: [server] }));
 }
 
 function load(name: string): Asset | undefined {

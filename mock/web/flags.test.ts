@@ -19,7 +19,7 @@ function env(): NodeJS.ProcessEnv {
 
 describe('the --cors flags of npm start', () => {
   it('--cors-origin restricts CORS to the listed origins, and the start prints it with the /docs/ URL', async () => {
-    const child = spawn(node, withTsx(['mock/main.ts', '--port', '0', '--clock', 'manual', '--cors-origin', 'http://localhost:3000,http://127.0.0.1:5173']), { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(node, withTsx(['mock/adapters/node/main.ts', '--port', '0', '--clock', 'manual', '--cors-origin', 'http://localhost:3000,http://127.0.0.1:5173']), { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
     try {
@@ -46,7 +46,7 @@ describe('the --cors flags of npm start', () => {
   });
 
   it('an origin with a path (a trailing slash) stops the start: a browser never sends one', () => {
-    const run = spawnSync(node, withTsx(['mock/main.ts', '--port', '0', '--cors-origin', 'http://localhost:3000/']), { env: env(), encoding: 'utf8', timeout: 30_000 });
+    const run = spawnSync(node, withTsx(['mock/adapters/node/main.ts', '--port', '0', '--cors-origin', 'http://localhost:3000/']), { env: env(), encoding: 'utf8', timeout: 30_000 });
     expect(run.status).toBe(2);
     expect(run.stderr).toContain('--cors-origin takes origins such as http://localhost:3000, not "http://localhost:3000/"');
   });

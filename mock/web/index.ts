@@ -1,6 +1,6 @@
 /**
  * What a browser needs from the mock's server, ahead of the API's front and fastify in the one
- * node:http listener (mock/app.ts): CORS (cors.ts: preflights answered, response headers set) and
+ * node:http listener (mock/adapters/node/app.ts): CORS (cors.ts: preflights answered, response headers set) and
  * the API reference under /docs/ (docs.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';

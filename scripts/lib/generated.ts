@@ -42,7 +42,7 @@ async function renderOpenApi(root: string): Promise<string> {
 /**
  * The control plane's types (openapi-typescript, as openapi.ts) and its operations' routes by
  * operationId: method, path template and path parameters in the order of the path, so that the
- * in-process `control` API (mock/adapters/control.ts) names its methods and orders its arguments
+ * in-process `control` API (mock/adapters/msw/control.ts) names its methods and orders its arguments
  * from the document alone.
  */
 async function renderControl(root: string): Promise<string> {
@@ -129,6 +129,8 @@ async function renderJsonSchema(root: string, file: string): Promise<string> {
   const code = await compileFromFile(join(root, source), {
     bannerComment: header(await toolName(root, 'json-schema-to-typescript'), source),
     cwd: join(root, SCHEMAS_DIR),
+    // A bounded array is `T[]` (with `[T, ...T[]]` for minItems 1), not a union of every tuple length.
+    maxItems: -1,
   });
   return withTrailingNewline(code);
 }

@@ -9,12 +9,12 @@
  * The response cache (mock/pipeline/response-cache.ts) is off by default here: the O(page) check
  * measures the cost of computing a page, not of resending kept bytes.
  *
- * Everything else is the ordinary mock (buildMock from mock/app.ts), control plane included.
+ * Everything else is the ordinary mock (buildMock from mock/adapters/node/app.ts), control plane included.
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { buildMock } from '../../mock/app.ts';
-import { Clock } from '../../mock/clock.ts';
+import { buildMock } from '../../mock/adapters/node/app.ts';
+import { Clock } from '../../mock/core/clock.ts';
 import { createAccount, provisionKeys } from '../../mock/domain/accounts/service.ts';
 import { seedLarge } from '../../mock/seed/demo.ts';
 

@@ -3,7 +3,7 @@
  * verdict both ways (base → changed, and changed → base: the reverse of a tightening is a loosening).
  */
 import { describe, expect, it } from 'vitest';
-import { diffDocuments, diffRules, type Change, type Json, type RuleLedger } from './classify.ts';
+import { diffDocuments, diffRules, isProblemCode, type Change, type Json, type RuleLedger } from './classify.ts';
 
 type Doc = { [key: string]: any };
 
@@ -36,7 +36,18 @@ function base(): Doc {
           'x-required-scopes': ['things:write'],
           'x-rate-limit-group': 'writes',
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/NewThing' } } } },
-          responses: { '201': { description: 'created', content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } } },
+          responses: {
+            '201': { description: 'created', content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } },
+            '412': { description: 'stale', content: { 'application/problem+json': { schema: { type: 'object', properties: { code: { type: 'string', enum: ['PRECONDITION_FAILED'] } } } } } },
+          },
+        },
+      },
+      '/things/{id}': {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        get: {
+          operationId: 'getThing',
+          parameters: [{ name: 'expand', in: 'query', schema: { type: 'string' } }],
+          responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } } },
         },
       },
     },
@@ -104,10 +115,17 @@ const ROWS: Row[] = [
   { name: 'path', change: (d) => (d.paths['/others'] = { get: { responses: { '200': { description: 'ok' } } } }), forward: ['non-breaking', 'operation.added'], backward: ['breaking', 'operation.removed'] },
   { name: 'webhook event type', change: (d) => delete d.webhooks['thing.created'], forward: ['breaking', 'webhook.removed'], backward: ['non-breaking', 'webhook.added'] },
   { name: 'success status', change: (d) => (create(d).responses = { '202': create(d).responses['201'] }), forward: [['breaking', 'response.removed'], ['non-breaking', 'response.added']], backward: [['breaking', 'response.removed'], ['non-breaking', 'response.added']] },
-  { name: 'error status', change: (d) => delete list(d).responses['429'], forward: ['non-breaking', 'response.removed'], backward: ['non-breaking', 'response.added'] },
+  // V8: a documented error status removed is breaking (a write without its 412 is a write without optimistic concurrency).
+  { name: 'error status', change: (d) => delete list(d).responses['429'], forward: ['breaking', 'response.removed'], backward: ['non-breaking', 'response.added'] },
+  { name: 'a write without its 412', change: (d) => delete create(d).responses['412'], forward: ['breaking', 'response.removed'], backward: ['non-breaking', 'response.added'] },
   { name: 'response media type', change: (d) => (list(d).responses['429'].content = { 'application/problem+json': { schema: { type: 'object' } } }), forward: ['breaking', 'media-type.changed'], backward: ['breaking', 'media-type.changed'] },
   { name: 'request media type', change: (d) => (create(d).requestBody.content['application/merge-patch+json'] = { schema: { type: 'object' } }), forward: ['non-breaking', 'media-type.added'], backward: ['breaking', 'media-type.removed'] },
   { name: 'request body required', change: (d) => (create(d).requestBody.required = false), forward: ['non-breaking', 'request-body.required.unset'], backward: ['breaking', 'request-body.required.set'] },
+  // V12: a path template variable renamed is not a wire change (the URLs are the same); a real change beside it is still seen.
+  { name: 'path parameter renamed', change: (d) => { d.paths['/things/{thingId}'] = d.paths['/things/{id}']; delete d.paths['/things/{id}']; d.paths['/things/{thingId}'].parameters[0] = { ...d.paths['/things/{thingId}'].parameters[0], name: 'thingId' }; }, forward: ['documentation', 'path.parameter.renamed'], backward: ['documentation', 'path.parameter.renamed'] },
+  { name: 'path parameter renamed, and a query parameter made required', change: (d) => { d.paths['/things/{thingId}'] = d.paths['/things/{id}']; delete d.paths['/things/{id}']; d.paths['/things/{thingId}'].parameters[0] = { name: 'thingId', in: 'path', required: true, schema: { type: 'string' } }; d.paths['/things/{thingId}'].get.parameters[0].required = true; }, forward: [['documentation', 'path.parameter.renamed'], ['breaking', 'parameter.required.set']], backward: [['documentation', 'path.parameter.renamed'], ['non-breaking', 'parameter.required.unset']] },
+  { name: 'path parameter renamed, and its schema tightened', change: (d) => { d.paths['/things/{thingId}'] = d.paths['/things/{id}']; delete d.paths['/things/{id}']; d.paths['/things/{thingId}'].parameters[0] = { name: 'thingId', in: 'path', required: true, schema: { type: 'string', maxLength: 5 } }; }, forward: [['documentation', 'path.parameter.renamed'], ['breaking', 'schema.maxLength.set']], backward: [['documentation', 'path.parameter.renamed'], ['non-breaking', 'schema.maxLength.unset']] },
+  { name: 'a different path of the same shape beside the old one', change: (d) => { d.paths['/things/{other}'] = d.paths['/things/{id}']; }, forward: ['non-breaking', 'operation.added'], backward: ['breaking', 'operation.removed'] },
   // Parameters and headers
   { name: 'optional parameter', change: (d) => list(d).parameters.push({ name: 'q', in: 'query', schema: { type: 'string' } }), forward: ['non-breaking', 'parameter.added'], backward: ['breaking', 'parameter.removed'] },
   { name: 'required parameter', change: (d) => list(d).parameters.push({ name: 'q', in: 'query', required: true, schema: { type: 'string' } }), forward: ['breaking', 'parameter.added-required'], backward: ['breaking', 'parameter.removed'] },
@@ -131,7 +149,9 @@ const ROWS: Row[] = [
   { name: 'response nullability', change: (d) => (thing(d).properties.note.type = ['string', 'null']), forward: ['breaking', 'schema.nullable.added'], backward: ['non-breaking', 'schema.nullable.removed'] },
   { name: 'request nullability', change: (d) => (newThing(d).properties.note.type = 'string'), forward: ['breaking', 'schema.nullable.removed'], backward: ['non-breaking', 'schema.nullable.added'] },
   { name: 'request enum', change: (d) => newThing(d).properties.kind.enum.push('c'), forward: ['non-breaking', 'schema.enum.added'], backward: ['breaking', 'schema.enum.removed'] },
-  { name: 'response enum', change: (d) => thing(d).properties.status.enum.pop(), forward: ['non-breaking', 'schema.enum.removed'], backward: ['non-breaking', 'schema.enum.added'] },
+  // V9: a value added to what a client receives breaks a client switching over the values; a new problem code does not.
+  { name: 'response enum', change: (d) => thing(d).properties.status.enum.pop(), forward: ['non-breaking', 'schema.enum.removed'], backward: ['breaking', 'schema.enum.added'] },
+  { name: 'problem code', change: (d) => create(d).responses['412'].content['application/problem+json'].schema.properties.code.enum.push('ETAG_REQUIRED'), forward: ['non-breaking', 'schema.enum.added'], backward: ['non-breaking', 'schema.enum.removed'] },
   { name: 'request enum set', change: (d) => delete newThing(d).properties.kind.enum, forward: ['non-breaking', 'schema.enum.unset'], backward: ['breaking', 'schema.enum.set'] },
   // Schemas: every constraint
   { name: 'minLength', change: (d) => (newThing(d).properties.name.minLength = 3), forward: ['breaking', 'schema.minLength.tightened'], backward: ['non-breaking', 'schema.minLength.loosened'] },
@@ -206,6 +226,17 @@ describe('the classifier', () => {
     delete changed.paths['/things'].post;
     expect(diffDocuments(base(), changed).map((c) => c.severity)).toEqual(['breaking', 'documentation']);
   });
+});
+
+describe('isProblemCode (V9)', () => {
+  it.each([
+    ['POST /things › response 412 application/problem+json › /properties/code', true],
+    ['POST /things › response 409 application/problem+json › /allOf/1/properties/code', true],
+    ['POST /things › response 4XX application/json › /properties/code', true],
+    ['GET /things › response 200 application/json › /properties/code', false],
+    ['GET /things › response 200 application/json › /properties/status', false],
+    ['POST /things › response 412 application/problem+json › /properties/status', false],
+  ] as const)('%s: %s', (location, want) => expect(isProblemCode(location)).toBe(want));
 });
 
 describe('the rule ledger', () => {

@@ -60,6 +60,49 @@ function show(value: unknown): string {
 }
 
 /** `tighten` breaks a request, `loosen` breaks a response. */
+/**
+ * Whether a located schema node is a problem body's `code`: in an error response (4xx, 5xx) or a
+ * problem+json body, at a pointer ending in `/properties/code` (V9).
+ */
+export function isProblemCode(location: string): boolean {
+  const parts = location.split(' › ');
+  const pointer = parts[parts.length - 1] ?? '';
+  const inError = parts.some((part) => /^response [45](?:\d\d|XX)\b/.test(part) || part.includes('application/problem+json'));
+  return inError && /\/properties\/code$/.test(pointer);
+}
+
+/** The variables of a path template, in order: `/a/{x}/b/{y}` → [x, y]. */
+function templateNames(path: string): string[] {
+  return [...path.matchAll(/\{([^{}]*)\}/g)].map((m) => m[1]!);
+}
+
+/**
+ * The paths of two documents paired by URL shape (template variables unnamed, V12): an exact key
+ * first, else the one path of the other side with the same shape; unpaired keys stand alone.
+ */
+function pairPaths(keysA: readonly string[], keysB: readonly string[]): [string | undefined, string | undefined][] {
+  const shape = (k: string): string => k.replace(/\{[^{}]*\}/g, '{}');
+  const inB = new Set(keysB);
+  const pairs: [string | undefined, string | undefined][] = [];
+  const usedB = new Set<string>();
+  for (const a of keysA) {
+    if (inB.has(a)) {
+      pairs.push([a, a]);
+      usedB.add(a);
+    }
+  }
+  for (const a of keysA) {
+    if (inB.has(a)) continue;
+    const candidates = keysB.filter((b) => !usedB.has(b) && !keysA.includes(b) && shape(b) === shape(a));
+    if (candidates.length === 1) {
+      pairs.push([a, candidates[0]]);
+      usedB.add(candidates[0]!);
+    } else pairs.push([a, undefined]);
+  }
+  for (const b of keysB) if (!usedB.has(b)) pairs.push([undefined, b]);
+  return pairs;
+}
+
 function bySense(direction: Direction, sense: 'tighten' | 'loosen'): Severity {
   return (direction === 'request') === (sense === 'tighten') ? 'breaking' : 'non-breaking';
 }
@@ -188,9 +231,15 @@ class Differ {
     for (const v of a) if (!bKeys.has(key(v))) this.add(bySense(direction, 'tighten'), 'schema.enum.removed', at, `value ${key(v)} removed`);
     for (const v of b) {
       if (aKeys.has(key(v))) continue;
-      // A new value a client receives is additive in this API's practice (new error codes were minor
-      // versions: 1.4.0, 1.7.0, 1.8.0); clients must tolerate unknown values. Sent: a loosening.
-      this.add('non-breaking', 'schema.enum.added', at, `value ${key(v)} added${direction === 'response' ? ' (clients must tolerate unknown values)' : ''}`);
+      // Sent by the client: a loosening. Received (V9, narrowing V3): a new problem `code` is
+      // additive, as the interface's history added codes in minor versions (1.4.0, 1.7.0, 1.8.0)
+      // and the status still classes the error; a new value anywhere else in what a client
+      // receives (a resource's `status`, an item's `outcome`, a `type`) breaks the client that
+      // switches over the values it was given: a poller waiting for a terminal status waits
+      // forever, a generated closed enum refuses the body (Optic and api-smart-diff agree).
+      if (direction === 'request') this.add('non-breaking', 'schema.enum.added', at, `value ${key(v)} added`);
+      else if (isProblemCode(at)) this.add('non-breaking', 'schema.enum.added', at, `value ${key(v)} added (a new error code; the status classes it)`);
+      else this.add('breaking', 'schema.enum.added', at, `value ${key(v)} added to what clients receive (a client switching over the known values meets one it was never told of)`);
     }
   }
 
@@ -308,22 +357,23 @@ class Differ {
   // Parameters, bodies, responses, headers
 
   /** `webhook`: the parameters are the headers the service sends with a delivery (the receiver reads them). */
-  private parameters(a: Obj, b: Obj, pathA: Obj, pathB: Obj, location: string, webhook = false): void {
-    const collect = (doc: Obj, path: Obj, op: Obj): Map<string, Obj> => {
+  /** `renames`: the base's path template variables renamed in the head (V12), matched by position. */
+  private parameters(a: Obj, b: Obj, pathA: Obj, pathB: Obj, location: string, webhook = false, renames: ReadonlyMap<string, string> = new Map()): void {
+    const collect = (doc: Obj, path: Obj, op: Obj, rename: ReadonlyMap<string, string>): Map<string, Obj> => {
       const map = new Map<string, Obj>();
       for (const list of [path['parameters'], op['parameters']]) {
         if (!Array.isArray(list)) continue;
         for (const raw of list) {
           const p = this.deref(doc, raw).node;
           if (!isObj(p)) continue;
-          const name = String(p['name']);
+          const name = p['in'] === 'path' ? (rename.get(String(p['name'])) ?? String(p['name'])) : String(p['name']);
           map.set(`${String(p['in'])}:${p['in'] === 'header' ? name.toLowerCase() : name}`, p);
         }
       }
       return map;
     };
-    const ma = collect(this.base, pathA, a);
-    const mb = collect(this.head, pathB, b);
+    const ma = collect(this.base, pathA, a, renames);
+    const mb = collect(this.head, pathB, b, new Map());
     const where = (p: Obj): string => `${location} › ${String(p['in'])} parameter \`${String(p['name'])}\``;
     if (webhook) return this.webhookHeaders(ma, mb, location);
     for (const [key, p] of ma) {
@@ -430,8 +480,12 @@ class Differ {
     const rb = isObj(b) ? b : {};
     for (const status of Object.keys(ra)) {
       if (status in rb) continue;
+      // V8 (replacing V4's error half): every documented status is a promise. A success status
+      // removed breaks the success path; an error status removed breaks the guarantee behind it
+      // (PATCH without its 412 is a PATCH without optimistic concurrency; without its 409 a client's
+      // retry logic meets what it was told it never would). Azure's openapi-diff agrees.
       const success = status.startsWith('2');
-      this.add(success ? 'breaking' : 'non-breaking', 'response.removed', `${location} › response ${status}`, success ? `success status ${status} removed` : `status ${status} no longer documented`);
+      this.add('breaking', 'response.removed', `${location} › response ${status}`, success ? `success status ${status} removed` : `error status ${status} no longer documented (the guarantee it stood for is gone)`);
     }
     for (const status of Object.keys(rb)) {
       if (status in ra) continue;
@@ -476,7 +530,7 @@ class Differ {
   // Operations and webhooks
 
   /** `webhook`: the service sends the request and the client answers it, so directions swap. */
-  operation(x: Obj, y: Obj, pathA: Obj, pathB: Obj, location: string, webhook = false): void {
+  operation(x: Obj, y: Obj, pathA: Obj, pathB: Obj, location: string, webhook = false, renames: ReadonlyMap<string, string> = new Map()): void {
     this.docs(x, y, location);
     if (x['operationId'] !== y['operationId']) this.add('documentation', 'operation.id.changed', location, `operationId changed from ${show(x['operationId'])} to ${show(y['operationId'])}`);
     if (x['deprecated'] !== y['deprecated']) this.add('non-breaking', y['deprecated'] === true ? 'operation.deprecated' : 'operation.undeprecated', location, y['deprecated'] === true ? `marked deprecated${typeof y['x-sunset'] === 'string' ? `, sunset ${y['x-sunset']}` : ''}` : 'no longer deprecated');
@@ -490,7 +544,7 @@ class Differ {
     if (!same(x['security'], y['security'])) this.add('breaking', 'security.changed', location, `security requirement changed from ${show(x['security'])} to ${show(y['security'])}`);
     if (!same(x['x-rate-limit-group'], y['x-rate-limit-group'])) this.add('breaking', 'rate-limit.group.changed', location, `rate-limit group changed from ${show(x['x-rate-limit-group'])} to ${show(y['x-rate-limit-group'])}`);
     if (!same(x['x-event-type'], y['x-event-type'])) this.add('breaking', 'webhook.event-type.changed', location, `event type changed from ${show(x['x-event-type'])} to ${show(y['x-event-type'])}`);
-    this.parameters(x, y, pathA, pathB, location, webhook);
+    this.parameters(x, y, pathA, pathB, location, webhook, renames);
     this.requestBody(x['requestBody'], y['requestBody'], location, webhook ? 'response' : 'request');
     this.responses(x['responses'], y['responses'], location, webhook ? 'request' : 'response');
   }
@@ -499,9 +553,22 @@ class Differ {
     const pa = isObj(this.base[group]) ? this.base[group] : {};
     const pb = isObj(this.head[group]) ? this.head[group] : {};
     const label = (key: string, method: string): string => (group === 'paths' ? `${method.toUpperCase()} ${key}` : `webhook ${key}`);
-    for (const key of new Set([...Object.keys(pa), ...Object.keys(pb)])) {
-      const itemA = this.deref(this.base, pa[key]).node;
-      const itemB = this.deref(this.head, pb[key]).node;
+    // V12: a path is its URL shape; the names of its template variables are not on the wire.
+    // `/creatives/{id}` and `/creatives/{creativeId}` are one path: paired, with the rename reported.
+    const pairs = group === 'paths' ? pairPaths(Object.keys(pa), Object.keys(pb)) : [...new Set([...Object.keys(pa), ...Object.keys(pb)])].map((k) => [k, k] as const);
+    for (const [keyA, keyB] of pairs) {
+      const key = keyB ?? keyA!;
+      const renames = new Map<string, string>();
+      if (keyA !== undefined && keyB !== undefined && keyA !== keyB) {
+        const namesA = templateNames(keyA);
+        const namesB = templateNames(keyB);
+        namesA.forEach((name, i) => {
+          if (namesB[i] !== undefined && namesB[i] !== name) renames.set(name, namesB[i]!);
+        });
+        this.add('documentation', 'path.parameter.renamed', keyB, `path template renamed from ${keyA} (${[...renames].map(([a, b]) => `\`${a}\` → \`${b}\``).join(', ')}): not a wire change, the URLs are the same; generated SDKs rename the argument`);
+      }
+      const itemA = this.deref(this.base, keyA === undefined ? undefined : pa[keyA]).node;
+      const itemB = this.deref(this.head, keyB === undefined ? undefined : pb[keyB]).node;
       const a = isObj(itemA) ? itemA : {};
       const b = isObj(itemB) ? itemB : {};
       for (const method of METHODS) {
@@ -515,7 +582,7 @@ class Differ {
         } else if (!isObj(x)) {
           const what = group === 'webhooks' ? `new event type \`${key}\`` : isObj(itemA) ? `new method ${method.toUpperCase()} on ${key}` : `new path ${key}`;
           this.add('non-breaking', group === 'webhooks' ? 'webhook.added' : 'operation.added', where, what);
-        } else this.operation(x, y, a, b, where, group === 'webhooks');
+        } else this.operation(x, y, a, b, where, group === 'webhooks', renames);
       }
     }
   }

@@ -7,10 +7,14 @@ export interface Report {
   head: string;
   allowed: boolean;
   changes: { severity: Severity; location: string; message: string }[];
+  /** The changes since the working document's own base (present when the diff leads with them). */
+  since?: { label: string; changes: { severity: Severity; location: string; message: string }[] };
 }
 
-export function toJson(base: string, head: string, changes: readonly Change[], verdict: Verdict): Report {
-  return { base, head, allowed: verdict.allowed, changes: changes.map(({ severity, location, message }) => ({ severity, location, message })) };
+const plain = (changes: readonly Change[]) => changes.map(({ severity, location, message }) => ({ severity, location, message }));
+
+export function toJson(base: string, head: string, changes: readonly Change[], verdict: Verdict, lead?: Lead): Report {
+  return { base, head, allowed: verdict.allowed, changes: plain(changes), ...(lead === undefined ? {} : { since: { label: lead.label, changes: plain(lead.changes) } }) };
 }
 
 const HEADINGS: [Severity, string][] = [
@@ -24,16 +28,39 @@ export function subjectOf(location: string): string {
   return location.split(' › ')[0]!;
 }
 
-/** A changelog entry: breaking first, each severity grouped by operation. */
-export function toMarkdown(base: string, head: string, changes: readonly Change[], verdict: Verdict): string {
-  const lines = [`## ${head}`, '', `Changes from ${base}: ${changes.length === 0 ? 'none' : HEADINGS.map(([s, h]) => `${changes.filter((c) => c.severity === s).length} ${h.toLowerCase()}`).join(', ')}.`, ''];
+/**
+ * What changed since the working document's own base (git HEAD by default, `--since`), shown
+ * before the whole diff against the last release, so a two-line edit is not buried under the
+ * unreleased version's earlier changes (V11).
+ */
+export interface Lead {
+  label: string;
+  changes: readonly Change[];
+}
+
+const counts = (changes: readonly Change[]): string => (changes.length === 0 ? 'none' : HEADINGS.map(([s, h]) => `${changes.filter((c) => c.severity === s).length} ${h.toLowerCase()}`).join(', '));
+
+/** A changelog entry: breaking first, each severity grouped by operation; `lead` first when given. */
+export function toMarkdown(base: string, head: string, changes: readonly Change[], verdict: Verdict, lead?: Lead): string {
+  const lines = [`## ${head}`, ''];
+  if (lead !== undefined) {
+    lines.push(`### Since ${lead.label}: ${counts(lead.changes)}`, '');
+    grouped(lines, lead.changes, '####');
+    lines.push(`### Since ${base} (the last release; what the versioning policy judges)`, '');
+  }
+  lines.push(`Changes from ${base}: ${counts(changes)}.`, '');
   if (!verdict.allowed) {
     lines.push('**Not allowed by the versioning policy:**', '', ...verdict.problems.map((p) => `- ${p}`), '');
   }
+  grouped(lines, changes, lead === undefined ? '###' : '####');
+  return `${lines.join('\n').trimEnd()}\n`;
+}
+
+function grouped(lines: string[], changes: readonly Change[], level: string): void {
   for (const [severity, heading] of HEADINGS) {
     const some = changes.filter((c) => c.severity === severity);
     if (some.length === 0) continue;
-    lines.push(`### ${heading}`, '');
+    lines.push(`${level} ${heading}`, '');
     const bySubject = new Map<string, Change[]>();
     for (const c of some) bySubject.set(subjectOf(c.location), [...(bySubject.get(subjectOf(c.location)) ?? []), c]);
     for (const [subject, list] of bySubject) {
@@ -45,5 +72,4 @@ export function toMarkdown(base: string, head: string, changes: readonly Change[
     }
     lines.push('');
   }
-  return `${lines.join('\n').trimEnd()}\n`;
 }

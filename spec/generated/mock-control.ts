@@ -210,6 +210,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__mock/accounts/{accountId}/exam": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account's id (`accountId` from createAccount, or `acc_demo`). */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Judge the client's requests so far
+         * @description Every client rule the exam's checks judge (spec/rules.yaml, `party` client), passed, failed (with the requests that prove it) or not exercised by the traffic. With `exitCode`, the program's exit status counts too (a program that failed right after an answer carrying unknown members broke CLIENT-020 or CLIENT-021).
+         */
+        get: operations["getExamReport"];
+        /**
+         * Start a client exam on an account
+         * @description From the next request on, the account's public requests meet the adversity the contract allows, from a seeded schedule (429 with Retry-After, 503 `WRITES_PAUSED` and `SERVICE_UNAVAILABLE`, 409 `IDEMPOTENCY_IN_PROGRESS`, 412 as if someone else edited, sparse and empty pages, unknown members and an unknown campaign status, slow answers), and are recorded for judging. Starting again forgets what was recorded. The account's sparse-pages drill is switched on.
+         */
+        put: operations["startExam"];
+        post?: never;
+        /**
+         * End an account's exam
+         * @description The account's requests meet no more adversity and are no longer recorded for the exam.
+         */
+        delete: operations["stopExam"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/__mock/accounts/{accountId}/faults": {
         parameters: {
             query?: never;
@@ -352,6 +383,54 @@ export interface paths {
          *     Events the change records carry the given actor.
          */
         post: operations["runAction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__mock/scenarios": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Load a scenario file
+         * @description Checks a scenario (spec/schemas/scenario.schema.json; YAML or JSON text, or the parsed object)
+         *     whole, then makes it part by part with this plane's own operations: accounts, keys (an expired
+         *     or revoked one too), webhook endpoints with chaos, settings, faults, generation settings, steps
+         *     (public writes and dashboard actions by an actor, moves of the clock). Answers the accounts made
+         *     with their keys (shown only here). Errors name each field as a path and, for text, its `line`
+         *     and `column`.
+         */
+        post: operations["loadScenario"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__mock/accounts/{accountId}/scenario": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account's id (`accountId` from createAccount, or `acc_demo`). */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Export an account as a scenario
+         * @description The account as a scenario file (the parsed object, and the same as YAML text); loading it makes a new account in the same configuration.
+         */
+        get: operations["exportScenario"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -980,6 +1059,10 @@ export interface components {
             field: string;
             /** @description What is wrong with it. */
             message: string;
+            /** @description Where the field is in a scenario's text (loadScenario with `text`), from 1. */
+            line?: number;
+            /** @description The column of the field on that line, from 1. */
+            column?: number;
         };
         /**
          * Format: date-time
@@ -1260,6 +1343,52 @@ export interface components {
             creationSeconds: number;
             /** @description Clock milliseconds every write holds its idempotency key in progress (`IDEMPOTENCY_IN_PROGRESS`). */
             slowWritesMs: number;
+        };
+        /** @description How an exam is run. */
+        ExamStart: {
+            /** @description Seed of the schedule; the same traffic meets the same adversity. */
+            seed: number;
+            /** @description Probability of adversity for a request seen for the first time, once each kind was served once (default 0.3). */
+            rate?: number;
+        };
+        /** @description An account's exam. */
+        ExamState: {
+            /** @description Seed of the schedule. */
+            seed: number;
+            /** @description Probability of adversity once each kind was served. */
+            rate: number;
+            /** @description Requests recorded so far. */
+            requests: number;
+        };
+        /** @description One judgement of one rule by one check. */
+        ExamFinding: {
+            /** @description A CLIENT- rule id of spec/rules.yaml. */
+            rule: string;
+            /** @description The exam's check (mock/exam/judge.ts). */
+            check: string;
+            /** @description Whether the client kept the rule here. */
+            held: boolean;
+            /** @description The requests that show it, one line each (`#seq +seconds METHOD path ... → status code`). */
+            proof: string[];
+        };
+        /** @description The judgement of the client's requests. */
+        ExamReport: {
+            /** @description Seed of the schedule. */
+            seed: number;
+            /** @description Requests judged. */
+            requests: number;
+            /** @description By rule id. */
+            rules: {
+                [key: string]: {
+                    /**
+                     * @description Failed when any finding did not hold; not exercised without findings.
+                     * @enum {string}
+                     */
+                    result: "passed" | "failed" | "not exercised";
+                    /** @description The findings. */
+                    findings: components["schemas"]["ExamFinding"][];
+                };
+            };
         };
         /** @description Faults to change; absent faults stay. */
         FaultsPatch: {
@@ -1757,6 +1886,61 @@ export interface components {
                 /** @description Who asks. */
                 holder: string;
             }[];
+        };
+        /** @description A scenario to load: exactly one of `text` and `scenario`. */
+        ScenarioLoad: {
+            /** @description The scenario file's text, YAML or JSON (errors name its lines). */
+            text?: string;
+            /** @description The scenario as a parsed object (spec/schemas/scenario.schema.json). */
+            scenario?: Record<string, never>;
+            /** @description What errors call it (a file name; default `the scenario`). */
+            name?: string;
+        };
+        /** @description A key the load made or provisioned; the full key is shown only here. */
+        LoadedKey: {
+            /** @description The key's id. */
+            keyId: string;
+            /** @description The full key for `Authorization`. */
+            key: string;
+            /** @description The key's scopes. */
+            scopes: components["schemas"]["Scope"][];
+            /**
+             * @description What the scenario made of it.
+             * @enum {string}
+             */
+            state: "active" | "expired" | "revoked";
+        };
+        /** @description An account the load made. */
+        LoadedAccount: {
+            /** @description The account's `as` in the file, or null. */
+            as: string | null;
+            /** @description The account's id. */
+            accountId: string;
+            /** @description Display name. */
+            name: string;
+            /** @description The provisioned keys (by scope, and `all`), then the scenario's keys by `as` or name. */
+            keys: {
+                [key: string]: components["schemas"]["LoadedKey"];
+            };
+        };
+        /** @description What the load made. */
+        ScenarioLoaded: {
+            /** @description What each `as` of the file names: an account (its id and keys), a key, an endpoint, a step's answer body (a campaign, a run...). */
+            made: {
+                [key: string]: unknown;
+            };
+            /** @description The accounts, in file order. */
+            accounts: components["schemas"]["LoadedAccount"][];
+            /** @description Steps run over every account. */
+            steps: number;
+            clock: components["schemas"]["ClockState"];
+        };
+        /** @description An account as a scenario. */
+        ScenarioExport: {
+            /** @description The scenario (spec/schemas/scenario.schema.json). */
+            scenario: Record<string, never>;
+            /** @description The same scenario as YAML. */
+            text: string;
         };
         /** @description An account in short. */
         AccountSummary: {
@@ -2345,6 +2529,87 @@ export interface operations {
             422: components["responses"]["Unprocessable"];
         };
     };
+    getExamReport: {
+        parameters: {
+            query?: {
+                /** @description The examined program's exit status. */
+                exitCode?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The account's id (`accountId` from createAccount, or `acc_demo`). */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The judgement. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExamReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["AccountNotFound"];
+        };
+    };
+    startExam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account's id (`accountId` from createAccount, or `acc_demo`). */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /** @description The exam's seed and how often adversity is drawn. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExamStart"];
+            };
+        };
+        responses: {
+            /** @description The exam started. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExamState"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["AccountNotFound"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    stopExam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account's id (`accountId` from createAccount, or `acc_demo`). */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ended (or there was none). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: components["responses"]["AccountNotFound"];
+        };
+    };
     updateAccountFaults: {
         parameters: {
             query?: never;
@@ -2563,6 +2828,56 @@ export interface operations {
             404: components["responses"]["AccountNotFound"];
             422: components["responses"]["ActionUnprocessable"];
             501: components["responses"]["ActionUnavailable"];
+        };
+    };
+    loadScenario: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScenarioLoad"];
+            };
+        };
+        responses: {
+            /** @description The scenario was made. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScenarioLoaded"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    exportScenario: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account's id (`accountId` from createAccount, or `acc_demo`). */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The scenario. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScenarioExport"];
+                };
+            };
+            404: components["responses"]["AccountNotFound"];
         };
     };
     getClock: {
@@ -3440,6 +3755,9 @@ export const controlRoutes = {
   expireKey: { method: 'POST', path: '/__mock/accounts/{accountId}/keys/{keyId}/expire', pathParams: ['accountId', 'keyId'] },
   getCredits: { method: 'GET', path: '/__mock/accounts/{accountId}/credits', pathParams: ['accountId'] },
   updateCredits: { method: 'POST', path: '/__mock/accounts/{accountId}/credits', pathParams: ['accountId'] },
+  getExamReport: { method: 'GET', path: '/__mock/accounts/{accountId}/exam', pathParams: ['accountId'] },
+  startExam: { method: 'PUT', path: '/__mock/accounts/{accountId}/exam', pathParams: ['accountId'] },
+  stopExam: { method: 'DELETE', path: '/__mock/accounts/{accountId}/exam', pathParams: ['accountId'] },
   updateAccountFaults: { method: 'PATCH', path: '/__mock/accounts/{accountId}/faults', pathParams: ['accountId'] },
   getGlobalFaults: { method: 'GET', path: '/__mock/faults', pathParams: [] },
   updateGlobalFaults: { method: 'PATCH', path: '/__mock/faults', pathParams: [] },
@@ -3448,6 +3766,8 @@ export const controlRoutes = {
   updateAccountLimits: { method: 'PATCH', path: '/__mock/accounts/{accountId}/limits', pathParams: ['accountId'] },
   listEvents: { method: 'GET', path: '/__mock/accounts/{accountId}/events', pathParams: ['accountId'] },
   runAction: { method: 'POST', path: '/__mock/accounts/{accountId}/actions', pathParams: ['accountId'] },
+  loadScenario: { method: 'POST', path: '/__mock/scenarios', pathParams: [] },
+  exportScenario: { method: 'GET', path: '/__mock/accounts/{accountId}/scenario', pathParams: ['accountId'] },
   getClock: { method: 'GET', path: '/__mock/clock', pathParams: [] },
   setClock: { method: 'POST', path: '/__mock/clock', pathParams: [] },
   getAccountClock: { method: 'GET', path: '/__mock/accounts/{accountId}/clock', pathParams: ['accountId'] },

@@ -223,7 +223,7 @@ export interface paths {
         put?: never;
         /**
          * Restore a deleted campaign
-         * @description Restores the campaign and the creatives deleted with it (a creative deleted on its own stays deleted; review links stay revoked). Needs room under the plan's campaign limit (403 `LIMIT_EXCEEDED`). A live campaign answers a no-op 200.
+         * @description Restores the campaign and the creatives deleted with it (a creative deleted on its own stays deleted; review links stay revoked). Needs room under the plan's campaign limit, and the restored campaign may not cover more products than the plan's products-per-campaign limit (403 `LIMIT_EXCEEDED`, `limitKey` `campaigns` or `productsPerCampaign`). A live campaign answers a no-op 200.
          */
         post: operations["undeleteCampaign"];
         delete?: never;
@@ -881,6 +881,10 @@ export interface components {
         Metadata: {
             [key: string]: string;
         };
+        /** @description The metadata of a new resource, a map of string to string; `{}` is accepted (as on PATCH) and leaves the resource without metadata. At most 50 keys; a key at most 40 characters; a value at most 500. */
+        MetadataInput: {
+            [key: string]: string;
+        };
         /** @description The whole metadata map before a change; `{}` when the resource had none. */
         PreviousMetadata: {
             [key: string]: string;
@@ -923,13 +927,23 @@ export interface components {
             sku: string | null;
             /** @enum {string} */
             mediaType: "image" | "video";
-            /** @description Media location: an absolute URL. */
+            /**
+             * Format: uri
+             * @description Media location: an absolute URL (MEDIA-001; `format` and `pattern` let a schema check it: a scheme and a host).
+             */
             url: string;
-            /** @description Set for a video. */
+            /**
+             * Format: uri
+             * @description Set for a video; an absolute URL (MEDIA-001).
+             */
             thumbnailUrl: string | null;
             /** @description The creative's own ratio, or one derived from its campaign when it has none. */
             aspectRatio: components["schemas"]["AspectRatio"] | null;
             approvedAt: components["schemas"]["Timestamp"] | null;
+            /**
+             * Format: uri
+             * @description An absolute URL when set (MEDIA-001).
+             */
             playerUrl: string | null;
             embedCode: string | null;
             /** @description Present on every row with `showDeleted=true` and always in event data (null while live). */
@@ -971,8 +985,15 @@ export interface components {
             productId: components["schemas"]["Id"];
             /** @description `STATIC` for a still image; `VIDEO` for a video. */
             type: string;
-            /** @description Media location: an absolute URL. */
+            /**
+             * Format: uri
+             * @description Media location: an absolute URL (MEDIA-001; `format` and `pattern` let a schema check it: a scheme and a host).
+             */
             url: string;
+            /**
+             * Format: uri
+             * @description An absolute URL when set (MEDIA-001).
+             */
             thumbnailUrl: string | null;
             favorited: boolean;
             /** @description `active`, or `archived` after archive. */
@@ -981,6 +1002,10 @@ export interface components {
             width: number;
             height: number;
             durationSec: number | null;
+            /**
+             * Format: uri
+             * @description An absolute URL when set (MEDIA-001).
+             */
             playerUrl: string | null;
             embedCode: string | null;
             createdAt: components["schemas"]["Timestamp"];
@@ -1021,7 +1046,7 @@ export interface components {
             brandId: components["schemas"]["Id"];
             productIds: components["schemas"]["Id"][];
             aspectRatio?: components["schemas"]["DeliveryRatio"];
-            metadata?: components["schemas"]["Metadata"];
+            metadata?: components["schemas"]["MetadataInput"];
         };
         /** @description Every field is optional; an empty object changes nothing and answers 200 recording nothing, like any change that alters nothing. */
         CampaignPatch: {
@@ -1038,7 +1063,10 @@ export interface components {
             aspectRatio: components["schemas"]["AspectRatio"];
             /** @enum {string} */
             mediaType: "image" | "video";
-            /** @description Media location: an absolute URL. */
+            /**
+             * Format: uri
+             * @description Media location: an absolute URL (MEDIA-001; `format` and `pattern` let a schema check it: a scheme and a host).
+             */
             url: string;
             createdAt: components["schemas"]["Timestamp"];
         };
@@ -1327,6 +1355,21 @@ export interface components {
         };
     };
     responses: {
+        /** @description A method the path does not have (RFC 9110 15.5.6); `Allow` lists the methods it has. */
+        MethodNotAllowed: {
+            headers: {
+                Allow: components["headers"]["Allow"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    code?: "METHOD_NOT_ALLOWED";
+                };
+            };
+        };
         /** @description The creative, as GET returns it, with a strong ETag. */
         CreativeWithETag: {
             headers: {
@@ -1707,7 +1750,7 @@ export interface components {
         AssetIdInPathLong: components["schemas"]["Id"];
         /** @description The runId. */
         RunIdInPathLong: components["schemas"]["Id"];
-        /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key. */
+        /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key, nor does any other refusal decided before the operation runs (401, 402, 403, 412, 429, 5xx, and the 409s of prices, the spend cap and of something still running); a replay is still authenticated and entitlement is re-checked first, so it answers what a fresh request would while the plan no longer grants the operation. */
         IdempotencyKeyRequired: components["schemas"]["IdempotencyKey"];
         /** @description Optional here; when sent it behaves as on the operations that require it. */
         IdempotencyKeyOptional: components["schemas"]["IdempotencyKey"];
@@ -1967,7 +2010,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key. */
+                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key, nor does any other refusal decided before the operation runs (401, 402, 403, 412, 429, 5xx, and the 409s of prices, the spend cap and of something still running); a replay is still authenticated and entitlement is re-checked first, so it answers what a fresh request would while the plan no longer grants the operation. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
                 /** @description A strong ETag from an earlier response, `*`, or a comma-separated list. Strong comparison; a weak tag never matches. A stale value answers 412 `PRECONDITION_FAILED` and nothing changes. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -2010,7 +2053,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key. */
+                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key, nor does any other refusal decided before the operation runs (401, 402, 403, 412, 429, 5xx, and the 409s of prices, the spend cap and of something still running); a replay is still authenticated and entitlement is re-checked first, so it answers what a fresh request would while the plan no longer grants the operation. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
             };
             path: {
@@ -2043,7 +2086,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key. */
+                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key, nor does any other refusal decided before the operation runs (401, 402, 403, 412, 429, 5xx, and the 409s of prices, the spend cap and of something still running); a replay is still authenticated and entitlement is re-checked first, so it answers what a fresh request would while the plan no longer grants the operation. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
             };
             path: {
@@ -2110,7 +2153,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key. */
+                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key, nor does any other refusal decided before the operation runs (401, 402, 403, 412, 429, 5xx, and the 409s of prices, the spend cap and of something still running); a replay is still authenticated and entitlement is re-checked first, so it answers what a fresh request would while the plan no longer grants the operation. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
             };
             path?: never;
@@ -2275,7 +2318,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key. */
+                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key, nor does any other refusal decided before the operation runs (401, 402, 403, 412, 429, 5xx, and the 409s of prices, the spend cap and of something still running); a replay is still authenticated and entitlement is re-checked first, so it answers what a fresh request would while the plan no longer grants the operation. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
             };
             path: {
@@ -2289,7 +2332,7 @@ export interface operations {
             200: components["responses"]["CampaignWithETag"];
             400: components["responses"]["BadRequestRequiredKey"];
             401: components["responses"]["UnauthorizedWrite"];
-            /** @description Missing scope, or the plan's campaign limit is reached. */
+            /** @description Missing scope, or the plan's campaign limit or products-per-campaign limit is reached. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2448,7 +2491,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key. */
+                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key, nor does any other refusal decided before the operation runs (401, 402, 403, 412, 429, 5xx, and the 409s of prices, the spend cap and of something still running); a replay is still authenticated and entitlement is re-checked first, so it answers what a fresh request would while the plan no longer grants the operation. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
                 /** @description A strong ETag from an earlier response, `*`, or a comma-separated list. Strong comparison; a weak tag never matches. A stale value answers 412 `PRECONDITION_FAILED` and nothing changes. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -2477,7 +2520,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key. */
+                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key, nor does any other refusal decided before the operation runs (401, 402, 403, 412, 429, 5xx, and the 409s of prices, the spend cap and of something still running); a replay is still authenticated and entitlement is re-checked first, so it answers what a fresh request would while the plan no longer grants the operation. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
                 /** @description A strong ETag from an earlier response, `*`, or a comma-separated list. Strong comparison; a weak tag never matches. A stale value answers 412 `PRECONDITION_FAILED` and nothing changes. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -2506,7 +2549,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key. */
+                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key, nor does any other refusal decided before the operation runs (401, 402, 403, 412, 429, 5xx, and the 409s of prices, the spend cap and of something still running); a replay is still authenticated and entitlement is re-checked first, so it answers what a fresh request would while the plan no longer grants the operation. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
                 /** @description A strong ETag from an earlier response, `*`, or a comma-separated list. Strong comparison; a weak tag never matches. A stale value answers 412 `PRECONDITION_FAILED` and nothing changes. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -2675,7 +2718,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key. */
+                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key, nor does any other refusal decided before the operation runs (401, 402, 403, 412, 429, 5xx, and the 409s of prices, the spend cap and of something still running); a replay is still authenticated and entitlement is re-checked first, so it answers what a fresh request would while the plan no longer grants the operation. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
             };
             path?: never;
@@ -2927,7 +2970,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key. */
+                /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key, nor does any other refusal decided before the operation runs (401, 402, 403, 412, 429, 5xx, and the 409s of prices, the spend cap and of something still running); a replay is still authenticated and entitlement is re-checked first, so it answers what a fresh request would while the plan no longer grants the operation. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
             };
             path?: never;

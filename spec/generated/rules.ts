@@ -29,4 +29,16 @@ export interface Rule {
    */
   decision?: string;
   observable: boolean;
+  /**
+   * Whose obligation the rule is: the service's (absent or `server`, checked by the conformance suite), an API client's (`client`, judged by cgs-client-check from the request journal) or a webhook receiver's (`receiver`, judged by cgs-webhooks-check from its answers).
+   */
+  party?: "server" | "client" | "receiver";
+  /**
+   * The sentence of the interface specification the rule comes from, verbatim.
+   */
+  quote?: string;
+  /**
+   * How the rule is judged from the other side of the wire, or, for a rule that is not observable, why it cannot be and how a team checks it instead.
+   */
+  judge?: string;
 }

@@ -3,10 +3,10 @@
  * sha256 hash. A key with any write scope must expire 30, 90 or 365 days after creation (legacy
  * runs:write keys may have none); a read-only key may have none. Scopes are fixed at creation.
  */
-import { randomHex, sha256Hex } from '../../platform/crypto.ts';
+import { randomHex, sha256Hex } from '../../../platform/crypto.ts';
 import { plans } from '../../../spec/contract.ts';
-import { hashKey } from '../../pipeline/authenticate.ts';
-import { newAccountState, type AccountState, type Store } from '../../store.ts';
+import { hashKey } from './keys.ts';
+import { newAccountState, type AccountState, type Store } from '../../core/store.ts';
 import { SCOPES, WRITE_SCOPES, type ApiKeyRecord, type Plan, type PlanTier, type Scope } from './model.ts';
 
 export const KEY_LIFETIMES_DAYS = [30, 90, 365] as const;

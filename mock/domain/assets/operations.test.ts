@@ -3,8 +3,8 @@
  * is checked against the document with `violations(operationId, res)`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nextId, type AccountState } from '../../store.ts';
-import { createHarness, violations, type Harness, type RequestOptions, type TestAccount, type TestResponse } from '../../testing.ts';
+import { nextId, type AccountState } from '../../core/store.ts';
+import { createHarness, violations, type Harness, type RequestOptions, type TestAccount, type TestResponse } from '../../testkit/harness.ts';
 import type { Asset } from './model.ts';
 
 let h: Harness;

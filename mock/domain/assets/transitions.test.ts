@@ -4,8 +4,8 @@
  * would throw.
  */
 import { describe, expect, it } from 'vitest';
-import { deepFreeze } from '../../testing.ts';
-import { ApiError } from '../../errors.ts';
+import { deepFreeze } from '../../testkit/harness.ts';
+import { ApiError } from '../../core/errors.ts';
 import type { EventDraft } from '../../events/model.ts';
 import type { Transition } from '../shared.ts';
 import type { Asset } from './model.ts';

@@ -16,7 +16,7 @@
  * (D32); undelete of a live asset is a no-op 200 (ASST-012). Archival and deletion are
  * independent: an archived asset can be deleted and comes back archived when restored.
  */
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../core/errors.ts';
 import { mergeMetadata, unchanged, type Transition } from '../shared.ts';
 import type { Asset } from './model.ts';
 

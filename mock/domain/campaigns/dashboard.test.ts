@@ -3,10 +3,10 @@
  * POST /campaigns; the actions are called as the control plane will call them.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../core/errors.ts';
 import { isReadable, type Creative } from '../creatives/model.ts';
 import { dashboardActions, finishGeneration, generateCreatives, regenerateCreative, removeProductFromCampaign } from './dashboard.ts';
-import { scene, type Scene } from './testing.ts';
+import { scene, type Scene } from '../../testkit/campaigns.ts';
 
 let s: Scene;
 beforeEach(async () => {

@@ -37,9 +37,9 @@
  * Reviews, edits, deletes and restores by other actors go through the public handlers, with the
  * same transitions (the actor is never an input of a transition).
  */
-import { ApiError, type FieldError } from '../../errors.ts';
+import { ApiError, type FieldError } from '../../core/errors.ts';
 import type { EventDraft, ResourceKind } from '../../events/model.ts';
-import { nextId, type AccountState } from '../../store.ts';
+import { nextId, type AccountState } from '../../core/store.ts';
 import type { Creative } from '../creatives/model.ts';
 import { shownAspectRatio } from '../creatives/present.ts';
 import {

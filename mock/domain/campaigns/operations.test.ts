@@ -3,9 +3,9 @@
  * response is checked against the document with `violations(operationId, res)` (in `s.call`).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { TestResponse } from '../../testing.ts';
+import type { TestResponse } from '../../testkit/harness.ts';
 import type { Creative } from '../creatives/model.ts';
-import { scene, strongETag, uniform, walk, type Scene } from './testing.ts';
+import { scene, strongETag, uniform, walk, type Scene } from '../../testkit/campaigns.ts';
 
 let s: Scene;
 beforeEach(async () => {
@@ -65,6 +65,13 @@ describe('createCampaign', () => {
     expect(s.events().map((e) => [e.type, e.resource, e.actor])).toEqual([['campaign.created', { kind: 'campaign', id }, { kind: 'api_key', apiKeyId: s.a.keys['campaigns:write']!.keyId }]]);
     const listed = await s.call('listCreatives', 'GET', '/creatives', { key: read() });
     expect(listed.body.data).toEqual([]); // CRTV-001
+  });
+
+  it('CAMP-031 D71 an empty metadata map is accepted as on PATCH: 201, the campaign carries no metadata', async () => {
+    const res = await post(body(2, { metadata: {} }));
+    expectStatus(res, 201);
+    expect('metadata' in res.body).toBe(false);
+    expect(s.a.state.campaigns.get(res.body.campaignId)!.metadata).toEqual({});
   });
 
   it('IDEM-006 IDEM-007 a retry under the same key replays the 201 and creates nothing; another body under it is 409', async () => {
@@ -402,6 +409,18 @@ describe('undeleteCampaign', () => {
     expectStatus(res, 403, 'LIMIT_EXCEEDED');
     expect(res.body).toMatchObject({ limitKey: 'campaigns', limit: 1, current: 1 });
     expect(s.a.state.campaigns.get(campaignId)!.deletedAt).not.toBeNull();
+  });
+
+  it('CAMP-015 CAMP-025 ERR-011 D70 the plan now allows fewer products per campaign: 403 LIMIT_EXCEEDED productsPerCampaign, still deleted', async () => {
+    const { campaignId } = await s.createCampaign(body(5));
+    expectStatus(await del(campaignId), 200);
+    s.a.state.plan.productsPerCampaign = 2;
+    const res = await undelete(campaignId);
+    expectStatus(res, 403, 'LIMIT_EXCEEDED');
+    expect(res.body).toMatchObject({ limitKey: 'productsPerCampaign', limit: 2, current: 5 });
+    expect(s.a.state.campaigns.get(campaignId)!.deletedAt).not.toBeNull();
+    s.a.state.plan.productsPerCampaign = 5;
+    expectStatus(await undelete(campaignId), 200);
   });
 
   it('CAMP-017 right after a delete with a running cascade: 409 CAMPAIGN_CASCADE_PENDING with Retry-After', async () => {

@@ -8,14 +8,15 @@
  * PATCH, DELETE or undelete (401 ENTITLEMENT_LOST in authenticate, D31).
  */
 import { basePath } from '../../../spec/contract.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../core/errors.ts';
 import type { HandlerTable, OperationResult, RequestContext } from '../../pipeline/types.ts';
-import { nextId, type AccountState } from '../../store.ts';
+import { nextId, type AccountState } from '../../core/store.ts';
 import { listPage, showDeleted } from '../shared.ts';
 import type { Campaign } from './model.ts';
 import { campaignStatus, canonicalCampaign, creativesOf } from './present.ts';
 import {
   campaignNotFound,
+  assertCampaignsInPlan,
   createCampaign,
   assertNoCascade,
   deleteCampaign,
@@ -111,6 +112,7 @@ export const campaignHandlers: HandlerTable = {
   },
 
   createCampaign: {
+    entitle: (account) => assertCampaignsInPlan(account.plan), // IDEM-013, D72
     run(ctx) {
       const { account } = ctx;
       // CAMP-001, CAMP-019, CAMP-022, CAMP-024..026, CAMP-028, D16, D29

@@ -4,8 +4,8 @@
  * mutated its input would throw.
  */
 import { describe, expect, it } from 'vitest';
-import { deepFreeze } from '../../testing.ts';
-import { ApiError, type FieldError, type ProblemExtensions } from '../../errors.ts';
+import { deepFreeze } from '../../testkit/harness.ts';
+import { ApiError, type FieldError, type ProblemExtensions } from '../../core/errors.ts';
 import type { EventDraft } from '../../events/model.ts';
 import type { Plan } from '../accounts/model.ts';
 import type { Product } from '../catalog/model.ts';
@@ -169,6 +169,9 @@ const rows: Row[] = [
   ],
   ['CAMP-017 the restore cascade lasts faults.cascadeSeconds', { given: given({ deletedAt: EARLIER }, []), input: restore(0, 10), want: { changed: true, campaign: { deletedAt: null, cascadeUntil: NOW + 10_000 }, events: [{ type: 'campaign.restored' }] } }],
   ['CAMP-015 ERR-011 D29 deleted, at the campaign limit: 403 LIMIT_EXCEEDED campaigns', { given: given({ deletedAt: EARLIER }), input: restore(3), want: { error: 'LIMIT_EXCEEDED', status: 403, extensions: { limitKey: 'campaigns', limit: 3, current: 3 } } }],
+  ['CAMP-015 CAMP-025 ERR-011 D29 D70 deleted, would bring back more products than the plan allows: 403 LIMIT_EXCEEDED productsPerCampaign', { given: given({ deletedAt: EARLIER }, [deletedWith('crv_1'), deletedWith('crv_2'), deletedWith('crv_3')]), input: restore(), want: { error: 'LIMIT_EXCEEDED', status: 403, extensions: { limitKey: 'productsPerCampaign', limit: 2, current: 3 } } }],
+  ['D70 D47 products taken out of the campaign (deleted on their own) do not count: restored', { given: given({ deletedAt: EARLIER }, [deletedWith('crv_1'), deletedWith('crv_2'), creative('crv_3', { deletedAt: EARLIER - 1000 })]), input: restore(), want: { changed: true, campaign: { deletedAt: null, cascadeUntil: NOW }, creatives: { crv_1: { deletedAt: null, deletedWithCampaign: false }, crv_2: { deletedAt: null, deletedWithCampaign: false } }, events: [{ type: 'campaign.restored' }], creativeEvents: { crv_1: [{ type: 'creative.restored' }], crv_2: [{ type: 'creative.restored' }] } } }],
+  ['D70 two creatives of one product count once', { given: given({ deletedAt: EARLIER }, [deletedWith('crv_1'), deletedWith('crv_2', { productId: 'prd_crv_1' }), deletedWith('crv_3')]), input: restore(), want: { changed: true, campaign: { deletedAt: null, cascadeUntil: NOW }, creatives: { crv_1: { deletedAt: null, deletedWithCampaign: false }, crv_2: { deletedAt: null, deletedWithCampaign: false }, crv_3: { deletedAt: null, deletedWithCampaign: false } }, events: [{ type: 'campaign.restored' }], creativeEvents: { crv_1: [{ type: 'creative.restored' }], crv_2: [{ type: 'creative.restored' }], crv_3: [{ type: 'creative.restored' }] } } }],
   ['CAMP-016 live: undelete → no-op 200', { given: given(), input: restore(3), want: { changed: false } }],
   ['CAMP-017 deleted, its delete still finishing: 409 CAMPAIGN_CASCADE_PENDING', { given: given({ deletedAt: EARLIER, cascadeUntil: NOW + 1 }), input: restore(), want: { error: 'CAMPAIGN_CASCADE_PENDING', status: 409, retryAfter: 1 } }],
   ['CAMP-017 live, its restore still finishing: undelete → 409 CAMPAIGN_CASCADE_PENDING (any state)', { given: given({ cascadeUntil: NOW + 2000 }), input: restore(), want: { error: 'CAMPAIGN_CASCADE_PENDING', status: 409, retryAfter: 2 } }],

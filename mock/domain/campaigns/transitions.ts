@@ -7,7 +7,7 @@
  * Left to the operation (it mutates the account): the lost-race fault (503 SERVICE_UNAVAILABLE while
  * `faults.lostRaces > 0`, ERR-032), which is decided when the change is committed.
  */
-import { ApiError, type FieldError } from '../../errors.ts';
+import { ApiError, type FieldError } from '../../core/errors.ts';
 import type { EventDraft } from '../../events/model.ts';
 import type { Plan } from '../accounts/model.ts';
 import type { Product } from '../catalog/model.ts';
@@ -69,6 +69,15 @@ function assertUnderCampaignLimit(plan: Pick<Plan, 'campaignLimit'>, liveCampaig
   }
 }
 
+/** CAMP-025, ERR-011, D29, D70: a campaign may not cover more products than the plan allows (create and restore). */
+function assertProductsWithinPlan(plan: Pick<Plan, 'productsPerCampaign'>, products: number): void {
+  if (products > plan.productsPerCampaign) {
+    throw new ApiError('LIMIT_EXCEEDED', `The plan allows ${plan.productsPerCampaign} products per campaign.`, {
+      extensions: { limitKey: 'productsPerCampaign', limit: plan.productsPerCampaign, current: products },
+    });
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Create
 
@@ -92,9 +101,14 @@ export interface CreateContext {
   newId(prefix: 'cmp' | 'crv'): string;
 }
 
+/** CAMP-026, AUTH-022, D31: creating a campaign needs a plan that includes campaigns (also before a replay, D72). */
+export function assertCampaignsInPlan(plan: Pick<Plan, 'campaigns'>): void {
+  if (!plan.campaigns) throw new ApiError('TIER_REQUIRED', 'The plan does not include campaigns.');
+}
+
 export function createCampaign(input: CampaignCreateInput, context: CreateContext, now: number): CampaignTransition {
   const { plan } = context;
-  if (!plan.campaigns) throw new ApiError('TIER_REQUIRED', 'The plan does not include campaigns.'); // CAMP-026, AUTH-022, D31
+  assertCampaignsInPlan(plan); // CAMP-026
 
   if (!context.brands.has(input.brandId)) {
     // D16: a brand the account does not have is a field failure of the body
@@ -114,12 +128,7 @@ export function createCampaign(input: CampaignCreateInput, context: CreateContex
   if (otherBrand.length > 0) {
     throw new ApiError('VALIDATION_ERROR', 'Every product must belong to the campaign\'s brand.', { status: 422, extensions: { errors: otherBrand } }); // CAMP-001, D16
   }
-  if (input.productIds.length > plan.productsPerCampaign) {
-    // CAMP-025, ERR-011, D29
-    throw new ApiError('LIMIT_EXCEEDED', `The plan allows ${plan.productsPerCampaign} products per campaign.`, {
-      extensions: { limitKey: 'productsPerCampaign', limit: plan.productsPerCampaign, current: input.productIds.length },
-    });
-  }
+  assertProductsWithinPlan(plan, input.productIds.length); // CAMP-025
   assertUnderCampaignLimit(plan, context.liveCampaigns); // CAMP-024
 
   const campaignId = context.newId('cmp');
@@ -225,7 +234,7 @@ export function deleteCampaign(campaign: Campaign, creatives: readonly Creative[
 }
 
 export interface UndeleteContext {
-  plan: Pick<Plan, 'campaignLimit'>;
+  plan: Pick<Plan, 'campaignLimit' | 'productsPerCampaign'>;
   /** Live (not deleted) campaigns of the account. */
   liveCampaigns: number;
   cascadeSeconds: number;
@@ -237,6 +246,9 @@ export function undeleteCampaign(campaign: Campaign, creatives: readonly Creativ
   assertUnderCampaignLimit(context.plan, context.liveCampaigns); // CAMP-015
   // CAMP-012, CAMP-013, EVT-012: exactly the creatives deleted with it come back
   const changed = cascade(creatives, restoreWithCampaign);
+  // CAMP-025, D70: the restored campaign covers the products of the creatives coming back (a product
+  // taken out of the campaign, D47, does not come back and does not count)
+  assertProductsWithinPlan(context.plan, new Set(changed.creatives.map((c) => c.productId)).size);
   return {
     next: { campaign: { ...campaign, deletedAt: null, cascadeUntil: now + context.cascadeSeconds * 1000 }, creatives: changed.creatives },
     events: [{ type: 'campaign.restored' }], // CAMP-011, EVT-016

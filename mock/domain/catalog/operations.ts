@@ -1,5 +1,5 @@
 /** Catalog operations: listProducts, getProduct. */
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../core/errors.ts';
 import type { HandlerTable } from '../../pipeline/types.ts';
 import { listPage } from '../shared.ts';
 import { presentProduct } from './present.ts';

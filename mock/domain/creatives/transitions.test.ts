@@ -4,8 +4,8 @@
  * input would throw.
  */
 import { describe, expect, it } from 'vitest';
-import { deepFreeze } from '../../testing.ts';
-import { ApiError, type ProblemExtensions } from '../../errors.ts';
+import { deepFreeze } from '../../testkit/harness.ts';
+import { ApiError, type ProblemExtensions } from '../../core/errors.ts';
 import type { EventDraft } from '../../events/model.ts';
 import type { Transition } from '../shared.ts';
 import type { Creative } from './model.ts';

@@ -9,7 +9,7 @@
  * operation's concern; a write on a deleted creative is refused here too (D32, ERR-020).
  */
 import { resolvePointer } from '../../../spec/contract.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../core/errors.ts';
 import type { EventDraft } from '../../events/model.ts';
 import { mergeMetadata, unchanged, type Transition } from '../shared.ts';
 import { isReadable, type Creative, type CreativeMediaType, type CreativeStatus } from './model.ts';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildMock, type Mock } from '../../app.ts';
-import { Clock } from '../../clock.ts';
+import { buildMock, type Mock } from '../../adapters/node/app.ts';
+import { Clock } from '../../core/clock.ts';
 import { registerCreditRoutes } from '../../control/credits.ts';
 
 let mock: Mock;

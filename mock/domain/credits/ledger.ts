@@ -13,7 +13,6 @@
  * and record every movement in `journal`, so tests can assert exactly what was held, charged and
  * released (GET /__mock/accounts/{id}/credits).
  */
-import type { AccountState } from '../../store.ts';
 import { defaultRateCard, type RateCard } from './ratecard.ts';
 
 export const DEFAULT_BALANCE = 10_000;
@@ -83,7 +82,7 @@ export function newCreditLedger(): CreditLedger {
  * `account.initialCredits` after the account state (and its ledger) exist; they are read here, once,
  * on first use. Every reader of the ledger goes through this function.
  */
-export function creditsOf(account: AccountState): CreditLedger {
+export function creditsOf(account: { credits: CreditLedger }): CreditLedger {
   const ledger = account.credits;
   if (!ledger.initialApplied) {
     ledger.initialApplied = true;

@@ -4,9 +4,9 @@
  * on the request) runs, estimates and upscales answer 503 ACCOUNT_SPEND_UNAVAILABLE with
  * Retry-After (ERR-025, ERR-033). It says nothing about the balance.
  */
-import { ApiError } from '../../errors.ts';
-import { scenariosOf } from '../../pipeline/faults.ts';
-import type { AccountState } from '../../store.ts';
+import { ApiError } from '../../core/errors.ts';
+import { scenariosOf } from '../shared.ts';
+import type { AccountState } from '../../core/store.ts';
 
 export const SPEND_UNAVAILABLE_RETRY_AFTER = 5;
 

@@ -3,8 +3,8 @@
  * response is checked against the document with `violations(operationId, res)` (in `s.call`).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { TestResponse } from '../../testing.ts';
-import { scene, uniform, walk, type Scene } from '../campaigns/testing.ts';
+import type { TestResponse } from '../../testkit/harness.ts';
+import { scene, uniform, walk, type Scene } from '../../testkit/campaigns.ts';
 
 let s: Scene;
 beforeEach(async () => {

@@ -6,10 +6,10 @@
  * (GEN-002), so the renditions of a deleted creative (or of every creative of a deleted campaign)
  * are hidden with it and come back when it is restored; a delivery has no `showDeleted` view.
  */
-import { sha256Base64url } from '../../platform/crypto.ts';
-import { ApiError } from '../../errors.ts';
+import { sha256Base64url } from '../../../platform/crypto.ts';
+import { ApiError } from '../../core/errors.ts';
 import type { HandlerTable } from '../../pipeline/types.ts';
-import type { AccountState } from '../../store.ts';
+import type { AccountState } from '../../core/store.ts';
 import { isReadable } from '../creatives/model.ts';
 import { listPage } from '../shared.ts';
 import type { Delivery } from './model.ts';

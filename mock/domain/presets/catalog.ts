@@ -2,7 +2,7 @@
  * The preset catalog (RUN-016, RUN-017, RUN-019, D13): small and global, the same for every
  * account. A preset serves one modality; `presetId` is the value sent when creating a run.
  */
-import { Collection } from '../../collection.ts';
+import { Collection } from '../../core/collection.ts';
 import type { Modality } from '../credits/ratecard.ts';
 
 export interface Preset {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { violations } from '../../testing.ts';
-import { guardTaskErrors, world, type World } from '../runs/test-helpers.ts';
+import { violations } from '../../testkit/harness.ts';
+import { guardTaskErrors, world, type World } from '../../testkit/runs.ts';
 import { findPreset, presets } from './catalog.ts';
 
 let w: World;

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chargedFor } from '../credits/ledger.ts';
 import { setGenerationSettings } from './settings.ts';
-import { allItems, guardTaskErrors, postRun, productIds, world, type World } from './test-helpers.ts';
+import { allItems, guardTaskErrors, postRun, productIds, world, type World } from '../../testkit/runs.ts';
 
 let w: World;
 beforeAll(async () => {

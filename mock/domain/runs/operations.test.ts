@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { validatorFor } from '../../../spec/contract.ts';
 import { renderPayload } from '../../events/payload.ts';
-import { violations } from '../../testing.ts';
+import { violations } from '../../testkit/harness.ts';
 import { chargedFor } from '../credits/ledger.ts';
 import { setGenerationSettings } from './settings.ts';
 import { CONCURRENCY } from './scheduler.ts';
-import { addProducts, allItems, guardTaskErrors, idem, postRun, productIds, world, type World } from './test-helpers.ts';
+import { addProducts, allItems, guardTaskErrors, idem, postRun, productIds, world, type World } from '../../testkit/runs.ts';
 
 let w: World;
 afterEach(async () => {

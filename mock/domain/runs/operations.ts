@@ -1,15 +1,15 @@
 /** Run operations: estimateRun, createRun, listRuns, getRun, listRunItems, stopRun. */
 import { basePath } from '../../../spec/contract.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../core/errors.ts';
 import type { HandlerTable, RequestContext } from '../../pipeline/types.ts';
-import { nextId, type AccountState } from '../../store.ts';
-import { Collection } from '../../collection.ts';
+import { nextId, type AccountState } from '../../core/store.ts';
+import { Collection } from '../../core/collection.ts';
 import { budgetStatus, creditsOf, spendRefusal } from '../credits/ledger.ts';
 import { assertSpendReachable } from '../credits/spend.ts';
 import { iso, listPage } from '../shared.ts';
 import type { Run, RunItem } from './model.ts';
 import { presentItem, presentRun } from './present.ts';
-import { quoteRun, type RunRequest } from './quote.ts';
+import { assertRunEntitled, quoteRun, type RunRequest } from './quote.ts';
 import { envOf, expectedDurationSeconds, itemBaseMs, itemsOf, launchRun, stopRun } from './scheduler.ts';
 
 function findRun(account: AccountState, runId: string): Run {
@@ -106,7 +106,7 @@ export const runHandlers: HandlerTable = {
       };
     },
   },
-  createRun: { run: createRun },
+  createRun: { entitle: (account, body) => assertRunEntitled(account, body as RunRequest), run: createRun }, // IDEM-013, D72
   listRuns: {
     run(ctx) {
       // RUN-033: newest first; RUN-010: a non-final row omits counts.

@@ -4,7 +4,7 @@
  * change made before it starts applies to it, one made after does not.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { addAsset, allItems, guardTaskErrors, postRun, postUpscale, productIds, world, type World } from './test-helpers.ts';
+import { addAsset, allItems, guardTaskErrors, postRun, postUpscale, productIds, world, type World } from '../../testkit/runs.ts';
 import { setGenerationSettings } from './settings.ts';
 
 let w: World;

@@ -11,8 +11,8 @@
  * then, for create only (spend.ts: `checkRunSpend`): PRICE_CHANGED, PRICE_EXCEEDS_MAX,
  * ACCOUNT_SPEND_UNAVAILABLE, ACCOUNT_SPEND_CAP_EXCEEDED.
  */
-import { ApiError, type FieldError } from '../../errors.ts';
-import type { AccountState } from '../../store.ts';
+import { ApiError, type FieldError } from '../../core/errors.ts';
+import type { AccountState } from '../../core/store.ts';
 import type { ImageSize } from '../accounts/model.ts';
 import { creditsOf } from '../credits/ledger.ts';
 import { creativePrice, type Modality } from '../credits/ratecard.ts';
@@ -44,6 +44,21 @@ export interface RunQuote {
   rateCardVersion: string;
 }
 
+/**
+ * AUTH-025, ERR-016: 2K from growth, 4K on enterprise. The default 1K is never refused: a request
+ * with only defaults behaves as before 1.8.0 (RUN-046), when this refusal did not exist.
+ */
+function assertImageSizeEntitled(account: AccountState, imageSize: ImageSize | null): void {
+  if (imageSize !== null && imageSize !== '1K' && !account.plan.imageSizes.includes(imageSize)) {
+    throw new ApiError('IMAGE_SIZE_NOT_ENTITLED', `The account's plan does not include imageSize ${imageSize}.`);
+  }
+}
+
+/** The plan entitlement of a run request, checked again before a stored create is replayed (IDEM-013, D72). */
+export function assertRunEntitled(account: AccountState, body: RunRequest): void {
+  assertImageSizeEntitled(account, (body.modality ?? 'image') === 'image' ? (body.imageSize ?? '1K') : null);
+}
+
 export function quoteRun(account: AccountState, body: RunRequest): RunQuote {
   const modality: Modality = body.modality ?? 'image';
   const total = body.productIds.length * body.creativesPerProduct;
@@ -67,11 +82,7 @@ export function quoteRun(account: AccountState, body: RunRequest): RunQuote {
 
   // RUN-041: imageSize defaults to 1K (image runs only).
   const imageSize: ImageSize | null = modality === 'image' ? (body.imageSize ?? '1K') : null;
-  // AUTH-025, ERR-016: 2K from growth, 4K on enterprise. The default 1K is never refused: a request
-  // with only defaults behaves as before 1.8.0 (RUN-046), when this refusal did not exist.
-  if (imageSize !== null && imageSize !== '1K' && !account.plan.imageSizes.includes(imageSize)) {
-    throw new ApiError('IMAGE_SIZE_NOT_ENTITLED', `The account's plan does not include imageSize ${imageSize}.`);
-  }
+  assertImageSizeEntitled(account, imageSize); // AUTH-025
 
   // RUN-039: every unknown (or other account's) product, each named in errors[].
   const missing: FieldError[] = [];

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseSnapshot, restoreState, serializeState } from '../../persistence.ts';
-import { createHarness, type Harness } from '../../testing.ts';
+import { parseSnapshot, restoreState, serializeState } from '../../adapters/node/persistence.ts';
+import { createHarness, type Harness } from '../../testkit/harness.ts';
 import { chargedFor, creditsOf } from '../credits/ledger.ts';
 import { resumeGeneration } from './resume.ts';
-import { addAsset, guardTaskErrors, postRun, postUpscale, productIds, world, type World } from './test-helpers.ts';
+import { addAsset, guardTaskErrors, postRun, postUpscale, productIds, world, type World } from '../../testkit/runs.ts';
 
 let w: World;
 let h2: Harness | undefined;

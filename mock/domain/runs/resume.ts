@@ -1,11 +1,11 @@
 /**
- * After a saved state is loaded (mock/persistence.ts restores data, not the clock's tasks), re-arm
+ * After a saved state is loaded (mock/adapters/node/persistence.ts restores data, not the clock's tasks), re-arm
  * the generation plane: every run that is not final and every upscale still QUEUED or PROCESSING
  * picks up where it stopped. Call once after `restoreState`, with the mock's clock and EventLog.
  */
-import type { Clock } from '../../clock.ts';
+import type { Clock } from '../../core/clock.ts';
 import type { EventLog } from '../../events/log.ts';
-import type { Store } from '../../store.ts';
+import type { Store } from '../../core/store.ts';
 import { resumeUpscale } from '../upscales/scheduler.ts';
 import { resumeRun, type GenerationEnv } from './scheduler.ts';
 

@@ -18,10 +18,10 @@
  * or item has moved on, or when the account has left the store (reset, state load), so no task
  * ever needs cancelling.
  */
-import type { TimeSource } from '../../clock.ts';
+import type { TimeSource } from '../../core/clock.ts';
 import type { EventDraft, ResourceKind } from '../../events/model.ts';
 import type { RequestContext } from '../../pipeline/types.ts';
-import { nextId, type AccountState, type Store } from '../../store.ts';
+import { nextId, type AccountState, type Store } from '../../core/store.ts';
 import type { Asset } from '../assets/model.ts';
 import { chargeHold, creditsOf, placeHold, releaseHold } from '../credits/ledger.ts';
 import { LONG_EDGE_PX } from '../credits/ratecard.ts';
@@ -152,6 +152,8 @@ function settle(env: GenerationEnv, runId: string, position: number, outcome: Ex
     if (outcome === 'succeeded') {
       chargeHold(creditsOf(account), item.holdId, now); // RUN-003: charged only for a produced creative
       assetId = produceAsset(account, run, item, now).assetId;
+    } else if (env.store.defects.has('run-charges-unproduced')) {
+      chargeHold(creditsOf(account), item.holdId, now); // the injected defect: charged though nothing was produced
     } else {
       releaseHold(creditsOf(account), item.holdId, now);
     }
@@ -229,7 +231,7 @@ function expireRun(env: GenerationEnv, runId: string): void {
 
 /**
  * Re-arm a run's tasks from its saved state (tasks are closures and are not saved with the state,
- * see mock/persistence.ts): running items settle when they were due (at once if that time has
+ * see mock/adapters/node/persistence.ts): running items settle when they were due (at once if that time has
  * passed), free slots fill, a drained STOPPING run ends, and the expiry stays armed.
  */
 export function resumeRun(env: GenerationEnv, run: Run): void {

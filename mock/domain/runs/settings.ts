@@ -13,7 +13,6 @@
  * The control plane calls `setGenerationSettings` / `setGlobalGeneration` (validated as a whole,
  * nothing changes on an error) and shows `generationView`.
  */
-import type { AccountState, Store } from '../../store.ts';
 
 export type DrawnOutcome = 'succeeded' | 'failed' | 'refused' | 'stall';
 export const DRAWN_OUTCOMES: readonly DrawnOutcome[] = ['succeeded', 'failed', 'refused', 'stall'];
@@ -46,19 +45,16 @@ export interface GlobalGeneration {
   speed: number;
 }
 
-// Kept beside the Store (not in it), one per mock instance.
-const globals = new WeakMap<Store, GlobalGeneration>();
+/** What these functions read: the store's global settings and an account's own (mock/core/store.ts holds both). */
+type HasGlobal = { readonly generation: GlobalGeneration };
+type HasSettings = { generation: GenerationSettings };
 
-export function globalGeneration(store: Store): GlobalGeneration {
-  let value = globals.get(store);
-  if (!value) {
-    value = { speed: 1 };
-    globals.set(store, value);
-  }
-  return value;
+/** The global settings, one per mock: held by its Store (`store.generation`). */
+export function globalGeneration(store: HasGlobal): GlobalGeneration {
+  return store.generation;
 }
 
-export function effectiveSpeed(store: Store, account: AccountState): number {
+export function effectiveSpeed(store: HasGlobal, account: HasSettings): number {
   return account.generation.speed ?? globalGeneration(store).speed;
 }
 
@@ -108,7 +104,7 @@ function readMix<K extends string>(value: unknown, field: string, keys: readonly
  * upscaleOutcomeMix?: { succeeded?, failed?, stall? } }`. A mix replaces the previous one (missing
  * weights are 0). Applies to items and upscales that start after the change.
  */
-export function setGenerationSettings(account: AccountState, input: unknown): SettingsResult {
+export function setGenerationSettings(account: HasSettings, input: unknown): SettingsResult {
   if (!isRecord(input)) return { ok: false, errors: [{ field: 'body', message: 'must be a JSON object' }] };
   const errors: FieldError[] = [];
   for (const key of Object.keys(input)) if (!['seed', 'speed', 'outcomeMix', 'outcomePattern', 'upscaleOutcomeMix'].includes(key)) errors.push({ field: key, message: 'is not a known field' });
@@ -135,7 +131,7 @@ export function setGenerationSettings(account: AccountState, input: unknown): Se
 }
 
 /** `{ speed?: number }`: the speed of every account that has none of its own. */
-export function setGlobalGeneration(store: Store, input: unknown): SettingsResult {
+export function setGlobalGeneration(store: HasGlobal, input: unknown): SettingsResult {
   if (!isRecord(input)) return { ok: false, errors: [{ field: 'body', message: 'must be a JSON object' }] };
   const errors: FieldError[] = [];
   for (const key of Object.keys(input)) if (key !== 'speed') errors.push({ field: key, message: 'is not a known field' });
@@ -145,7 +141,7 @@ export function setGlobalGeneration(store: Store, input: unknown): SettingsResul
   return { ok: true };
 }
 
-export function generationView(store: Store, account: AccountState): GenerationSettings & { effectiveSpeed: number } {
+export function generationView(store: HasGlobal, account: HasSettings): GenerationSettings & { effectiveSpeed: number } {
   const g = account.generation;
   return {
     seed: g.seed,

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { violations } from '../../testing.ts';
+import { violations } from '../../testkit/harness.ts';
 import { chargedFor } from '../credits/ledger.ts';
 import { setGenerationSettings } from '../runs/settings.ts';
-import { addAsset, guardTaskErrors, idem, postUpscale, world, type World } from '../runs/test-helpers.ts';
+import { addAsset, guardTaskErrors, idem, postUpscale, world, type World } from '../../testkit/runs.ts';
 
 let w: World;
 afterEach(async () => {

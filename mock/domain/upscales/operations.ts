@@ -14,9 +14,9 @@
  *   409 ACCOUNT_SPEND_CAP_EXCEEDED the price exceeds what remains of the daily budget (ERR-037)
  */
 import { basePath } from '../../../spec/contract.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../core/errors.ts';
 import type { HandlerTable, RequestContext } from '../../pipeline/types.ts';
-import { nextId, type AccountState } from '../../store.ts';
+import { nextId, type AccountState } from '../../core/store.ts';
 import type { Asset } from '../assets/model.ts';
 import type { Product } from '../catalog/model.ts';
 import { available, budgetStatus, creditsOf, placeHold } from '../credits/ledger.ts';
@@ -113,6 +113,11 @@ function materialize(account: AccountState, source: Extract<ResolvedSource, { ki
   return asset;
 }
 
+/** AUTH-026, ERR-017: upscales from the growth tier (also before a replay, IDEM-013, D72). */
+function assertUpscalesEntitled(account: AccountState): void {
+  if (!account.plan.upscales) throw new ApiError('IMAGE_UPSCALE_NOT_ENTITLED', "The account's plan does not include upscales.");
+}
+
 function createUpscale(ctx: RequestContext) {
   const { account, now } = ctx;
   const body = ctx.body as UpscaleBody;
@@ -127,8 +132,7 @@ function createUpscale(ctx: RequestContext) {
       throw new ApiError('VALIDATION_ERROR', 'index applies to gallery images only.', { extensions: { errors: [{ field: 'source.index', message: 'applies only when image is gallery' }] } });
     }
   }
-  // AUTH-026, ERR-017: upscales from the growth tier.
-  if (!account.plan.upscales) throw new ApiError('IMAGE_UPSCALE_NOT_ENTITLED', "The account's plan does not include upscales.");
+  assertUpscalesEntitled(account); // AUTH-026
 
   const resolved = resolveSource(account, source);
   const longEdge = resolved.kind === 'asset' ? Math.max(resolved.asset.width, resolved.asset.height) : Math.max(resolved.width, resolved.height);
@@ -189,7 +193,7 @@ function createUpscale(ctx: RequestContext) {
 }
 
 export const upscaleHandlers: HandlerTable = {
-  createUpscale: { run: createUpscale },
+  createUpscale: { entitle: assertUpscalesEntitled, run: createUpscale }, // IDEM-013, D72
   getUpscale: {
     run(ctx) {
       const upscale = ctx.account.upscales.get(ctx.pathParams.upscaleId!);

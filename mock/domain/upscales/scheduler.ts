@@ -5,7 +5,7 @@
  * `stall` stays PROCESSING (holding its credits) so IMAGE_UPSCALE_IN_PROGRESS can be drilled.
  */
 import { mediaBase, productLabel } from '../../media/links.ts';
-import { nextId, type AccountState } from '../../store.ts';
+import { nextId, type AccountState } from '../../core/store.ts';
 import type { Asset } from '../assets/model.ts';
 import { chargeHold, creditsOf, releaseHold } from '../credits/ledger.ts';
 import { LONG_EDGE_PX } from '../credits/ratecard.ts';
@@ -69,7 +69,7 @@ function finish(env: UpscaleEnv, upscaleId: string): void {
   apply(env, upscaleId, { type: 'deliver', assetId: asset.assetId });
 }
 
-/** Re-arm an upscale's next step from saved state (tasks are not saved, see mock/persistence.ts). */
+/** Re-arm an upscale's next step from saved state (tasks are not saved, see mock/adapters/node/persistence.ts). */
 export function resumeUpscale(env: UpscaleEnv, upscale: Upscale): void {
   if (upscale.status === 'QUEUED') launchUpscale(env, upscale);
   else if (upscale.status === 'PROCESSING' && upscale.finishesAt !== null) scheduleFor(env, upscale.finishesAt, () => finish(env, upscale.upscaleId));

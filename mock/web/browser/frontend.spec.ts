@@ -122,12 +122,17 @@ test('/docs/ shows every operation and webhook of both documents, all from the m
   await expect.poll(operationIds).toEqual(expect.arrayContaining(publicIds));
   expect((await operationIds()).length).toBe(publicIds.length);
   await expect(page.getByRole('heading', { name: 'Webhooks' })).toBeVisible();
+  // No error box: Swagger UI's warning about the document's dialect (.version-pragma) and its
+  // errors panel (.errors-wrapper: a parse or resolve error of the document) stay away (issue #25).
+  const errorBoxes = page.locator('.version-pragma, .errors-wrapper');
+  expect(await errorBoxes.allInnerTexts(), 'Swagger UI error boxes').toEqual([]);
 
   // The other definition: the control plane. Try one operation from the page: it reaches the mock.
   await page.locator('select#select').selectOption({ label: 'Mock control plane (spec/mock-control.yaml)' });
   const controlIds = controlOperations().map((o) => o.operationId);
   await expect.poll(operationIds).toEqual(expect.arrayContaining(controlIds));
   expect((await operationIds()).length).toBe(controlIds.length);
+  expect(await errorBoxes.allInnerTexts(), 'Swagger UI error boxes (control plane)').toEqual([]);
 
   const getClock = page.locator('.opblock', { has: page.locator('.opblock-summary-operation-id', { hasText: /^getClock$/ }) });
   await getClock.locator('.opblock-summary').click();

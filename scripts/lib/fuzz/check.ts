@@ -3,7 +3,7 @@
  *
  * 1. never a 5xx (and the mock logs no unexpected error);
  * 2. the response conforms to the operation's declared responses: status, content type, body
- *    schema and headers (`violations` of mock/testing.ts, from the document);
+ *    schema and headers (`violations` of mock/testkit/harness.ts, from the document);
  * 3. a request with one deliberate defect is refused as the document says: 400 or 422
  *    `VALIDATION_ERROR` whose `errors[]` names the field broken or a parent of it (path, query,
  *    If-Match and body defects), 400 `IDEMPOTENCY_KEY_REQUIRED` / `INVALID_IDEMPOTENCY_KEY`, 415 for
@@ -19,7 +19,7 @@
  *    a replay creates nothing.
  */
 import { operations } from '../../../spec/contract.ts';
-import { violations, type TestResponse } from '../../../mock/testing.ts';
+import { violations, type TestResponse } from '../../../mock/testkit/harness.ts';
 import { namesFieldOrParent } from './mutate.ts';
 import type { Defect, RequestPlan } from './plan.ts';
 import type { ConcreteRequest } from './world.ts';

@@ -2,14 +2,14 @@
  * The fuzz run: fast-check generates sequences of steps (requests from the document, repeats,
  * clock advances, dashboard changes); each sequence runs against a fresh in-process mock and
  * account; every exchange is checked (check.ts) and every step is followed by the account's state
- * invariants (mock/invariants.ts). Seeded and reproducible: the same seed (and path) replays the
+ * invariants (mock/testkit/invariants.ts). Seeded and reproducible: the same seed (and path) replays the
  * same sequences, and a failure is shrunk to a short sequence whose failing request and response
  * are printed.
  */
 import fc from 'fast-check';
 import { operationsList } from '../../../spec/contract.ts';
-import { accountViolations, cascadeSnapshot, formatViolations, INVARIANTS, restoreViolations } from '../../../mock/invariants.ts';
-import type { TestResponse } from '../../../mock/testing.ts';
+import { accountViolations, cascadeSnapshot, formatViolations, INVARIANTS, restoreViolations } from '../../../mock/testkit/invariants.ts';
+import type { TestResponse } from '../../../mock/testkit/harness.ts';
 import { checkExchange, checkReplay, type Problem } from './check.ts';
 import { KNOWN_BUGS, knownBugOf } from './known-bugs.ts';
 import { stepArb, type RequestPlan, type Step } from './plan.ts';

@@ -1,12 +1,12 @@
 /**
- * The fuzz world: an in-process mock (mock/testing.ts harness, manual clock), one fresh account
+ * The fuzz world: an in-process mock (mock/testkit/harness.ts harness, manual clock), one fresh account
  * with demo data, and what a plan needs to become a concrete request: the pools of ids of the
  * account's current state, the keys used so far, the current ETag of a resource and a real cursor
  * (both read through the public API, like a client would).
  */
 import { basePath, matchOperation, operations, type OperationInfo } from '../../../spec/contract.ts';
-import { createHarness, type Harness, type TestResponse } from '../../../mock/testing.ts';
-import type { AccountState } from '../../../mock/store.ts';
+import { createHarness, type Harness, type TestResponse } from '../../../mock/testkit/harness.ts';
+import type { AccountState } from '../../../mock/core/store.ts';
 import { presets } from '../../../mock/domain/presets/catalog.ts';
 import { isRecord, Ref, RefList, type Pool } from './schema.ts';
 import type { BodyChoice, CursorChoice, IfMatchChoice, KeyChoice, RequestPlan } from './plan.ts';
@@ -60,7 +60,7 @@ export interface FuzzWorld {
 
 /**
  * A fresh account on `harness` (default: a new in-process harness). Everything is set up through
- * the control plane and the public API, so that another way in (mock/adapters/msw.equivalence.test.ts
+ * the control plane and the public API, so that another way in (mock/adapters/msw/msw.equivalence.test.ts
  * records the requests and replays them on the MSW handlers) can be set up the same way.
  */
 export async function createWorld(profile: WorldProfile, given?: Harness): Promise<FuzzWorld> {

@@ -1,0 +1,51 @@
+/** The command line of cgs-client-check (bin/cgs-client-check.ts): options, run, reports, exit code. */
+import { parseArgs } from 'node:util';
+import { loadLedger } from '../../../conformance/reporters/ledger.ts';
+import { runClientExam } from './client.ts';
+import { consoleSummary, exitCode, writeReports } from './report.ts';
+
+const USAGE = 'usage: cgs-client-check [--seed N] [--rate 0..1] [--mock-url URL [--control-token TOKEN]] [--timeout-s N] [--out DIR] -- <command ...>';
+
+export async function clientCheck(argv: string[]): Promise<number> {
+  const split = argv.indexOf('--');
+  const own = split < 0 ? argv : argv.slice(0, split);
+  const command = split < 0 ? [] : argv.slice(split + 1);
+  let values;
+  try {
+    ({ values } = parseArgs({ args: own, options: { seed: { type: 'string', default: '1' }, rate: { type: 'string' }, 'mock-url': { type: 'string' }, 'control-token': { type: 'string', default: process.env.CGS_CONTROL_TOKEN }, 'timeout-s': { type: 'string', default: '300' }, out: { type: 'string', default: 'exam-report/client' }, help: { type: 'boolean' } } }));
+  } catch (error) {
+    console.error(`${error instanceof Error ? error.message : error}\n${USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const seed = Number(values.seed);
+  const rate = values.rate === undefined ? undefined : Number(values.rate);
+  const timeout = Number(values['timeout-s']);
+  const problems = [
+    ...(command.length ? [] : ['a command to examine is needed after --']),
+    ...(Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff ? [] : ['--seed must be an integer from 0 to 4294967295']),
+    ...(rate === undefined || (rate >= 0 && rate <= 1) ? [] : ['--rate must be from 0 to 1']),
+    ...(Number.isFinite(timeout) && timeout > 0 ? [] : ['--timeout-s must be a positive number']),
+    ...(values['mock-url'] === undefined || URL.canParse(values['mock-url']) ? [] : ['--mock-url must be a URL']),
+  ];
+  if (problems.length) {
+    console.error(`${problems.join('\n')}\n${USAGE}`);
+    return 2;
+  }
+  const result = await runClientExam({
+    command,
+    seed,
+    ...(rate !== undefined ? { rate } : {}),
+    ...(values['mock-url'] !== undefined ? { mockUrl: values['mock-url'] } : {}),
+    ...(values['control-token'] !== undefined ? { controlToken: values['control-token'] } : {}),
+    timeoutSeconds: timeout,
+    ledger: loadLedger().rules,
+  });
+  console.log(consoleSummary(result));
+  writeReports(result, values.out!);
+  console.log(`  reports: ${values.out}/rules.json, rules.md, junit.xml`);
+  return exitCode(result);
+}

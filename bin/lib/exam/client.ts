@@ -1,0 +1,141 @@
+/**
+ * The API client exam (cgs-client-check; docs/client-check.md): an exam account on a mock (one
+ * started here on 127.0.0.1 with a real-time clock, or `--mock-url` with its control token), the
+ * program run with the account's base URL and keys in its environment while the account meets the
+ * exam's seeded adversity (mock/exam/session.ts), then the program's requests judged
+ * (mock/exam/judge.ts, through the control plane's getExamReport) against the CLIENT- rules.
+ *
+ * Everything on the mock goes through its control plane over HTTP (the same for a mock started
+ * here and one elsewhere): createAccount, createKey, updateGeneration, startExam, getExamReport.
+ */
+import { spawn } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import { buildMock, type Mock } from '../../../mock/adapters/node/app.ts';
+import { Clock } from '../../../mock/core/clock.ts';
+import type { ExamRuleReport } from '../../../mock/exam/judge.ts';
+import type { Rule } from '../../../spec/types.ts';
+import { report, verdicts, type ExamReport, type Finding } from './report.ts';
+
+export const API_BASE_PATH = '/api/public/v1';
+const SCOPES = ['read', 'runs:read', 'runs:write', 'creatives:write', 'creatives:review', 'assets:write', 'campaigns:write'] as const;
+/** The items of a run settle within a second or two (the mock's generation speed for the exam account). */
+const EXAM_GENERATION_SPEED = 40;
+
+export interface ClientExamOptions {
+  command: string[];
+  seed: number;
+  /** Probability of adversity once each kind was served (startExam `rate`). */
+  rate?: number;
+  /** A running mock instead of one started here. */
+  mockUrl?: string;
+  controlToken?: string;
+  /** Seconds the command may run before it is stopped (the exam then cannot judge it: exit 2). */
+  timeoutSeconds?: number;
+  ledger: readonly Rule[];
+  /** Where the command's output goes (default: inherited). */
+  stdio?: 'inherit' | 'ignore';
+  /** Extra environment for the command. */
+  env?: Record<string, string>;
+}
+
+/** The environment the examined program gets. */
+export interface ExamEnvironment {
+  CGS_BASE_URL: string;
+  CGS_API_KEY: string;
+  /** JSON: scope profile (`all` and each scope) → key. */
+  CGS_KEYS: string;
+}
+
+class Control {
+  constructor(
+    private readonly base: string,
+    private readonly token: string | undefined,
+  ) {}
+
+  async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await fetch(`${this.base}/__mock${path}`, {
+      method,
+      headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(this.token ? { authorization: `Bearer ${this.token}` } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`control plane ${method} /__mock${path} answered ${response.status}: ${text.slice(0, 300)}`);
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+}
+
+/** Makes the exam account and its keys and starts the exam; answers the program's environment. */
+export async function prepareExam(control: Control, base: string, seed: number, rate: number | undefined): Promise<{ accountId: string; env: ExamEnvironment }> {
+  const clock = await control.call<{ mode: string }>('GET', '/clock');
+  if (clock.mode !== 'real') throw new Error(`the mock's clock is ${clock.mode}: the exam judges waits on the clock, so it needs a mock on a real-time clock (start it with --clock real)`);
+  const account = await control.call<{ accountId: string }>('POST', '/accounts', { name: `Exam ${seed}`, plan: 'enterprise', seed });
+  const keys: Record<string, string> = {};
+  const make = async (name: string, scopes: readonly string[]) => {
+    const created = await control.call<{ key: string }>('POST', `/accounts/${account.accountId}/keys`, { name: `exam ${name}`, scopes, expiresInDays: 30 });
+    keys[name] = created.key;
+  };
+  await make('all', SCOPES);
+  // One key per scope, with what the scope requires on the key (runs:read needs read; runs:write, runs:read).
+  for (const scope of SCOPES) await make(scope, scope === 'read' ? ['read'] : scope === 'runs:write' ? ['read', 'runs:read', 'runs:write'] : ['read', scope]);
+  await control.call('PATCH', `/accounts/${account.accountId}/generation`, { speed: EXAM_GENERATION_SPEED });
+  await control.call('PUT', `/accounts/${account.accountId}/exam`, { seed, ...(rate !== undefined ? { rate } : {}) });
+  return { accountId: account.accountId, env: { CGS_BASE_URL: `${base}${API_BASE_PATH}`, CGS_API_KEY: keys.all!, CGS_KEYS: JSON.stringify(keys) } };
+}
+
+function runCommand(command: string[], env: Record<string, string>, timeoutSeconds: number, stdio: 'inherit' | 'ignore'): Promise<{ exitCode: number | null; timedOut: boolean; error?: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command[0]!, command.slice(1), { env: { ...process.env, ...env }, stdio, detached: false });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGTERM');
+    }, timeoutSeconds * 1000);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      resolve({ exitCode: null, timedOut, error: error.message });
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ exitCode: code, timedOut });
+    });
+  });
+}
+
+/** Runs the whole exam: mock, account, command, judgement. */
+export async function runClientExam(options: ClientExamOptions): Promise<ExamReport> {
+  const notes: string[] = [];
+  const rules = (findings: Finding[]) => verdicts(options.ledger, 'client', findings);
+  let mock: Mock | undefined;
+  try {
+    let base = options.mockUrl?.replace(/\/+$/, '');
+    if (base === undefined) {
+      mock = buildMock({ clock: new Clock({ mode: 'real' }), logError: () => {} });
+      await mock.app.listen({ host: '127.0.0.1', port: 0 });
+      base = `http://127.0.0.1:${(mock.app.server.address() as AddressInfo).port}`;
+      notes.push(`mock started at ${base} (real-time clock)`);
+    } else notes.push(`mock at ${base}`);
+    const control = new Control(base, options.controlToken);
+    let prepared;
+    try {
+      prepared = await prepareExam(control, base, options.seed, options.rate);
+    } catch (error) {
+      return report('cgs-client-check', rules([]), notes, { seed: options.seed, error: `could not make the exam account: ${error instanceof Error ? error.message : String(error)}` });
+    }
+    notes.push(`exam account ${prepared.accountId}; CGS_BASE_URL=${prepared.env.CGS_BASE_URL}`);
+    notes.push(`command: ${options.command.join(' ')}`);
+    const ran = await runCommand(options.command, { ...options.env, ...prepared.env }, options.timeoutSeconds ?? 300, options.stdio ?? 'inherit');
+    if (ran.error !== undefined) return report('cgs-client-check', rules([]), notes, { seed: options.seed, error: `the command did not start: ${ran.error}` });
+    notes.push(ran.timedOut ? `the command was stopped after ${options.timeoutSeconds ?? 300} s` : `the command exited ${String(ran.exitCode)}`);
+    const exitCode = ran.exitCode ?? 255;
+    const judged = await control.call<ExamRuleReport>('GET', `/accounts/${prepared.accountId}/exam?exitCode=${Math.min(255, Math.max(0, exitCode))}`);
+    await control.call('DELETE', `/accounts/${prepared.accountId}/exam`).catch(() => undefined);
+    notes.push(`${judged.requests} requests judged`);
+    const findings = Object.values(judged.rules).flatMap((r) => r.findings);
+    const result = report('cgs-client-check', rules(findings), notes, { seed: options.seed });
+    if (ran.timedOut) return { ...result, error: `the command did not finish within ${options.timeoutSeconds ?? 300} s` };
+    if (exitCode !== 0 && result.summary.failed === 0) return { ...result, error: `the command exited ${exitCode} and no rule explains it: the exam cannot say the program did its tasks` };
+    return result;
+  } finally {
+    await mock?.app.close();
+  }
+}

@@ -1,0 +1,124 @@
+/** Failures grouped by their first violated rule, blocked tests, and what would judge an unjudged rule (causes.ts, rules-reporter.ts). */
+import { describe, expect, it } from 'vitest';
+import { causesOf, firstRuleOf, judgeWith, rulesInMessage, UNATTRIBUTED, type CauseInput } from './causes.ts';
+import { loadLedger, rulesById } from './ledger.ts';
+import { failureOf, isCheckerStop, judgeRules, type TestRecord } from './rules-reporter.ts';
+
+const ledger = loadLedger();
+const rules = rulesById(ledger);
+
+/** The message of client.ts's ContractViolation (checks/index.ts formatViolations). */
+const refused = (url: string, ...violations: [string, string[]][]) =>
+  [`GET ${url} → 200 breaks the contract:`, ...violations.map(([check, ids]) => `  - ${check}${ids.length ? ` [${ids.join(', ')}]` : ''}: wrong`), '  response headers:', '    etag: W/"x" (ETAG-009 in a header value must not count)', '  body: {}'].join('\n');
+
+function record(over: Partial<TestRecord> & Pick<TestRecord, 'title'>): TestRecord {
+  return { checkerStop: false, file: 'x.spec.ts', tags: [], outcome: 'passed', named: [], checked: [], violated: [], warnings: [], ...over };
+}
+
+describe('failureOf: the first violation of a failed test', () => {
+  it('takes the rules of the first refused response, before its headers, and counts the refused responses', () => {
+    const failure = failureOf({ errors: [{ message: `Error: ${refused('/api/public/v1/creatives/c1', ['etag', ['ETAG-002', 'ETAG-003']], ['schema', []])}` }, { message: refused('/api/public/v1/campaigns', ['status', ['CAMP-022']]) }] });
+    expect(failure).toEqual({ rules: ['ETAG-002', 'ETAG-003'], at: 'GET /api/public/v1/creatives/c1 → 200', responses: 2 });
+  });
+
+  it('takes the rules and the location of an assertion of the test itself', () => {
+    const failure = failureOf({ errors: [{ message: '\u001b[31mRUN-029 finalizedAt moved\u001b[39m\nexpected 1 to be 2', location: { file: `${process.cwd()}/conformance/tests/runs.spec.ts`, line: 42, column: 3 } }] });
+    expect(failure).toEqual({ rules: ['RUN-029'], at: 'conformance/tests/runs.spec.ts:42: RUN-029 finalizedAt moved', responses: 0 });
+  });
+
+  it('is undefined without errors', () => {
+    expect(failureOf({ errors: [] })).toBeUndefined();
+  });
+});
+
+describe('causesOf: failed tests under their first violated rule, the most widespread first', () => {
+  const weak = (title: string, named: string[]): CauseInput =>
+    record({ title, named, outcome: 'failed', checkerStop: true, violated: ['ETAG-002', 'ETAG-003'], failure: { rules: ['ETAG-002', 'ETAG-003'], at: `GET /api/public/v1/${title} → 200`, responses: 1 } });
+  const records: CauseInput[] = [
+    record({ title: 'create', named: ['CAMP-022'], outcome: 'failed', failure: { rules: ['CAMP-022'], at: 'campaigns.spec.ts:9: expected 201', responses: 0 } }),
+    weak('creatives', ['CRTV-001', 'ETAG-002']),
+    weak('assets', ['ASST-001']),
+    record({ title: 'passes', named: ['PROD-001'], outcome: 'passed' }),
+    record({ title: 'nameless', outcome: 'failed' }),
+  ];
+
+  it('groups, counts and orders them, with the rule text and section and the rules blocked', () => {
+    const causes = causesOf(records, rules);
+    expect(causes.map((c) => [c.rule, c.tests, c.responses])).toEqual([
+      ['ETAG-002', 2, 2],
+      ['CAMP-022', 1, 0],
+      [UNATTRIBUTED, 1, 0],
+    ]);
+    expect(causes[0]).toMatchObject({ section: rules.get('ETAG-002')!.section, text: rules.get('ETAG-002')!.rule, first: 'GET /api/public/v1/creatives → 200 (x.spec.ts creatives)', blocked: ['CRTV-001', 'ASST-001'] });
+  });
+
+  it.each<[string, Partial<CauseInput>, string]>([
+    ['the first rule of the refused response the test names or the checker saw', { failure: { rules: ['ETAG-003', 'ETAG-002'], at: '', responses: 1 }, violated: ['ETAG-002', 'ETAG-003'] }, 'ETAG-003'],
+    ['a violated rule when the message names none', { violated: ['GEN-001'], named: ['PROD-001'] }, 'GEN-001'],
+    ['the first rule the test names, for its own assertion', { named: ['RUN-029', 'RUN-030'] }, 'RUN-029'],
+    ['unattributed otherwise', {}, UNATTRIBUTED],
+  ])('first rule: %s', (_, over, expected) => {
+    expect(firstRuleOf(record({ title: 't', outcome: 'failed', ...over }))).toBe(expected);
+  });
+
+  it('reads rule ids from a message in order, once each', () => {
+    expect(rulesInMessage('[ETAG-002, ETAG-003] then ETAG-002 and RUN-001')).toEqual(['ETAG-002', 'ETAG-003', 'RUN-001']);
+  });
+});
+
+describe('judgeRules: blocked tests never blame the rules they did not judge', () => {
+  it('a test stopped by a header violation that also broke the document blocks the rules it names (the classification a header violation used to disable)', () => {
+    // What the rules reporter records for a test the checker stopped at a weak ETag (ETAG-002, and the header's pattern of the document).
+    const stopped = record({ title: 'CRTV-001 GET /creatives/{id}', named: ['CRTV-001'], outcome: 'failed', checkerStop: true, violated: ['ETAG-002'], checked: ['ETAG-002'] });
+    const report = judgeRules([stopped], ledger);
+    const byId = new Map(report.rules.map((r) => [r.id, r]));
+    expect(byId.get('CRTV-001')).toMatchObject({ result: 'not run', judgeWith: ['fixing ETAG-002 (blocked by it)'] });
+    expect(byId.get('CRTV-001')!.tests[0]).toMatchObject({ outcome: 'blocked', reason: 'stopped by a violation of ETAG-002' });
+    expect(byId.get('ETAG-002')!.result).toBe('failed');
+    expect(report.causes.map((c) => c.rule)).toEqual(['ETAG-002']);
+  });
+
+  it('records what would judge each rule no test judged', () => {
+    const report = judgeRules(
+      [
+        record({ title: 'RUN-002 a run starts', named: ['RUN-002'], outcome: 'skipped', reason: 'needs hook clock: the target serves no test clock', tags: ['@hook:clock'] }),
+        record({ title: 'RUN-010 spends', named: ['RUN-010'], outcome: 'skipped', reason: '@spend: spends credits; set CONFORMANCE_ALLOW_SPEND=1 to run it', tags: ['@spend'] }),
+      ],
+      ledger,
+    );
+    const byId = new Map(report.rules.map((r) => [r.id, r]));
+    expect(byId.get('RUN-002')!.judgeWith).toEqual(['hook clock (--hooks-url)']);
+    expect(byId.get('RUN-010')!.judgeWith).toEqual(['--allow-spend']);
+    expect(byId.get('ETAG-002')!.judgeWith?.[0]).toMatch(/^a test that names it: none ran in this run/);
+  });
+});
+
+describe('judgeWith: what would judge a test\'s rules', () => {
+  it.each<[string, Partial<CauseInput>, string | undefined]>([
+    ['a skip for a hook', { reason: 'needs hook accounts: one account per worker' }, 'hook accounts (--hooks-url)'],
+    ['a skip for a key profile', { reason: 'needs key profile creatives:review' }, 'key profile creatives:review (--keys)'],
+    ['the fixtures\' missing profile', { reason: 'CONFORMANCE_KEYS has no "all" key profile' }, 'key profile all (--keys)'],
+    ['a skip for real time', { reason: 'needs --real-time: the target has no clock hook' }, '--real-time'],
+    ['a skip for spend', { reason: 'needs --allow-spend' }, '--allow-spend'],
+    ['a second account', { reason: 'needs a second account: set CONFORMANCE_KEYS_B' }, '--keys-b (a second account)'],
+    ['the tags when the reason says nothing', { reason: 'skipped', tags: ['@hook:clock', '@hook:faults'] }, 'hook clock, hook faults (--hooks-url)'],
+    ['@spend by tag', { tags: ['@spend'] }, '--allow-spend'],
+    ['@control by tag', { tags: ['@control'] }, 'the accounts hook or a /__mock control plane (--hooks-url)'],
+    ['a passed test', { outcome: 'passed' }, undefined],
+  ])('%s', (_, over, expected) => {
+    expect(judgeWith({ outcome: 'skipped', tags: [], violated: [], ...over })).toBe(expected);
+  });
+});
+
+describe('isCheckerStop: which failed tests are blocked for the rules they name', () => {
+  const stopped = { message: `ContractViolation: ${refused('/api/public/v1/creatives/c1', ['etag', ['ETAG-002']])}` };
+  it.each<[string, { type: string; description?: string }[], { message: string }[], boolean]>([
+    ['a rule violated, and the document too (a weak ETag breaks the header pattern)', [{ type: 'rules-violated', description: 'ETAG-002' }, { type: 'document-violated' }], [stopped], true],
+    ['a rule violated', [{ type: 'rules-violated', description: 'ETAG-002' }], [stopped], true],
+    ['only the document violated: what the test may be about', [{ type: 'document-violated' }], [stopped], false],
+    ['an assertion of the test failed as well', [{ type: 'rules-violated', description: 'ETAG-002' }], [stopped, { message: 'expected 201' }], false],
+    ['no error', [], [], false],
+  ])('%s: %s', (_, annotations, errors, expected) => {
+    expect(isCheckerStop({ annotations, results: [{ errors }] })).toBe(expected);
+  });
+});

@@ -1,0 +1,127 @@
+/**
+ * The exam's task list (docs/client-check.md, "The task list"), performed by the example client:
+ * what an SDK's example program does so that every client rule gets exercised under
+ * `cgs-client-check`. Reads CGS_BASE_URL and CGS_API_KEY from the environment.
+ *
+ *   npx cgs-client-check -- node --import tsx examples/client/tasks.ts
+ *
+ * 1. List every creative to the end (small pages: sparse and empty pages come before the last).
+ * 2. List every campaign to the end (some carry a `status` no client knows: keep them).
+ * 3. Read products by sku (a list) and by productId; join creatives to products on productId.
+ * 4. Patch a creative's metadata with If-Match; after a 412, read it again and retry with the new ETag.
+ * 5. Send one invalid patch (an aspectRatio outside the delivery ratios): a 422, not sent again.
+ * 6. Approve a pending creative (Idempotency-Key).
+ * 7. Create a campaign (Idempotency-Key).
+ * 8. Create a run, poll it until finalizedAt is set, then read its items to the end.
+ */
+import { ApiProblem, Client, type Fault } from './client.ts';
+
+interface Creative { creativeId: string; productId: string; status?: string; metadata?: Record<string, string> }
+interface Campaign { campaignId: string; brandId: string; status: string }
+interface Product { productId: string; sku: string | null; title: string }
+interface Run { runId: string; finalizedAt: string | null; status: string }
+
+const KNOWN_CAMPAIGN_STATUSES = new Set(['IN_PROGRESS', 'CREATING', 'COMPLETED', 'ARCHIVED']);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const log = (line: string) => console.log(`[tasks] ${line}`);
+
+export async function performTasks(client: Client): Promise<void> {
+  // 1. Every creative, to the end.
+  const creatives = await client.all<Creative>('/creatives', { limit: 5 });
+  log(`1. ${creatives.length} creatives`);
+
+  // 2. Every campaign, to the end, whatever its status.
+  const campaigns: Campaign[] = [];
+  for await (const campaign of client.list<Campaign>('/campaigns', { limit: 5 })) {
+    if (client.fault === 'break-on-unknown-status' && !KNOWN_CAMPAIGN_STATUSES.has(campaign.status)) throw new Error(`unknown campaign status ${campaign.status}`);
+    campaigns.push(campaign);
+  }
+  log(`2. ${campaigns.length} campaigns`);
+
+  // 3. Products by sku (a list) and by productId; the join is on productId.
+  const products = await client.all<Product>('/products', { limit: 50 });
+  const withSku = products.find((p) => p.sku !== null);
+  if (withSku) {
+    const bySku = await client.all<Product>('/products', { sku: withSku.sku!, limit: 50 });
+    log(`3. sku ${withSku.sku} names ${bySku.length} product(s)`);
+  }
+  const one = creatives[0];
+  if (one) {
+    const product = await client.request<Product>('GET', `/products/${one.productId}`);
+    log(`3. creative ${one.creativeId} joins product ${product.body.productId}`);
+  }
+
+  // 4. Patch with If-Match; a 412 means read again, then retry with the new ETag.
+  if (one) {
+    let read = await client.request<Creative>('GET', `/creatives/${one.creativeId}`);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        await client.request('PATCH', `/creatives/${one.creativeId}`, { body: { metadata: { exam: 'checked' } }, ifMatch: read.etag!, idempotencyKey: false });
+        log(`4. patched ${one.creativeId}`);
+        break;
+      } catch (error) {
+        if (!(error instanceof ApiProblem) || error.code !== 'PRECONDITION_FAILED') throw error;
+        if (client.fault !== 'no-reread-after-412') read = await client.request<Creative>('GET', `/creatives/${one.creativeId}`);
+      }
+    }
+
+    // 5. An invalid patch: 422, handled, not sent again unchanged.
+    const invalid = () => client.request('PATCH', `/creatives/${one.creativeId}`, { body: { aspectRatio: '7:5' }, idempotencyKey: false });
+    try {
+      await invalid();
+    } catch (error) {
+      if (!(error instanceof ApiProblem) || error.code !== 'VALIDATION_ERROR') throw error;
+      log(`5. invalid patch refused: ${error.status} ${error.code}`);
+      if (client.fault === 'retry-422') await invalid().catch(() => undefined);
+    }
+  }
+
+  // 6. Approve a pending creative.
+  const pending = creatives.find((c) => c.status === 'PENDING');
+  if (pending) {
+    await client.request('POST', `/creatives/${pending.creativeId}/approve`, { idempotencyKey: client.fault === 'no-key-on-approve' ? false : client.newKey() }).then(
+      () => log(`6. approved ${pending.creativeId}`),
+      (error: unknown) => log(`6. approve refused: ${String(error)}`),
+    );
+  }
+
+  // 7. Create a campaign.
+  const brandId = campaigns[0]?.brandId;
+  const brandProducts = brandId ? await client.all<Product>('/products', { brandId, limit: 50 }) : [];
+  if (brandId && brandProducts.length) {
+    const created = await client.request<Campaign>('POST', '/campaigns', { body: { name: 'Exam campaign', brandId, productIds: brandProducts.slice(0, 2).map((p) => p.productId) }, idempotencyKey: client.newKey() });
+    log(`7. created campaign ${created.body.campaignId}`);
+  }
+
+  // 8. A run: create, poll until finalizedAt, then read its items.
+  const presets = await client.all<{ presetId: string }>('/presets');
+  if (presets[0] && products[0]) {
+    const run = await client.request<Run>('POST', '/runs', { body: { productIds: [products[0].productId], creativesPerProduct: 2, presetId: presets[0].presetId }, idempotencyKey: client.newKey() });
+    let current = run.body;
+    if (client.fault !== 'items-before-final') {
+      while (current.finalizedAt === null) {
+        await sleep(250);
+        current = (await client.request<Run>('GET', `/runs/${current.runId}`)).body;
+      }
+    }
+    const items = await client.all<{ jobId: string }>(`/runs/${current.runId}/items`, { limit: 1 });
+    log(`8. run ${current.runId} ${current.status}: ${items.length} items`);
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const base = process.env.CGS_BASE_URL;
+  const key = process.env.CGS_API_KEY;
+  if (!base || !key) {
+    console.error('CGS_BASE_URL and CGS_API_KEY must be set (cgs-client-check sets them)');
+    process.exit(2);
+  }
+  const fault = (process.env.EXAMPLE_CLIENT_FAULT || undefined) as Fault | undefined;
+  performTasks(new Client(base, key, fault)).then(
+    () => log('done'),
+    (error: unknown) => {
+      console.error(`[tasks] failed: ${error instanceof Error ? error.message : String(error)}`);
+      process.exit(1);
+    },
+  );
+}

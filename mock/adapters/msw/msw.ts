@@ -1,0 +1,324 @@
+/**
+ * The stateful mock in-process, as MSW (Mock Service Worker, msw 2.x) request handlers: for Node
+ * test runners (`setupServer` of `msw/node`) and the browser (`setupWorker` of `msw/browser`,
+ * Storybook). Exported by the package as `<package>/msw`.
+ *
+ *   const mock = createMockHandlers({ baseUrl: 'http://api.test' });
+ *   const server = setupServer(...mock.handlers);
+ *   const { keys } = await mock.control.createAccount({ plan: 'growth' });
+ *   await fetch('http://api.test/api/public/v1/creatives', { headers: { authorization: `Bearer ${keys.all.key}` } });
+ *
+ * One in-process mock (the services of mock/core/services.ts) behind three sets of handlers:
+ *
+ *   `${baseUrl}/api/public/v1`, `/api/public/v1/*`  the API: `runPipeline`, the very pipeline the
+ *                                  server's front (mock/adapters/node/front.ts) runs; the same bytes and headers
+ *                                  (HEAD as GET without the body, as the server answers it)
+ *   `${baseUrl}/__mock`, `/__mock/*`  the control plane: `dispatchControl` (mock/control/routes.ts),
+ *                                  as the server's /__mock routes; the event stream is a ReadableStream
+ *   `${baseUrl}/media/*`           the media the API's URLs point at (answerMedia, mock/media/serve.ts):
+ *                                  the PNGs and player pages; not the video clips (404 in-process, D61)
+ *
+ * and `control`, the same control plane as typed methods (mock/adapters/msw/control.ts). Webhooks are
+ * signed as the server signs them and handed to `webhooks.deliver`, or POSTed with `fetch`.
+ * What differs from the server (no sockets, so no 413 lingering close and no 431; no video
+ * clips; no CORS headers; the URL as the WHATWG parser normalised it): README "Using it in-process (MSW)", D61.
+ */
+import { http, HttpResponse, RequestHandler, type HttpHandler } from 'msw';
+import { apiVersion, basePath } from '../../../spec/contract.ts';
+import type { ApiVersion } from '../../../spec/api-versions.ts';
+import { Clock } from '../../core/clock.ts';
+import { dispatchControl, type ControlHttpResponse } from '../../control/routes.ts';
+import type { ControlOptions } from '../../control/http.ts';
+import { createServices, type MockServices } from '../../core/services.ts';
+import { ApiError, reasonPhrase } from '../../core/errors.ts';
+import type { DeliveryResult, Transport } from '../../events/transport.ts';
+import { answerMedia, MediaService } from '../../media/serve.ts';
+import { runPipeline } from '../../pipeline/index.ts';
+import { toQuery } from '../../pipeline/query.ts';
+import type { RawRequest, RawResponse } from '../../pipeline/types.ts';
+import { demoKeys, seedDemo, DEMO_ACCOUNT_ID } from '../../seed/account.ts';
+import { createControl, eventStream, type MockControl } from './control.ts';
+import { loadScenario, type Scenario, type ScenarioLoaded } from '../../scenario/apply.ts';
+
+export { ScenarioError, type Scenario, type ScenarioLoaded, type ScenarioProblem } from '../../scenario/apply.ts';
+import type { ExamRuleReport } from '../../exam/judge.ts';
+
+export { ControlProblem, type ControlArgs, type ControlBody, type ControlOperationId, type ControlQuery, type ControlResult, type MockControl } from './control.ts';
+/** The public API's generated types (openapi-typescript of spec/openapi.yaml), for typing a client's results. */
+export type { components, operations, paths } from '../../../spec/generated/openapi.ts';
+/** The control plane's generated types (spec/mock-control.yaml). */
+export type { components as controlComponents, operations as controlOperations } from '../../../spec/generated/mock-control.ts';
+
+/** A webhook delivery as the server would POST it: the receiver's URL, the signed headers, the body. */
+export interface WebhookDelivery {
+  url: string;
+  /** content-type and the standardwebhooks headers (webhook-id, webhook-timestamp, webhook-signature), as the server sends them. */
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface MockHandlersOptions {
+  /** The origin the client calls (`http://api.test`, or `location.origin` in a browser), with no trailing slash. */
+  baseUrl: string;
+  /**
+   * The demo account of `npm start -- --seed N`: `acc_demo`, its data and its deterministic demo keys
+   * (`demo.keys`). Default 42; `false`: an empty store (create accounts with `control.createAccount`).
+   */
+  seed?: number | false;
+  /** The mock's clock: 'manual' (default: moves only by `control.advanceClock`/`setClock`), 'real', or your own Clock. */
+  clock?: Clock | 'manual' | 'real';
+  webhooks?: {
+    /**
+     * Where deliveries go: called with each signed delivery; resolve to the receiver's status (2xx:
+     * delivered, else retried as the server retries). Default: POST it with the global `fetch` to
+     * the endpoint's URL (which your own MSW handler may answer).
+     */
+    deliver?: (delivery: WebhookDelivery) => Promise<{ status: number }>;
+  };
+  /**
+   * The document version served. The version is chosen when spec/contract.ts loads (CGS_API_VERSION,
+   * as `--api-version`), so this only checks that the loaded one is the one asked for.
+   */
+  apiVersion?: ApiVersion;
+  /** Unexpected errors of the mock (default: console.error). */
+  logError?: (error: unknown, context: string) => void;
+  /**
+   * A scenario file to make after the demo account (spec/schemas/scenario.schema.json, docs/frontend.md):
+   * its YAML or JSON text (errors name its lines; `import text from './story.yaml?raw'` in Vite), or
+   * the parsed object. Its accounts and keys are `scenario` once `ready` resolves; a bad one rejects
+   * `ready` with a ScenarioError naming each field.
+   */
+  scenario?: string | Scenario;
+  /**
+   * The client exam (docs/client-check.md) on the demo account: its requests meet the seeded
+   * adversity the contract allows, and `control.examReport()` judges them against the CLIENT- rules.
+   * Needs the demo account (`seed` not false); the clock defaults to 'real' (Retry-After is judged on it).
+   */
+  exam?: { seed: number; rate?: number };
+}
+
+/** The in-process exam's judgement (the control plane's getExamReport of the demo account). */
+export type { ExamRuleReport } from '../../exam/judge.ts';
+
+export interface MockHandlers {
+  /** MSW handlers: pass them to setupServer / setupWorker (or `server.use`). */
+  handlers: RequestHandler[];
+  /** The control plane as typed methods (spec/mock-control.yaml operationIds), and `examReport()` with `exam`. */
+  control: MockControl & { examReport(): Promise<ExamRuleReport> };
+  /** The in-process mock's services (store, clock, event log...): for what the control plane does not offer. */
+  services: MockServices;
+  /** The demo account when `seed` is not false: its id and its keys by name (`all`, and one per scope). */
+  demo: { accountId: string; keys: Record<string, string> } | undefined;
+  /** Resolves once the demo account and the scenario exist (the handlers wait for it themselves). */
+  ready: Promise<void>;
+  /** What the `scenario` option made (its accounts with their keys), once `ready` resolved; else undefined. */
+  readonly scenario: ScenarioLoaded | undefined;
+  /** Stops the clock's timers and the change feed; the handlers answer nothing useful afterwards. */
+  dispose(): void;
+}
+
+/** A webhook transport that hands deliveries to a callback or to `fetch` (same signed request, no sockets of our own). */
+export function fetchTransport(deliver?: (delivery: WebhookDelivery) => Promise<{ status: number }>): Transport {
+  return async (delivery): Promise<DeliveryResult> => {
+    const request: WebhookDelivery = { url: delivery.url, headers: { ...delivery.headers, 'user-agent': 'cgs-mock-webhooks/1' }, body: delivery.body };
+    try {
+      if (deliver) return { status: (await deliver(request)).status };
+      const signal = AbortSignal.timeout(delivery.timeoutMs);
+      const response = await fetch(request.url, { method: 'POST', headers: request.headers, body: request.body, signal });
+      await response.body?.cancel();
+      return { status: response.status };
+    } catch (error) {
+      return { error: error instanceof Error ? error.message : String(error) };
+    }
+  };
+}
+
+/** The headers of a fetch Request as the pipeline reads them (lower-case names, one string each). */
+function headersOf(request: Request): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  request.headers.forEach((value, name) => {
+    out[name] = value;
+  });
+  return out;
+}
+
+const BODY_LIMIT_BYTES = 1024 * 1024;
+const BODYLESS = new Set(['GET', 'HEAD', 'TRACE']);
+
+/** The body as the server's front reads it: none without a body or a Content-Type, else its bytes. */
+async function bodyOf(request: Request): Promise<Uint8Array | undefined> {
+  if (BODYLESS.has(request.method) || request.body === null) return undefined;
+  const bytes = new Uint8Array(await request.arrayBuffer());
+  if (bytes.length === 0 && !request.headers.has('content-type')) return undefined;
+  return bytes;
+}
+
+/** A RawResponse as a fetch Response: status, reason phrase, headers with Content-Length, the bytes (none for HEAD). */
+function toResponse(response: RawResponse, head: boolean): Response {
+  const body = typeof response.body === 'string' ? new TextEncoder().encode(response.body) : new Uint8Array(response.body);
+  const headers = { ...response.headers, 'content-length': String(body.length) };
+  const empty = head || response.status === 204 || response.status === 304;
+  return new HttpResponse(empty ? null : body, { status: response.status, statusText: reasonPhrase(response.status), headers });
+}
+
+function controlResponse(response: ControlHttpResponse, head: boolean): Response {
+  const init = { status: response.status, statusText: reasonPhrase(response.status), headers: { ...response.headers } };
+  if (response.stream) return new HttpResponse(eventStream(response), init);
+  if (response.body === undefined) return new HttpResponse(null, init);
+  const body = new TextEncoder().encode(response.body);
+  init.headers['content-length'] = String(body.length);
+  return new HttpResponse(head ? null : body, init);
+}
+
+type Resolver = (info: { request: Request }) => Promise<Response>;
+
+/**
+ * A handler for every request under one URL prefix (`${prefix}`, `${prefix}/…`, `${prefix}?…`):
+ * a predicate on the URL string and nothing else. msw's `http.all` would parse every request's
+ * cookies and match a path pattern for each handler it tries, about 80 µs a request that the mock
+ * does not need (the pipeline reads the path itself); measured side by side in `npm run bench --
+ * --only msw`. msw's own request log (the browser console's "[MSW] GET … (200 OK)") is kept: it is
+ * written by an `http.all` of the same pattern.
+ */
+class PrefixHandler extends RequestHandler {
+  private readonly display: HttpHandler;
+
+  constructor(
+    private readonly prefix: string,
+    resolver: Resolver,
+  ) {
+    super({ info: { header: `${prefix}/*` }, resolver: resolver as never });
+    this.display = http.all(`${prefix}/*`, resolver);
+  }
+
+  predicate({ request }: { request: Request }): boolean {
+    const url = request.url;
+    if (!url.startsWith(this.prefix)) return false;
+    const next = url.charCodeAt(this.prefix.length);
+    return Number.isNaN(next) || next === 47 /* / */ || next === 63 /* ? */;
+  }
+
+  log(args: { request: Request; response: Response; parsedResult: unknown }): void {
+    void this.display.log(args);
+  }
+}
+
+/** The base URL without a trailing slash; a relative one (`/mock`) is resolved against the page's location, as msw resolves its paths. */
+function absoluteBase(baseUrl: string): string {
+  const location = (globalThis as { location?: { href?: string } }).location?.href;
+  const absolute = /^[a-z][a-z0-9+.-]*:/i.test(baseUrl) || location === undefined ? baseUrl : new URL(baseUrl, location).href;
+  return absolute.replace(/\/+$/, '');
+}
+
+export function createMockHandlers(options: MockHandlersOptions): MockHandlers {
+  const baseUrl = absoluteBase(options.baseUrl);
+  if (options.apiVersion !== undefined && options.apiVersion !== apiVersion) {
+    throw new Error(`createMockHandlers: apiVersion '${options.apiVersion}' asked for, but this process loaded the '${apiVersion}' document (set CGS_API_VERSION=${options.apiVersion} before importing)`);
+  }
+  // A base URL may have a path of its own (`http://localhost:6006/mock`): the routes below it are the server's.
+  const basePathname = new URL(baseUrl).pathname.replace(/\/+$/, '');
+  const apiPath = basePathname + basePath;
+  const clock = options.clock instanceof Clock ? options.clock : new Clock({ mode: options.clock ?? (options.exam ? 'real' : 'manual') });
+  const services = createServices({
+    clock,
+    publicUrl: baseUrl,
+    webhooks: { transport: fetchTransport(options.webhooks?.deliver) },
+    ...(options.logError ? { logError: options.logError } : {}),
+  });
+  // The PNGs and player pages (PNG deflated by CompressionStream where there is no node:zlib); no clips.
+  services.media = new MediaService();
+  const media = services.media;
+  const seed = options.seed === undefined ? 42 : options.seed;
+  const controlOptions: ControlOptions = seed === false ? {} : { onReset: (s) => seedDemo(s, seed) };
+  if (options.exam && seed === false) throw new Error('createMockHandlers: exam needs the demo account (seed not false)');
+  const exam = options.exam;
+  let loaded: ScenarioLoaded | undefined;
+  const seeded = (seed === false ? Promise.resolve() : seedDemo(services, seed)).then(async () => {
+    if (exam) await typed.startExam(DEMO_ACCOUNT_ID, { seed: exam.seed, ...(exam.rate !== undefined ? { rate: exam.rate } : {}) });
+  });
+  const scenario = options.scenario;
+  const ready =
+    scenario === undefined
+      ? seeded
+      : seeded.then(async () => {
+          loaded = await loadScenario({ services, dispatch: (request) => dispatchControl(services, controlOptions, { ...request, headers: {} }) }, scenario, 'the scenario option');
+        });
+  const typed = createControl(services, controlOptions);
+  const control = Object.assign(typed, {
+    /** The judgement of the demo account's requests so far (rejects when no exam runs). */
+    examReport: () => typed.getExamReport(DEMO_ACCOUNT_ID, {}) as Promise<ExamRuleReport>,
+  });
+
+  const api = async ({ request }: { request: Request }): Promise<Response> => {
+    await ready;
+    const url = new URL(request.url);
+    const head = request.method === 'HEAD';
+    const raw: RawRequest = {
+      // HEAD is answered as GET without a body (RFC 9110 9.3.2), as the server's front does.
+      method: head ? 'GET' : request.method,
+      path: url.pathname.slice(apiPath.length) || '/',
+      fullPath: basePath + url.pathname.slice(apiPath.length),
+      query: toQuery(url.searchParams),
+      headers: headersOf(request),
+      body: undefined,
+      ip: '127.0.0.1',
+    };
+    const body = await bodyOf(request);
+    if (body !== undefined && body.length > BODY_LIMIT_BYTES) raw.refused = new ApiError('PAYLOAD_TOO_LARGE', `Request bodies are limited to ${BODY_LIMIT_BYTES} bytes.`);
+    else raw.body = body as RawRequest['body'];
+    return toResponse(await runPipeline(services, raw), head);
+  };
+
+  const controlPlane = async ({ request }: { request: Request }): Promise<Response> => {
+    await ready;
+    const url = new URL(request.url);
+    const head = request.method === 'HEAD';
+    const method = head ? 'GET' : request.method;
+    const body = await bodyOf(request);
+    const response = await dispatchControl(services, controlOptions, {
+      method,
+      url: url.pathname.slice(basePathname.length) + url.search,
+      headers: headersOf(request),
+      body,
+      signal: request.signal,
+    });
+    return controlResponse(response, head);
+  };
+
+  const mediaFiles = async ({ request }: { request: Request }): Promise<Response> => {
+    const url = new URL(request.url);
+    const head = request.method === 'HEAD';
+    const answer = await answerMedia(media, request.method, url.pathname.slice(basePathname.length), request.headers.get('if-none-match') ?? undefined);
+    const empty = head || answer.status === 304 || answer.body === undefined;
+    return new HttpResponse(empty ? null : (answer.body as Uint8Array<ArrayBuffer>), { status: answer.status, statusText: reasonPhrase(answer.status), headers: answer.headers });
+  };
+
+  const apiBase = `${baseUrl}${basePath}`;
+  const handlers: RequestHandler[] = [new PrefixHandler(apiBase, api), new PrefixHandler(`${baseUrl}/__mock`, controlPlane), new PrefixHandler(`${baseUrl}/media`, mediaFiles)];
+
+  const demo =
+    seed === false
+      ? undefined
+      : {
+          accountId: DEMO_ACCOUNT_ID,
+          get keys(): Record<string, string> {
+            return Object.fromEntries(demoKeys(services, seed));
+          },
+        };
+
+  return {
+    handlers,
+    control,
+    services,
+    demo,
+    ready,
+    get scenario() {
+      return loaded;
+    },
+    dispose() {
+      services.feed.closeAll();
+      services.leases.dispose();
+      services.clock.dispose();
+    },
+  };
+}

@@ -1,0 +1,193 @@
+/**
+ * Builds the HTTP app: one node:http server whose requests first meet mock/web/ (a CORS preflight
+ * answered, the CORS headers set, /docs/ served), then those under /media/ get the bytes behind the
+ * URLs the mock hands out (mock/media/serve.ts: no key, no pipeline), those under the API prefix go
+ * to the API's front (mock/adapters/node/front.ts: straight to `runPipeline`, mock/pipeline/index.ts) and every
+ * other request to fastify, which serves the control plane (mock/control/) and answers unknown paths. Bodies are
+ * read raw (any content type, up to 1 MiB) so that the pipeline, not the HTTP layer, decides what
+ * is malformed and answers in the contract's problem+json shape.
+ */
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import inject, { type InjectOptions, type Response as InjectResponse } from 'light-my-request';
+import { basePath } from '../../../spec/contract.ts';
+import type { Clock } from '../../core/clock.ts';
+import { createServices, type CoreOptions, type MockServices } from '../../core/services.ts';
+import type { ControlOptions } from '../../control/http.ts';
+import { registerConsole } from '../../console/serve.ts';
+import { registerControlRoutes } from '../../control/routes.ts';
+import { ApiError, reasonPhrase } from '../../core/errors.ts';
+import { apiFront, BODY_LIMIT_BYTES, discardRest, edgeResponse, isApiTarget, LINGER_MAX_BYTES, LINGER_MAX_MS, malformedUrl, nodeBytes } from './front.ts';
+import { originOf } from '../../media/links.ts';
+import { clipFile, mediaListener } from '../../media/node.ts';
+import { MediaService, type MediaOptions } from '../../media/serve.ts';
+import { httpTransport } from '../../events/transport.ts';
+import { saveStateFile } from './persistence.ts';
+import { nextRequestId } from '../../pipeline/index.ts';
+import { errorResponse, PROBLEM_TYPE } from '../../pipeline/respond.ts';
+import type { RawResponse } from '../../pipeline/types.ts';
+import { webFront, type WebOptions } from '../../web/index.ts';
+
+export interface MockOptions extends CoreOptions {
+  /** The rendered-media cache and render concurrency (mock/media/serve.ts). */
+  media?: MediaOptions;
+  /** What the control plane needs from the process (reset re-seed, the --state file). */
+  control?: ControlOptions;
+  /**
+   * The origin (and optional path prefix) media URLs are handed out on (`--public-url`), for a
+   * mock reached through another host or port. Default: the origin the server listens on
+   * (`http://localhost` until it listens, for in-process requests).
+   */
+  publicUrl?: string;
+  /** CORS (default on, any origin) and /docs/ (mock/web/). */
+  web?: WebOptions;
+}
+
+export type { MockServices } from '../../core/services.ts';
+
+export interface Mock {
+  /** The server's fastify instance: `listen` and `close` serve and stop the whole mock (API included). */
+  app: FastifyInstance;
+  services: MockServices;
+  /**
+   * An in-process request (no socket, light-my-request) through the same listener the server runs:
+   * the API's front, then fastify. Use this, not `app.inject`, which only reaches fastify's routes.
+   */
+  inject(options: InjectOptions): Promise<InjectResponse>;
+}
+
+export function buildMock(options: MockOptions = {}): Mock {
+  // The node adapter's parts of the core: webhooks over real HTTP, the media, the --state file.
+  const services = createServices({ ...options, webhooks: { ...options.webhooks, transport: options.webhooks?.transport ?? httpTransport } });
+  services.media = new MediaService({ clip: clipFile, ...options.media });
+  const control: ControlOptions = { saveStateFile, ...options.control };
+  const { store, logError } = services;
+
+  const web = webFront(options.web);
+  const front = apiFront(services);
+  const media = mediaListener(services.media, logError);
+  const edge = (error: ApiError, request: { url?: string; ip?: string }): RawResponse => edgeResponse(services, error, request.url, request.ip);
+
+  // One listener for the socket and for inject: CORS and /docs/ (mock/web/), the media, the API's
+  // front, or else fastify's routing.
+  let routing: http.RequestListener | undefined;
+  const listener: http.RequestListener = (req, res) => {
+    if (!web(req, res) && !media(req, res) && !front(req, res)) routing!(req, res);
+  };
+  const app = Fastify({
+    bodyLimit: BODY_LIMIT_BYTES,
+    logger: false,
+    // fastify's own defaults for the server it would have built (keep-alive 72 s, no timeouts).
+    serverFactory: (handler) => {
+      routing = handler;
+      const server = http.createServer(listener);
+      // Media URLs name the origin the server listens on unless --public-url said otherwise; the
+      // kept answers named the previous one.
+      server.on('listening', () => {
+        const address = server.address();
+        if (options.publicUrl !== undefined || typeof address !== 'object' || address === null) return;
+        store.publicOrigin = originOf(address);
+        services.responses.clear();
+      });
+      server.keepAliveTimeout = 72_000;
+      server.requestTimeout = 0;
+      return server;
+    },
+    // A URL fastify cannot decode (a broken percent-escape) still answers in the contract's shape.
+    frameworkErrors: (error, request, reply) => {
+      send(reply, edge(malformedUrl(error.message), request));
+    },
+    // What node's parser refuses before any listener runs (headers or a URL over node's 16 KiB,
+    // a broken request line, a header timeout): problem+json too, then a lingering close.
+    clientErrorHandler: (error: Error & { code?: string }, socket) => clientError(services.clock, error, socket),
+  });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => done(null, body));
+
+  registerControlRoutes(app, services, control);
+  app.addHook('onClose', async () => services.leases.dispose());
+  registerConsole(app);
+
+  // Anything fastify itself refuses (an oversized body, a broken request line) still answers in the
+  // contract's problem+json shape.
+  app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
+    const instance = request.url.split('?')[0] ?? request.url;
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || error.statusCode === 413) {
+      // As on the API (front.ts): the rest of the body is read and discarded before the answer.
+      const response = edge(new ApiError('PAYLOAD_TOO_LARGE', `Request bodies are limited to ${BODY_LIMIT_BYTES} bytes.`), request);
+      response.headers.connection = 'close';
+      return new Promise<FastifyReply>((resolve) => discardRest(request.raw, services.clock, () => resolve(reply.status(response.status).headers(response.headers).send(response.body))));
+    }
+    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+      return send(reply, edge(new ApiError('VALIDATION_ERROR', error.message, { extensions: { errors: [{ field: 'request', message: error.message }] } }), request));
+    }
+    services.logError(error, `${request.method} ${instance}`);
+    return reply.status(500).type('application/problem+json').send({ type: '/errors/INTERNAL_ERROR', title: 'Internal Server Error', status: 500, code: 'INTERNAL_ERROR', requestId: nextRequestId() });
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const instance = request.url.split('?')[0] ?? request.url;
+    // Only `app.inject` can bring an API request here (the server's listener hands every one to
+    // the front): a test that would see a 404 for a route that exists is told why instead.
+    if (isApiTarget(request.url)) services.logError(new Error(`${request.method} ${request.url} reached fastify: API requests go through mock.inject or the server, not app.inject`), 'routing');
+    send(reply, edge(new ApiError('NOT_FOUND', `No route at ${instance}; the API lives under ${basePath} and the control plane under /__mock.`), request));
+  });
+  // fastify's answers (the control plane, unknown paths) carry the same reason phrases as the API's.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.raw.statusMessage = reasonPhrase(reply.statusCode);
+    return payload;
+  });
+  // Open streams never end by themselves: close them before the server waits for its connections.
+  app.addHook('preClose', async () => services.feed.closeAll());
+  app.addHook('onClose', async () => services.clock.dispose());
+
+  return {
+    app,
+    services,
+    async inject(injectOptions) {
+      await app.ready(); // every route is in place
+      return inject(listener, injectOptions);
+    },
+  };
+}
+
+/**
+ * node:http's `clientError`: a request its parser refused before any listener ran. Answered in the
+ * contract's shape (431 `HEADERS_TOO_LARGE` for headers or a URL over node's limit, 408
+ * `REQUEST_TIMEOUT` for headers that never completed, else 400 `VALIDATION_ERROR`), written on
+ * the socket as node would, then a lingering close: what the client still sends is read and
+ * discarded (bounded) before the socket closes, so it reads the answer instead of a reset.
+ */
+function clientError(clock: Clock, error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const refused =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new ApiError('HEADERS_TOO_LARGE', 'The request line and headers exceed 16 KiB.')
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new ApiError('REQUEST_TIMEOUT', 'The request headers did not arrive in time.')
+        : new ApiError('VALIDATION_ERROR', `The request could not be parsed: ${error.code ?? error.message}.`, { extensions: { errors: [{ field: 'request', message: 'is not a valid HTTP/1.1 request' }] } });
+  // No request was parsed: no instance to name and no RateLimit headers (nothing was counted, D51).
+  const { instance: _unknown, ...problem } = JSON.parse(String(errorResponse(refused, undefined, '', nextRequestId()).body)) as Record<string, unknown>;
+  const response = { status: refused.status, body: JSON.stringify(problem) };
+  const body = nodeBytes(response.body);
+  const head = [`HTTP/1.1 ${response.status} ${reasonPhrase(response.status)}`, `content-type: ${PROBLEM_TYPE}`, `content-length: ${body.length}`, 'connection: close', '', ''].join('\r\n');
+  if (!socket.writable) return void socket.destroy();
+  let discarded = 0;
+  const close = () => {
+    timer.cancel();
+    socket.destroy();
+  };
+  const timer = clock.wallTimer(LINGER_MAX_MS, close);
+  socket.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > LINGER_MAX_BYTES) close();
+  });
+  socket.once('end', close);
+  socket.once('error', close);
+  socket.end(Buffer.concat([Buffer.from(head, 'latin1'), body]));
+  socket.resume();
+}
+
+function send(reply: FastifyReply, response: RawResponse): void {
+  reply.status(response.status).headers(response.headers).send(response.body);
+}

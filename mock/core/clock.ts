@@ -1,0 +1,561 @@
+/**
+ * The injected clock. This is the ONLY file in mock/ that may read the wall clock
+ * (`Date.now()` in real-time mode and for `wallNow`, `setTimeout` to wake the scheduler). Everything
+ * else takes `now` from a Clock, so tests advance time instead of sleeping; a test injects the wall
+ * clock itself with the `wall` option.
+ *
+ * Two modes:
+ * - `real`: time follows the wall clock (from the moment the mode was entered, continuing from
+ *   the clock's current reading, so switching modes never moves time backwards);
+ * - `manual`: time stands still until `advance(seconds)` moves it.
+ *
+ * The clock also owns the scheduler: `schedule(at, task)` runs `task` once the clock reaches `at`.
+ * In manual mode `advance` runs every due task in time order, with `now()` reading each task's due
+ * time while it runs, so a 1,000-item run settles in one advance, deterministically.
+ * `advanceSettled` does the same for tasks whose work finishes outside the clock (a webhook attempt
+ * on the wire): it waits for that work between tasks, so what the work schedules (a retry) still
+ * runs inside the advance, at its own due time.
+ *
+ * `wallNow()` is the real time whatever the mode: what a signature a receiver checks against its own
+ * clock must carry (`webhook-timestamp`, mock/events/webhooks.ts).
+ *
+ * Per-account test clocks (Stripe's model, D91): `forAccount(id)` is an account's clock, reading
+ * the mock's time plus that account's own advance. Everything of the account that is timed reads
+ * and schedules on it, so advancing one account (`AccountClock.advance`) runs that account's
+ * schedule and nobody else's, while advancing the mock's clock moves every account.
+ */
+
+export type ClockMode = 'real' | 'manual';
+
+/**
+ * Real elapsed milliseconds on the process's monotonic timer (never the mock's time): how long
+ * the mock took to answer (the request journal's latency). Kept here with the other real-time reads.
+ */
+export function monotonicMs(): number {
+  return performance.now();
+}
+
+/**
+ * A repeating timer in real time (a live stream's keep-alive), whatever the mock's clock does. It
+ * does not keep the process alive. Returns the function that stops it.
+ */
+export function realInterval(ms: number, run: () => void): () => void {
+  const timer = setInterval(run, ms);
+  timer.unref?.();
+  return () => clearInterval(timer);
+}
+
+export interface Scheduled {
+  readonly id: number;
+  readonly at: number;
+  cancel(): void;
+}
+
+interface Task {
+  id: number;
+  at: number;
+  seq: number;
+  run: () => void;
+  cancelled: boolean;
+}
+
+/** A binary min-heap ordered by (at, seq), so ties run in scheduling order. */
+class TaskHeap {
+  private readonly items: Task[] = [];
+  get size(): number {
+    return this.items.length;
+  }
+  peek(): Task | undefined {
+    return this.items[0];
+  }
+  push(task: Task): void {
+    const a = this.items;
+    a.push(task);
+    let i = a.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!before(a[i]!, a[parent]!)) break;
+      [a[i], a[parent]] = [a[parent]!, a[i]!];
+      i = parent;
+    }
+  }
+  pop(): Task | undefined {
+    const a = this.items;
+    const top = a[0];
+    const last = a.pop();
+    if (a.length > 0 && last) {
+      a[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < a.length && before(a[l]!, a[m]!)) m = l;
+        if (r < a.length && before(a[r]!, a[m]!)) m = r;
+        if (m === i) break;
+        [a[i], a[m]] = [a[m]!, a[i]!];
+        i = m;
+      }
+    }
+    return top;
+  }
+}
+
+function before(x: Task, y: Task): boolean {
+  return x.at < y.at || (x.at === y.at && x.seq < y.seq);
+}
+
+export interface ClockOptions {
+  mode?: ClockMode;
+  /** Start time in epoch milliseconds (manual mode default: 2026-01-01T00:00:00Z). */
+  start?: number;
+  /** Where errors thrown by scheduled tasks go (default: console.error). */
+  onTaskError?: (error: unknown) => void;
+  /** The wall clock, epoch milliseconds (default `Date.now`; tests inject their own). */
+  wall?: () => number;
+}
+
+/** Work a task leaves under way outside the clock (requests on the wire), for `advanceSettled`. */
+export interface OutsideWork {
+  /** Whether some is under way now. */
+  busy(): boolean;
+  /** Resolves once none is under way. */
+  settle(): Promise<void>;
+}
+
+export const DEFAULT_MANUAL_START: number = Date.UTC(2026, 0, 1, 0, 0, 0);
+
+/**
+ * What a service reads time from and schedules on: the mock's clock, or one account's
+ * (`Clock.forAccount`). A service that works for one account takes that account's clock.
+ */
+export interface TimeSource {
+  readonly mode: ClockMode;
+  now(): number;
+  nowIso(): string;
+  wallNow(): number;
+  wallTimer(ms: number, run: () => void): { cancel(): void };
+  schedule(at: number, run: () => void): Scheduled;
+  after(seconds: number, run: () => void): Scheduled;
+}
+
+export class Clock implements TimeSource {
+  private modeValue: ClockMode;
+  /** Manual mode: the current time. Real mode: the reading when real mode was entered. */
+  private base: number;
+  /** Real mode: the wall-clock time when real mode was entered. */
+  private wallBase = 0;
+  private readonly heap = new TaskHeap();
+  private seq = 0;
+  private nextId = 1;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  /** While a task runs in manual mode, now() reads its due time. */
+  private running: number | undefined;
+  private draining = false;
+  /** The advance under way (advanceSettled), so that advances run one after another. */
+  private advancing: Promise<void> = Promise.resolve();
+  private readonly onTaskError: (error: unknown) => void;
+  private readonly wall: () => number;
+  /** The per-account clocks made so far (forAccount). */
+  private readonly accounts = new Map<string, AccountClock>();
+
+  constructor(options: ClockOptions = {}) {
+    this.wall = options.wall ?? Date.now;
+    this.modeValue = options.mode ?? 'manual';
+    this.base = options.start ?? (this.modeValue === 'real' ? this.wall() : DEFAULT_MANUAL_START);
+    this.wallBase = this.wall();
+    this.onTaskError = options.onTaskError ?? ((error) => console.error('scheduled task failed', error));
+  }
+
+  get mode(): ClockMode {
+    return this.modeValue;
+  }
+
+  /** Current time in epoch milliseconds. */
+  now(): number {
+    if (this.running !== undefined) return this.running;
+    if (this.modeValue === 'manual') return this.base;
+    return this.base + (this.wall() - this.wallBase);
+  }
+
+  /** The wall clock's time (epoch ms) whatever the mode: for what is checked against real time. */
+  wallNow(): number {
+    return this.wall();
+  }
+
+  /**
+   * Runs `run` once after `ms` of real time whatever the mode (a bound on network waits, such as a
+   * lingering close, mock/adapters/node/front.ts); `cancel` stops it. It never keeps the process alive.
+   */
+  wallTimer(ms: number, run: () => void): { cancel(): void } {
+    const timer = setTimeout(run, ms);
+    timer.unref?.();
+    return { cancel: () => clearTimeout(timer) };
+  }
+
+  nowIso(): string {
+    return new Date(this.now()).toISOString();
+  }
+
+  setMode(mode: ClockMode): void {
+    if (mode === this.modeValue) return;
+    const current = this.now();
+    this.modeValue = mode;
+    this.base = current;
+    this.wallBase = this.wall();
+    this.rearm();
+  }
+
+  /** Manual mode: move time forward and run every task that falls due, in order. */
+  advance(seconds: number): void {
+    if (!(seconds >= 0) || !Number.isFinite(seconds)) throw new RangeError('advance takes a finite, non-negative number of seconds');
+    const target = this.now() + Math.round(seconds * 1000);
+    if (this.modeValue === 'real') {
+      // Jump the real clock forward by the same amount, then run what fell due.
+      this.base += Math.round(seconds * 1000);
+      this.drain(target);
+      this.rearm();
+      return;
+    }
+    this.drain(target);
+    this.base = target;
+  }
+
+  /**
+   * `advance` for tasks that start work outside the clock: after each task, while `work.busy()`,
+   * waits for `work.settle()` before the next, so a task that work schedules (a webhook retry due
+   * inside the advance) runs in this advance, in time order, at its own due time. Advances made this
+   * way run one after another. Resolves when every task due by the target ran and no work is under way.
+   */
+  advanceSettled(seconds: number, work: OutsideWork): Promise<void> {
+    if (!(seconds >= 0) || !Number.isFinite(seconds)) return Promise.reject(new RangeError('advance takes a finite, non-negative number of seconds'));
+    return this.serialized(() => this.advanceInSteps(Math.round(seconds * 1000), work));
+  }
+
+  /** Runs `step` after every advance already under way (the mock's or an account's) finished. */
+  serialized(step: () => Promise<void>): Promise<void> {
+    const run = this.advancing.then(step);
+    this.advancing = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Reports an error a scheduled task threw (an account's task too). */
+  taskFailed(error: unknown): void {
+    this.onTaskError(error);
+  }
+
+  /** An account's test clock (made on first use): this clock's time plus the account's own advance. */
+  forAccount(accountId: string): AccountClock {
+    let clock = this.accounts.get(accountId);
+    if (!clock) {
+      clock = new AccountClock(this, accountId);
+      this.accounts.set(accountId, clock);
+    }
+    return clock;
+  }
+
+  /** Each account's own advance in milliseconds (only those advanced): what a state file keeps. */
+  accountOffsets(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const [id, clock] of this.accounts) if (clock.offsetMs > 0) out[id] = clock.offsetMs;
+    return out;
+  }
+
+  /** Restores saved advances (a loaded state file), before anything is scheduled on those accounts. */
+  restoreAccountOffsets(offsets: Readonly<Record<string, number>>): void {
+    for (const [id, ms] of Object.entries(offsets)) if (Number.isFinite(ms) && ms > 0) this.forAccount(id).restoreOffset(ms);
+  }
+
+  private async advanceInSteps(ms: number, work: OutsideWork): Promise<void> {
+    const target = this.now() + ms;
+    if (this.modeValue === 'real') this.base += ms;
+    for (;;) {
+      const finished = this.drain(target, () => work.busy());
+      if (finished && !work.busy()) break;
+      await work.settle();
+    }
+    if (this.modeValue === 'manual') this.base = Math.max(this.base, target);
+    else this.rearm();
+  }
+
+  /** Schedule `run` at `at` (epoch ms). A time in the past runs at the next drain. */
+  schedule(at: number, run: () => void): Scheduled {
+    const task: Task = { id: this.nextId++, at, seq: this.seq++, run, cancelled: false };
+    this.heap.push(task);
+    if (this.modeValue === 'real') this.rearm();
+    return {
+      id: task.id,
+      at,
+      cancel: () => {
+        task.cancelled = true;
+      },
+    };
+  }
+
+  /** Schedule `run` after `seconds` of clock time. */
+  after(seconds: number, run: () => void): Scheduled {
+    return this.schedule(this.now() + Math.round(seconds * 1000), run);
+  }
+
+  /** When the earliest task not cancelled is due (epoch ms), or undefined when none is scheduled. */
+  nextDue(): number | undefined {
+    for (let top = this.heap.peek(); top; top = this.heap.peek()) {
+      if (!top.cancelled) return top.at;
+      this.heap.pop(); // a cancelled task never runs: drop it now
+    }
+    return undefined;
+  }
+
+  /** Advance exactly to the earliest scheduled task and run what is due then; false when none is. */
+  advanceToNext(): boolean {
+    const due = this.nextDue();
+    if (due === undefined) return false;
+    this.advance(Math.max(0, due - this.now()) / 1000);
+    return true;
+  }
+
+  /** Number of tasks not yet run (cancelled ones included until they surface). */
+  get pending(): number {
+    return this.heap.size;
+  }
+
+  /** Drop every scheduled task (a control-plane reset: the accounts they served are gone). */
+  clearTasks(): void {
+    while (this.heap.pop()) {
+      /* drained */
+    }
+    for (const account of this.accounts.values()) account.forget();
+    this.accounts.clear();
+    this.rearm();
+  }
+
+  /** Stop the real-time timer (on shutdown). */
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /**
+   * Runs the tasks due by `until` in order; stops early after a task when `pause()` says so.
+   * Returns whether it ran every due task (false: paused, or re-entered).
+   */
+  private drain(until: number, pause?: () => boolean): boolean {
+    if (this.draining) return false; // a task that advances the clock must not re-enter
+    this.draining = true;
+    try {
+      for (let top = this.heap.peek(); top && top.at <= until; top = this.heap.peek()) {
+        this.heap.pop();
+        if (top.cancelled) continue;
+        this.running = Math.max(top.at, this.modeValue === 'manual' ? this.base : top.at);
+        if (this.modeValue === 'manual') this.base = this.running;
+        try {
+          top.run();
+        } catch (error) {
+          this.onTaskError(error);
+        } finally {
+          this.running = undefined;
+        }
+        if (pause?.()) return false;
+      }
+      return true;
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private rearm(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.modeValue !== 'real') return;
+    const top = this.heap.peek();
+    if (!top) return;
+    const delay = Math.max(0, Math.min(top.at - this.now(), 2 ** 31 - 1));
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.drain(this.now());
+      this.rearm();
+    }, delay);
+    this.timer.unref?.();
+  }
+}
+
+/**
+ * A timer in real time, for what must run in real time whatever the mock's clock does: the control
+ * plane's leases (a runner waits for one; a lease never released ends by itself). It does not keep
+ * the process alive. Returns the function that cancels it.
+ */
+export function realTimeout(ms: number, run: () => void): () => void {
+  const timer = setTimeout(run, Math.max(0, Math.min(ms, 2 ** 31 - 1)));
+  timer.unref?.();
+  return () => clearTimeout(timer);
+}
+
+/**
+ * One account's test clock (D91): its time is the mock's clock plus the account's own advance
+ * (`offsetMs`). Its tasks wait in its own heap, in account time; the mock's clock holds one wake-up
+ * task for the earliest of them, at the mock time it falls due (account time minus the advance),
+ * so that advancing the mock runs every account's tasks in time order (and real time fires them),
+ * while `advance` here moves only this account: its advance grows and its due tasks run, in order,
+ * each seeing its own due time.
+ */
+export class AccountClock implements TimeSource {
+  private advance_ = 0;
+  private readonly heap = new TaskHeap();
+  private seq = 0;
+  private nextId = 1;
+  /** While one of its tasks runs, now() reads its due time. */
+  private running: number | undefined;
+  private draining = false;
+  /** The wake-up task on the mock's clock, and the account time it is for. */
+  private wake: { scheduled: Scheduled; at: number } | undefined;
+
+  constructor(
+    private readonly clock: Clock,
+    readonly accountId: string,
+  ) {}
+
+  get mode(): ClockMode {
+    return this.clock.mode;
+  }
+
+  /** How far this account is ahead of the mock's clock, in milliseconds. */
+  get offsetMs(): number {
+    return this.advance_;
+  }
+
+  now(): number {
+    return this.running ?? this.clock.now() + this.advance_;
+  }
+
+  nowIso(): string {
+    return new Date(this.now()).toISOString();
+  }
+
+  wallNow(): number {
+    return this.clock.wallNow();
+  }
+
+  wallTimer(ms: number, run: () => void): { cancel(): void } {
+    return this.clock.wallTimer(ms, run);
+  }
+
+  /** Schedule `run` at `at` (epoch ms of this account's time). A time in the past runs at the next drain. */
+  schedule(at: number, run: () => void): Scheduled {
+    const task: Task = { id: this.nextId++, at, seq: this.seq++, run, cancelled: false };
+    this.heap.push(task);
+    this.rearm();
+    return {
+      id: task.id,
+      at,
+      cancel: () => {
+        task.cancelled = true;
+      },
+    };
+  }
+
+  after(seconds: number, run: () => void): Scheduled {
+    return this.schedule(this.now() + Math.round(seconds * 1000), run);
+  }
+
+  /** When this account's earliest task is due (its time), or undefined. */
+  nextDue(): number | undefined {
+    for (let top = this.heap.peek(); top; top = this.heap.peek()) {
+      if (!top.cancelled) return top.at;
+      this.heap.pop();
+    }
+    return undefined;
+  }
+
+  /** Tasks of this account not yet run (cancelled ones included until they surface). */
+  get pending(): number {
+    return this.heap.size;
+  }
+
+  /** Move this account's time forward by `seconds` and run its due tasks in order (no other account moves). */
+  advance(seconds: number): void {
+    if (!(seconds >= 0) || !Number.isFinite(seconds)) throw new RangeError('advance takes a finite, non-negative number of seconds');
+    const target = this.now() + Math.round(seconds * 1000);
+    this.drain(target);
+    this.advance_ = Math.max(this.advance_, target - this.clock.now());
+    this.rearm();
+  }
+
+  /**
+   * `advance` waiting for work outside the clock between tasks (Clock.advanceSettled), one after
+   * another with every other advance of the mock.
+   */
+  advanceSettled(seconds: number, work: OutsideWork): Promise<void> {
+    if (!(seconds >= 0) || !Number.isFinite(seconds)) return Promise.reject(new RangeError('advance takes a finite, non-negative number of seconds'));
+    const ms = Math.round(seconds * 1000);
+    return this.clock.serialized(async () => {
+      const target = this.now() + ms;
+      for (;;) {
+        const finished = this.drain(target, () => work.busy());
+        if (finished && !work.busy()) break;
+        await work.settle();
+      }
+      this.advance_ = Math.max(this.advance_, target - this.clock.now());
+      this.rearm();
+    });
+  }
+
+  /** A saved advance (mock/persistence.ts), restored before anything is scheduled. */
+  restoreOffset(ms: number): void {
+    this.advance_ = ms;
+    this.rearm();
+  }
+
+  /** Drop its tasks and its wake-up (the mock's reset: the account is gone). */
+  forget(): void {
+    while (this.heap.pop()) {
+      /* drained */
+    }
+    this.wake?.scheduled.cancel();
+    this.wake = undefined;
+  }
+
+  /**
+   * Runs its tasks due by `until` (account time) in order, its advance growing to each task's due
+   * time as it runs (time never goes backwards); stops early after a task when `pause()` says so.
+   */
+  private drain(until: number, pause?: () => boolean): boolean {
+    if (this.draining) return false;
+    this.draining = true;
+    try {
+      for (let top = this.heap.peek(); top && top.at <= until; top = this.heap.peek()) {
+        this.heap.pop();
+        if (top.cancelled) continue;
+        const at = Math.max(top.at, this.clock.now() + this.advance_);
+        this.advance_ = at - this.clock.now();
+        this.running = at;
+        try {
+          top.run();
+        } catch (error) {
+          this.clock.taskFailed(error);
+        } finally {
+          this.running = undefined;
+        }
+        if (pause?.()) return false;
+      }
+      return true;
+    } finally {
+      this.draining = false;
+      this.rearm();
+    }
+  }
+
+  /** Keep one wake-up on the mock's clock, at the mock time its earliest task falls due. */
+  private rearm(): void {
+    if (this.draining) return;
+    const due = this.nextDue();
+    if (this.wake && this.wake.at === due && this.wake.scheduled.at === (due ?? 0) - this.advance_) return;
+    this.wake?.scheduled.cancel();
+    this.wake = undefined;
+    if (due === undefined) return;
+    const scheduled = this.clock.schedule(due - this.advance_, () => {
+      this.wake = undefined;
+      this.drain(this.clock.now() + this.advance_);
+    });
+    this.wake = { scheduled, at: due };
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * The core of the mock, with no way in: the services the pipeline (mock/pipeline/), the control
+ * plane (mock/control/) and the webhooks (mock/events/) share, built from the options. Every way in
+ * builds them here and only here: the node:http server (mock/adapters/node/app.ts, buildMock) and the in-process
+ * MSW handlers (mock/adapters/msw/msw.ts, createMockHandlers).
+ */
+import { Clock } from './clock.ts';
+import { ChangeFeed } from './feed.ts';
+import { LeaseTable } from './leases.ts';
+import type { Defects } from './defects.ts';
+import { EventLog } from '../events/log.ts';
+import { WebhookService, type WebhookOptions } from '../events/webhooks.ts';
+import { handlers } from './handlers.ts';
+import type { MediaService } from '../media/serve.ts';
+import type { PipelineServices } from '../pipeline/index.ts';
+import { RequestJournal } from '../pipeline/journal.ts';
+import { ResponseCache, type ResponseCacheOptions } from '../pipeline/response-cache.ts';
+import type { HandlerTable } from '../pipeline/types.ts';
+import { Limiter } from '../ratelimit/limiter.ts';
+import { Store } from './store.ts';
+import { ExamRegistry } from '../exam/session.ts';
+
+/** What the core is built from (each way in adds its own options: mock/adapters/node/app.ts MockOptions). */
+export interface CoreOptions {
+  clock?: Clock;
+  store?: Store;
+  /** Replace the handler table (pipeline tests use probe handlers). */
+  handlers?: HandlerTable;
+  /** Log unexpected errors (default: console.error). */
+  logError?: (error: unknown, context: string) => void;
+  /** Injected contract violations (`--defect NAME`); default none. */
+  defects?: Defects;
+  /** Webhook delivery options (tests pass a fake transport; in-process, a fetch or a callback). */
+  webhooks?: WebhookOptions;
+  /** The kept bytes of cacheable reads (default on, not verified). */
+  responseCache?: ResponseCacheOptions;
+  /** The origin (and optional path prefix) media URLs are handed out on. */
+  publicUrl?: string;
+}
+
+/** The pipeline's services plus what the control plane reads (media: the node adapter's, mock/adapters/node/app.ts). */
+export type MockServices = PipelineServices & { defects: Defects; webhooks: WebhookService; media?: MediaService; leases: LeaseTable; journal: RequestJournal; feed: ChangeFeed; exams: ExamRegistry };
+
+export function createServices(options: CoreOptions = {}): MockServices {
+  const store = options.store ?? new Store();
+  if (options.publicUrl !== undefined) store.publicOrigin = options.publicUrl;
+  if (options.defects) store.defects = options.defects;
+  const clock = options.clock ?? new Clock({ mode: 'manual' });
+  const events = new EventLog();
+  const logError = options.logError ?? ((error: unknown, context: string) => console.error(`[mock] unexpected error in ${context}:`, error));
+  const services = {
+    store,
+    clock,
+    limiter: new Limiter(),
+    events,
+    handlers: options.handlers ?? handlers,
+    responses: new ResponseCache(options.responseCache),
+    logError,
+    journal: new RequestJournal(),
+    defects: options.defects ?? new Set(),
+    // Signed webhooks: listens to the event log, delivers on the clock's schedule.
+    webhooks: new WebhookService({ store, clock, events, logError, defects: options.defects }, options.webhooks),
+    // Advisory leases through which test runners share this mock (mock/core/leases.ts).
+    leases: new LeaseTable(),
+    // The client exams running (mock/exam/session.ts), by account.
+    exams: new ExamRegistry(),
+  } as MockServices;
+  // The live stream of changes (GET /__mock/stream), fed by the services above.
+  services.feed = new ChangeFeed(services);
+  return services;
+}

@@ -1,0 +1,186 @@
+/**
+ * Per-account in-memory state. Accounts are isolated: every lookup goes through the account that
+ * owns the key, so another account's resource is simply absent (the uniform 404).
+ */
+import type { ApiKeyRecord, Plan } from '../domain/accounts/model.ts';
+import type { Asset } from '../domain/assets/model.ts';
+import type { Campaign } from '../domain/campaigns/model.ts';
+import type { Brand, Product } from '../domain/catalog/model.ts';
+import type { Creative } from '../domain/creatives/model.ts';
+import type { Delivery } from '../domain/deliveries/model.ts';
+import type { DomainEvent } from '../events/model.ts';
+import { newAccountWebhooks, type AccountWebhooks } from '../events/state.ts';
+import { newCreditLedger, type CreditLedger } from '../domain/credits/ledger.ts';
+import type { Run, RunItem } from '../domain/runs/model.ts';
+import { defaultGenerationSettings, type GenerationSettings, type GlobalGeneration } from '../domain/runs/settings.ts';
+import type { Upscale } from '../domain/upscales/model.ts';
+import { Collection } from './collection.ts';
+
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface IdempotencyRecord {
+  /** Fingerprint of operation, path and body: a different request under the key is a reuse. */
+  fingerprint: string;
+  state: 'in_progress' | 'done';
+  createdAt: number;
+  response?: StoredResponse;
+  /** The resource the request created or acted on, for invariant checks. */
+  resource?: { kind: string; id: string };
+}
+
+export interface AccountFaults {
+  writesPaused: boolean;
+  spendUnavailable: boolean;
+  /** Campaign create/restore lose the race (503 SERVICE_UNAVAILABLE) this many more times. */
+  lostRaces: number;
+  /** Seconds a campaign delete or restore keeps finishing its creatives (CAMPAIGN_CASCADE_PENDING). */
+  cascadeSeconds: number;
+  /** Seconds a new campaign stays CREATING ("still being created"). */
+  creationSeconds: number;
+  /** Milliseconds every write holds its idempotency key in progress before completing. */
+  slowWritesMs: number;
+  /** The account's next N requests answer 429 (a forced rate limit). */
+  forcedRateLimits: number;
+}
+
+export interface AccountSettings {
+  /** Serve sparse and empty pages before the end of every list (client pagination drills). */
+  sparsePages: boolean;
+}
+
+export interface AccountState {
+  accountId: string;
+  name: string;
+  /** Short tag used in this account's resource ids. */
+  tag: string;
+  plan: Plan;
+  createdAt: number;
+  seed: number;
+  keys: Map<string, ApiKeyRecord>;
+  brands: Collection<Brand>;
+  products: Collection<Product>;
+  creatives: Collection<Creative>;
+  campaigns: Collection<Campaign>;
+  assets: Collection<Asset>;
+  deliveries: Collection<Delivery>;
+  idempotency: Map<string, IdempotencyRecord>;
+  events: DomainEvent[];
+  faults: AccountFaults;
+  settings: AccountSettings;
+  /** Next number for this account's ids. */
+  sequence: number;
+  /** API access suspended: every request answers 401. */
+  suspended: boolean;
+  /** Rate-limit overrides for this account: `group:<name>`, `account:<traffic>`, `ip:<traffic>`. */
+  limitOverrides: Record<string, number>;
+  /** Runs, oldest first (GET /runs walks them newest first). */
+  runs: Collection<Run>;
+  /** Each run's items by runId, keyed by jobId, in request order. */
+  runItems: Map<string, Collection<RunItem>>;
+  upscales: Collection<Upscale>;
+  /** Product images held as assets once upscaled (`<productId>:primary`, `<productId>:gallery:<i>` → assetId). */
+  productImageAssets: Map<string, string>;
+  /** Balance, holds, charges, daily API budget and rate card. */
+  credits: CreditLedger;
+  /** Outcome mix, speed and seed of run items and upscales. */
+  generation: GenerationSettings;
+  /** Webhook endpoints, the delivery log, the processing delay and open deliveries (mock/events/state.ts). */
+  webhooks: AccountWebhooks;
+}
+
+export function defaultFaults(): AccountFaults {
+  return { writesPaused: false, spendUnavailable: false, lostRaces: 0, cascadeSeconds: 0, creationSeconds: 0, slowWritesMs: 0, forcedRateLimits: 0 };
+}
+
+export function newAccountState(init: { accountId: string; name: string; tag: string; plan: Plan; createdAt: number; seed: number }): AccountState {
+  return {
+    ...init,
+    keys: new Map(),
+    brands: new Collection(),
+    products: new Collection(),
+    creatives: new Collection(),
+    campaigns: new Collection(),
+    assets: new Collection(),
+    deliveries: new Collection(),
+    idempotency: new Map(),
+    events: [],
+    faults: defaultFaults(),
+    settings: { sparsePages: false },
+    sequence: 1,
+    suspended: false,
+    limitOverrides: {},
+    runs: new Collection(),
+    runItems: new Map(),
+    upscales: new Collection(),
+    productImageAssets: new Map(),
+    credits: newCreditLedger(),
+    generation: defaultGenerationSettings(init.seed),
+    webhooks: newAccountWebhooks(),
+  };
+}
+
+/** A new id for this account: `<prefix>_<account tag><sequence>`, unique across accounts. */
+export function nextId(account: AccountState, prefix: string): string {
+  const n = account.sequence++;
+  return `${prefix}_${account.tag}${n.toString(36).padStart(6, '0')}`;
+}
+
+export interface GlobalFaults {
+  writesPaused: boolean;
+}
+
+export interface GlobalWebhookSettings {
+  /** The processing delay of accounts without their own, or null for the service's default. */
+  processingDelaySeconds: number | null;
+}
+
+export class Store {
+  readonly accounts = new Map<string, AccountState>();
+  /** sha256(key) → key record, across all accounts. */
+  readonly keysByHash = new Map<string, ApiKeyRecord>();
+  readonly global: GlobalFaults = { writesPaused: false };
+  /** Rate-limit overrides for every account (same names as AccountState.limitOverrides). */
+  limitOverrides: Record<string, number> = {};
+  readonly webhooks: GlobalWebhookSettings = { processingDelaySeconds: null };
+  /** The speed of every account without its own (mock/domain/runs/settings.ts); kept across a reset. */
+  readonly generation: GlobalGeneration = { speed: 1 };
+  /**
+   * The origin media URLs are handed out on (D49, mock/media/links.ts): set by buildMock from
+   * `--public-url` or the address it listens on. Not part of the saved state.
+   */
+  publicOrigin = 'http://localhost';
+  /**
+   * The injected defects the domain applies itself (`--defect NAME`, mock/defects.ts; empty: a
+   * conforming mock): set by createServices. Not part of the saved state.
+   */
+  defects: ReadonlySet<string> = new Set();
+  private accountSequence = 1;
+
+  nextAccountNumber(): number {
+    return this.accountSequence++;
+  }
+
+  addAccount(account: AccountState): void {
+    this.accounts.set(account.accountId, account);
+  }
+
+  addKey(record: ApiKeyRecord): void {
+    const account = this.accounts.get(record.accountId);
+    if (!account) throw new Error(`no account ${record.accountId}`);
+    account.keys.set(record.keyId, record);
+    this.keysByHash.set(record.hash, record);
+  }
+
+  reset(): void {
+    this.accounts.clear();
+    this.keysByHash.clear();
+    this.global.writesPaused = false;
+    this.limitOverrides = {};
+    this.webhooks.processingDelaySeconds = null;
+    this.accountSequence = 1;
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * The client exam's mock side: the schedule (seeded, a repeat never meets adversity), the judges
+ * (table-driven: each check, a client keeping the rule and one breaking it, over recorded
+ * requests), and the in-process exam (createMockHandlers({ exam }) and control.examReport()) with
+ * the example client and one faulty variant of it.
+ */
+import { setupServer } from 'msw/node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMockHandlers } from '../adapters/msw/msw.ts';
+import { matchOperation } from '../../spec/contract.ts';
+import { Client } from '../../examples/client/client.ts';
+import { judge } from './judge.ts';
+import { ExamSession, type ExamRecord } from './session.ts';
+import type { RawRequest } from '../pipeline/types.ts';
+
+let seq = 0;
+/** A recorded request, `at` in seconds. */
+function r(at: number, method: string, path: string, status: number, more: Partial<ExamRecord> = {}): ExamRecord {
+  seq += 1;
+  return { seq, requestId: `req_${seq}`, at: at * 1000, method, path, query: {}, idempotencyKey: undefined, ifMatch: undefined, keyId: 'key_1', body: '', status, code: undefined, retryAfter: undefined, etag: undefined, json: undefined, plan: {}, ...more };
+}
+const page = (n: number, next: string | null) => ({ data: Array.from({ length: n }, (_, i) => ({ id: i })), pagination: { nextCursor: next, hasMore: next !== null, pageSize: 5 } });
+
+/** [name, records, rule, held]: the verdict the judges must reach on that rule. */
+const CASES: [string, () => ExamRecord[], string, boolean][] = [
+  ['a read retried after Retry-After', () => [r(0, 'GET', '/creatives', 429, { retryAfter: 1, code: 'RATE_LIMITED' }), r(1.01, 'GET', '/creatives', 200)], 'CLIENT-001', true],
+  ['a read retried at once', () => [r(0, 'GET', '/creatives', 429, { retryAfter: 1, code: 'RATE_LIMITED' }), r(0.2, 'GET', '/creatives', 200)], 'CLIENT-001', false],
+  ['a write retried with its key and body', () => [r(0, 'POST', '/campaigns', 429, { retryAfter: 1, idempotencyKey: 'k1', body: '{"a":1}' }), r(1.1, 'POST', '/campaigns', 201, { idempotencyKey: 'k1', body: '{"a":1}' })], 'CLIENT-002', true],
+  ['a write retried with a new key', () => [r(0, 'POST', '/campaigns', 429, { retryAfter: 1, idempotencyKey: 'k1', body: '{"a":1}' }), r(1.1, 'POST', '/campaigns', 201, { idempotencyKey: 'k2', body: '{"a":1}' })], 'CLIENT-002', false],
+  ['a 503 retried with another body', () => [r(0, 'POST', '/runs', 503, { retryAfter: 1, code: 'WRITES_PAUSED', idempotencyKey: 'k1', body: '{"a":1}' }), r(1.1, 'POST', '/runs', 202, { idempotencyKey: 'k1', body: '{"a": 1}' })], 'CLIENT-003', false],
+  ['a 409 in progress retried too soon', () => [r(0, 'POST', '/runs', 409, { retryAfter: 1, code: 'IDEMPOTENCY_IN_PROGRESS', idempotencyKey: 'k1' }), r(0.5, 'POST', '/runs', 202, { idempotencyKey: 'k1' })], 'CLIENT-004', false],
+  ['an empty page followed', () => [r(0, 'GET', '/creatives', 200, { json: page(0, 'c1') }), r(0.1, 'GET', '/creatives', 200, { query: { cursor: 'c1' }, json: page(2, null) })], 'CLIENT-005', true],
+  ['a walk that stops at an empty page', () => [r(0, 'GET', '/creatives', 200, { json: page(0, 'c1') }), r(0.1, 'GET', '/campaigns', 200, { json: page(1, null) })], 'CLIENT-005', false],
+  ['a cursor sent as served', () => [r(0, 'GET', '/creatives', 200, { json: page(5, 'c1') }), r(0.1, 'GET', '/creatives', 200, { query: { cursor: 'c1' }, json: page(2, null) })], 'CLIENT-006', true],
+  ['a cursor rebuilt', () => [r(0, 'GET', '/creatives', 200, { json: page(5, 'c1') }), r(0.1, 'GET', '/creatives', 200, { query: { cursor: 'c1=' }, json: page(2, null) })], 'CLIENT-006', false],
+  ['a walk that stops at a sparse page', () => [r(0, 'GET', '/creatives', 200, { query: { limit: '5' }, json: page(2, 'c1') })], 'CLIENT-007', false],
+  ['a 422 sent again unchanged', () => [r(0, 'PATCH', '/creatives/c', 422, { body: '{"x":1}' }), r(1, 'PATCH', '/creatives/c', 422, { body: '{"x":1}' })], 'CLIENT-009', false],
+  ['a 422 corrected', () => [r(0, 'PATCH', '/creatives/c', 422, { body: '{"x":1}' }), r(1, 'PATCH', '/creatives/c', 200, { body: '{"y":1}' })], 'CLIENT-009', true],
+  ['a 400 sent again unchanged', () => [r(0, 'POST', '/runs', 400, { body: '{}' }), r(1, 'POST', '/runs', 400, { body: '{}' })], 'CLIENT-008', false],
+  ['a 412 re-read and retried with the new ETag', () => [r(0, 'PATCH', '/creatives/c', 412, { ifMatch: '"a"' }), r(0.1, 'GET', '/creatives/c', 200, { etag: '"b"' }), r(0.2, 'PATCH', '/creatives/c', 200, { ifMatch: '"b"' })], 'CLIENT-010', true],
+  ['a 412 retried without reading', () => [r(0, 'PATCH', '/creatives/c', 412, { ifMatch: '"a"' }), r(0.2, 'PATCH', '/creatives/c', 200, { ifMatch: '"a"' })], 'CLIENT-010', false],
+  ['a run polled until final, then its items', () => [r(0, 'POST', '/runs', 202, { json: { runId: 'run_1' } }), r(1, 'GET', '/runs/run_1', 200, { json: { finalizedAt: null } }), r(2, 'GET', '/runs/run_1', 200, { json: { finalizedAt: 'x' } }), r(3, 'GET', '/runs/run_1/items', 200)], 'CLIENT-011', true],
+  ['a run\'s items read before it is final', () => [r(0, 'POST', '/runs', 202, { json: { runId: 'run_1' } }), r(1, 'GET', '/runs/run_1/items', 200), r(2, 'GET', '/runs/run_1', 200, { json: { finalizedAt: 'x' } })], 'CLIENT-011', false],
+  ['an approve without a key', () => [r(0, 'POST', '/creatives/c/approve', 400, { code: 'IDEMPOTENCY_KEY_REQUIRED' })], 'CLIENT-017', false],
+  ['one key for two requests', () => [r(0, 'POST', '/campaigns', 201, { idempotencyKey: 'k', body: '{"a":1}' }), r(1, 'POST', '/campaigns', 409, { idempotencyKey: 'k', body: '{"a":2}' })], 'CLIENT-018', false],
+  ['a 401 sent again with the same key', () => [r(0, 'GET', '/creatives', 401), r(1, 'GET', '/creatives', 401)], 'CLIENT-019', false],
+];
+
+describe('the judges', () => {
+  it.each(CASES)('%s', (_name, records, rule, held) => {
+    const findings = judge(records()).filter((f) => f.rule === rule);
+    expect(findings.length).toBeGreaterThan(0);
+    expect(findings.every((f) => f.held)).toBe(held);
+    if (!held) expect(findings.find((f) => !f.held)!.proof.join('\n')).toMatch(/#\d+ /);
+  });
+
+  it('a program that failed right after an unknown campaign status broke CLIENT-021, one that exited 0 did not', () => {
+    const records = () => [r(0, 'GET', '/campaigns', 200, { plan: { shaped: 'status' } })];
+    expect(judge(records(), { exitCode: 1 }).filter((f) => !f.held).map((f) => f.rule)).toEqual(['CLIENT-021']);
+    expect(judge(records(), { exitCode: 0 }).filter((f) => !f.held)).toEqual([]);
+  });
+});
+
+describe('the schedule', () => {
+  const raw = (method: string, path: string, headers: Record<string, string> = {}): RawRequest => ({ method, path, fullPath: `/api/public/v1${path}`, query: {}, headers, body: undefined, ip: '127.0.0.1' });
+  const plan = (s: ExamSession, id: string, method: string, path: string, headers: Record<string, string> = {}) => s.plan(id, matchOperation(method, path)!.operation, raw(method, path, headers)).adversity;
+
+  it('serves each kind to the first eligible request, never to a repeat', () => {
+    const s = new ExamSession('acc', { seed: 1, rate: 0 });
+    expect(plan(s, 'a', 'GET', '/creatives')).toBe('rate_limited');
+    expect(plan(s, 'b', 'GET', '/creatives')).toBeUndefined();
+    expect(plan(s, 'c', 'POST', '/creatives/c1/approve', { 'idempotency-key': 'k1' })).toBe('rate_limited');
+    expect(plan(s, 'd', 'POST', '/creatives/c2/approve', { 'idempotency-key': 'k2' })).toBe('writes_paused');
+    expect(plan(s, 'e', 'POST', '/creatives/c3/approve', { 'idempotency-key': 'k3' })).toBe('in_progress');
+    expect(plan(s, 'f', 'POST', '/creatives/c3/approve', { 'idempotency-key': 'k3' })).toBeUndefined();
+  });
+
+  it('the same traffic meets the same draws for one seed, other draws for another', () => {
+    const draws = (seed: number) => {
+      const s = new ExamSession('acc', { seed, rate: 0.5 });
+      return Array.from({ length: 40 }, (_, i) => plan(s, `r${i}`, 'GET', `/creatives/c${i}`) ?? '-').join(',');
+    };
+    expect(draws(7)).toBe(draws(7));
+    expect(draws(7)).not.toBe(draws(8));
+  });
+});
+
+describe('in-process: createMockHandlers({ exam }) and control.examReport()', () => {
+  const BASE = 'http://exam.test';
+  const good = createMockHandlers({ baseUrl: BASE, exam: { seed: 5 } });
+  const faulty = createMockHandlers({ baseUrl: 'http://faulty.exam.test', exam: { seed: 5 } });
+  const server = setupServer(...good.handlers, ...faulty.handlers);
+  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+  afterAll(() => {
+    server.close();
+    good.dispose();
+    faulty.dispose();
+  });
+
+  it('the example client walks every creative through the exam\'s 429, empty and sparse pages and keeps the rules', async () => {
+    await good.ready;
+    const client = new Client(`${BASE}/api/public/v1`, good.demo!.keys.all!);
+    expect((await client.all('/creatives', { limit: 5 })).length).toBeGreaterThan(5);
+    const report = await good.control.examReport();
+    expect(report.rules['CLIENT-001']!.result).toBe('passed');
+    expect(report.rules['CLIENT-005']!.result).toBe('passed');
+    expect(report.rules['CLIENT-006']!.result).toBe('passed');
+  });
+
+  it('the same client stopping at the first empty page fails CLIENT-005, with the page that proves it', async () => {
+    await faulty.ready;
+    const client = new Client('http://faulty.exam.test/api/public/v1', faulty.demo!.keys.all!, 'stop-at-empty-page');
+    await client.all('/creatives', { limit: 5 });
+    await client.all('/campaigns', { limit: 50 });
+    const report = await faulty.control.examReport();
+    expect(report.rules['CLIENT-005']!.result).toBe('failed');
+    expect(report.rules['CLIENT-005']!.findings.find((f) => !f.held)!.proof[0]).toMatch(/GET \/creatives\?limit=5&cursor=.* → 200 \(0 rows/);
+    expect(report.rules['CLIENT-001']!.result).toBe('passed');
+  });
+});

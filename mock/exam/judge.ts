@@ -1,0 +1,244 @@
+/**
+ * The client exam's judges (#24): what an API client did, read from the exam account's requests
+ * (mock/exam/session.ts records them where the request journal does), judged against the CLIENT-
+ * rules of spec/rules.yaml. Each check names the rules it judges on the line that decides;
+ * scripts/rules-coverage.ts requires every observable client rule to be judged by one of them.
+ *
+ * "The retry" of an answered request is the client's next request with the same method and path.
+ * A rule is exercised when the traffic put it to the test (an answer that asks something of the
+ * client, and the client acting on it); a client that gives up after an error breaks no retry rule.
+ */
+import type { ExamRecord } from './session.ts';
+
+/** One judgement of one rule by one check, with the requests that prove it. */
+export interface Finding {
+  rule: string;
+  check: string;
+  held: boolean;
+  proof: string[];
+}
+
+/** What the exam knows of the program besides its requests (the command line exam only). */
+export interface ProgramOutcome {
+  /** The command's exit status (null: killed). */
+  exitCode: number | null;
+}
+
+/** The checks of the client exam, by the rules each judges (scripts/rules-coverage.ts reads this). */
+export const CLIENT_CHECKS: readonly { id: string; rules: readonly string[] }[] = [
+  { id: 'retry-after-honoured', rules: ['CLIENT-001', 'CLIENT-003', 'CLIENT-004'] },
+  { id: 'retry-same-key-and-body', rules: ['CLIENT-002', 'CLIENT-003', 'CLIENT-004'] },
+  { id: 'paginates-to-the-end', rules: ['CLIENT-005', 'CLIENT-007'] },
+  { id: 'cursor-verbatim', rules: ['CLIENT-006'] },
+  { id: 'no-unchanged-retry', rules: ['CLIENT-008', 'CLIENT-009', 'CLIENT-019'] },
+  { id: 'reread-after-412', rules: ['CLIENT-010'] },
+  { id: 'polls-until-final', rules: ['CLIENT-011', 'CLIENT-012'] },
+  { id: 'idempotency-key-sent', rules: ['CLIENT-017'] },
+  { id: 'key-not-reused', rules: ['CLIENT-018'] },
+  { id: 'tolerates-unknown', rules: ['CLIENT-020', 'CLIENT-021'] },
+];
+
+/** Clock slack for "no sooner than Retry-After": the mock clock's and the client's timers' granularity. */
+export const RETRY_AFTER_SLACK_MS = 20;
+
+const queryText = (q: ExamRecord['query']) => new URLSearchParams(Object.entries(q).flatMap(([k, v]): [string, string][] => (Array.isArray(v) ? v.map((x): [string, string] => [k, x]) : [[k, v]]))).toString();
+
+/** One line of proof for a request: `#12 +1.204s POST /runs key=abc → 429`. */
+export function line(r: ExamRecord, first: ExamRecord | undefined = undefined): string {
+  const q = queryText(r.query);
+  const t = first ? ` +${((r.at - first.at) / 1000).toFixed(3)}s` : '';
+  const key = r.idempotencyKey !== undefined ? ` Idempotency-Key=${r.idempotencyKey}` : '';
+  const ifMatch = r.ifMatch !== undefined ? ` If-Match=${r.ifMatch}` : '';
+  const body = r.body ? ` body=${r.body.length > 80 ? `${r.body.slice(0, 80)}…` : r.body}` : '';
+  const ra = r.retryAfter !== undefined ? ` Retry-After: ${r.retryAfter}` : '';
+  return `#${r.seq}${t} ${r.method} ${r.path}${q ? `?${q}` : ''}${key}${ifMatch}${body} → ${r.status}${r.code ? ` ${r.code}` : ''}${ra}`;
+}
+
+const isWrite = (r: ExamRecord) => r.method !== 'GET' && !(r.method === 'POST' && r.path === '/runs/estimate');
+const nextSame = (records: readonly ExamRecord[], i: number) => records.slice(i + 1).find((n) => n.method === records[i]!.method && n.path === records[i]!.path);
+
+/** The rule a retryable answer asks about: 429 → CLIENT-001/002, 503 → CLIENT-003, 409 in progress → CLIENT-004. */
+function retryRule(r: ExamRecord, timing: boolean): string | undefined {
+  if (r.status === 429) return timing ? 'CLIENT-001' : isWrite(r) ? 'CLIENT-002' : undefined;
+  if (r.status === 503) return 'CLIENT-003';
+  if (r.status === 409 && r.code === 'IDEMPOTENCY_IN_PROGRESS') return 'CLIENT-004';
+  return undefined;
+}
+
+function retries(records: readonly ExamRecord[]): Finding[] {
+  const out: Finding[] = [];
+  records.forEach((r, i) => {
+    if (r.retryAfter === undefined) return;
+    const next = nextSame(records, i);
+    if (!next) return;
+    const timingRule = retryRule(r, true);
+    if (timingRule) {
+      const due = r.at + r.retryAfter * 1000;
+      // CLIENT-001 / 003 / 004: the retry comes no sooner than Retry-After on the mock's clock.
+      const held = next.at >= due - RETRY_AFTER_SLACK_MS;
+      out.push({ rule: timingRule, check: 'retry-after-honoured', held, proof: [line(r), `${line(next, r)}${held ? '' : ` (${((due - next.at) / 1000).toFixed(3)} s too soon)`}`] });
+    }
+    const sameRule = retryRule(r, false);
+    if (sameRule && isWrite(r)) {
+      // CLIENT-002 / 003 / 004: the retried write is the identical request: same key (or none), same body.
+      const held = next.idempotencyKey === r.idempotencyKey && next.body === r.body;
+      out.push({ rule: sameRule, check: 'retry-same-key-and-body', held, proof: [line(r), line(next, r)] });
+    }
+  });
+  return out;
+}
+
+interface Page {
+  data: unknown[];
+  pagination: { nextCursor: string | null; pageSize?: number };
+}
+const pageOf = (r: ExamRecord): Page | undefined => {
+  const j = r.json as Partial<Page> | undefined;
+  return r.status === 200 && j && Array.isArray(j.data) && typeof j.pagination === 'object' && j.pagination !== null ? (j as Page) : undefined;
+};
+const cursorOf = (r: ExamRecord): string | undefined => {
+  const c = r.query.cursor;
+  return Array.isArray(c) ? c[0] : c;
+};
+
+function pagination(records: readonly ExamRecord[]): Finding[] {
+  const out: Finding[] = [];
+  const served = new Map<string, Set<string>>();
+  records.forEach((r, i) => {
+    const cursor = cursorOf(r);
+    if (r.method === 'GET' && cursor !== undefined) {
+      // CLIENT-006: every cursor sent is one the mock served for this list, character for character.
+      const held = served.get(r.path)?.has(cursor) ?? false;
+      out.push({ rule: 'CLIENT-006', check: 'cursor-verbatim', held, proof: [line(r), ...(held ? [] : [`cursor "${cursor}" was never served as nextCursor of ${r.path}`])] });
+    }
+    const page = pageOf(r);
+    if (!page || page.pagination.nextCursor === null) return;
+    const next = page.pagination.nextCursor;
+    if (!served.has(r.path)) served.set(r.path, new Set());
+    served.get(r.path)!.add(next);
+    const asked = Number(Array.isArray(r.query.limit) ? r.query.limit[0] : r.query.limit ?? page.pagination.pageSize ?? NaN);
+    const rule = page.data.length === 0 ? 'CLIENT-005' : page.data.length < asked ? 'CLIENT-007' : undefined;
+    if (!rule) return;
+    // CLIENT-005 (empty page) / CLIENT-007 (sparse page): the client's next request of this list
+    // continues it (carries a cursor; whether the one served is CLIENT-006's question).
+    const following = records.slice(i + 1).find((n) => n.method === 'GET' && n.path === r.path);
+    const held = following !== undefined && cursorOf(following) !== undefined;
+    out.push({ rule, check: 'paginates-to-the-end', held, proof: [`${line(r)} (${page.data.length} rows, nextCursor "${next}")`, following ? `${line(following, r)}${held ? '' : ' (starts the list again)'}` : `no later request of ${r.path}: the walk stopped here`] });
+  });
+  return out;
+}
+
+function unchangedRetries(records: readonly ExamRecord[]): Finding[] {
+  const out: Finding[] = [];
+  const rules: Record<number, string> = { 400: 'CLIENT-008', 422: 'CLIENT-009', 401: 'CLIENT-019' };
+  records.forEach((r, i) => {
+    const rule = rules[r.status];
+    if (!rule) return;
+    const same = (n: ExamRecord) => n.method === r.method && n.path === r.path && queryText(n.query) === queryText(r.query) && n.body === r.body && (r.status !== 401 || n.keyId === r.keyId);
+    // CLIENT-008 / 009 / 019: no later request is the same one unchanged.
+    const again = records.slice(i + 1).find(same);
+    out.push({ rule, check: 'no-unchanged-retry', held: again === undefined, proof: [line(r), ...(again ? [`${line(again, r)} (sent again unchanged)`] : [])] });
+  });
+  return out;
+}
+
+function rereads(records: readonly ExamRecord[]): Finding[] {
+  const out: Finding[] = [];
+  records.forEach((r, i) => {
+    if (r.status !== 412) return;
+    const after = records.slice(i + 1);
+    const retryAt = after.findIndex((n) => n.path === r.path && isWrite(n));
+    if (retryAt < 0) return;
+    const retry = after[retryAt]!;
+    const read = after.slice(0, retryAt).filter((n) => n.method === 'GET' && n.path === r.path && n.status === 200).at(-1);
+    // CLIENT-010: a GET of the resource between the 412 and the retry, whose ETag the retry sends.
+    const held = read !== undefined && (retry.ifMatch === undefined || retry.ifMatch === read.etag);
+    out.push({ rule: 'CLIENT-010', check: 'reread-after-412', held, proof: [line(r), ...(read ? [`${line(read, r)} ETag ${read.etag ?? '(none)'}`] : ['no GET of the resource in between']), line(retry, r)] });
+  });
+  return out;
+}
+
+function polling(records: readonly ExamRecord[]): Finding[] {
+  const out: Finding[] = [];
+  for (const created of records.filter((r) => r.method === 'POST' && (r.path === '/runs' || r.path === '/upscales') && r.status === 202)) {
+    const run = created.path === '/runs';
+    const id = (created.json as { runId?: string; upscaleId?: string } | undefined)?.[run ? 'runId' : 'upscaleId'];
+    if (!id) continue;
+    const later = records.filter((r) => r.seq > created.seq);
+    const self = run ? `/runs/${id}` : `/upscales/${id}`;
+    const isFinal = (r: ExamRecord) => {
+      const j = r.json as { finalizedAt?: unknown; status?: unknown } | undefined;
+      return r.method === 'GET' && r.path === self && r.status === 200 && (run ? j?.finalizedAt != null : j?.status === 'SUCCEEDED' || j?.status === 'FAILED');
+    };
+    const final = later.find(isFinal);
+    const resultAsset = run ? undefined : ((final?.json as { assetId?: string; result?: { assetId?: string } } | undefined)?.result?.assetId ?? (final?.json as { assetId?: string } | undefined)?.assetId);
+    const early = later.find((r) => r.method === 'GET' && (run ? r.path === `${self}/items` : resultAsset !== undefined && r.path === `/assets/${resultAsset}`) && (!final || r.seq < final.seq));
+    // CLIENT-011 / CLIENT-012: polled until final, and read the results only then.
+    const held = final !== undefined && early === undefined;
+    out.push({ rule: run ? 'CLIENT-011' : 'CLIENT-012', check: 'polls-until-final', held, proof: [line(created), ...(final ? [`${line(final, created)} (final)`] : [`no GET ${self} answered final`]), ...(early ? [`${line(early, created)} (read before final)`] : [])] });
+  }
+  return out;
+}
+
+const KEY_REQUIRED = /^\/(runs|upscales|campaigns)$|^\/creatives\/[^/]+\/(approve|reject|undelete)$|^\/(assets|campaigns)\/[^/]+\/(undelete|archive|unarchive)$/;
+
+function keys(records: readonly ExamRecord[]): Finding[] {
+  const out: Finding[] = [];
+  for (const r of records.filter((x) => x.method === 'POST' && KEY_REQUIRED.test(x.path))) {
+    // CLIENT-017: a key on every operation that requires one.
+    out.push({ rule: 'CLIENT-017', check: 'idempotency-key-sent', held: r.idempotencyKey !== undefined, proof: [line(r)] });
+  }
+  const byKey = new Map<string, ExamRecord>();
+  for (const r of records) {
+    if (r.idempotencyKey === undefined) continue;
+    const first = byKey.get(r.idempotencyKey);
+    if (!first) {
+      byKey.set(r.idempotencyKey, r);
+      continue;
+    }
+    // CLIENT-018: one key, one request (method, path, body).
+    const held = first.method === r.method && first.path === r.path && first.body === r.body;
+    out.push({ rule: 'CLIENT-018', check: 'key-not-reused', held, proof: [line(first), line(r, first)] });
+  }
+  return out;
+}
+
+function tolerance(records: readonly ExamRecord[], outcome: ProgramOutcome | undefined): Finding[] {
+  const out: Finding[] = [];
+  const shaped = records.filter((r) => r.plan.shaped !== undefined);
+  if (shaped.length === 0) return out;
+  const last = records.at(-1)!;
+  const failed = outcome !== undefined && outcome.exitCode !== 0;
+  const status = shaped.filter((r) => r.plan.shaped === 'status');
+  // CLIENT-020 / CLIENT-021: the program did not fail right after an answer carrying what it cannot know.
+  const blame = failed && last.plan.shaped !== undefined ? (last.plan.shaped === 'status' ? 'CLIENT-021' : 'CLIENT-020') : undefined;
+  const proofOf = (r: ExamRecord) => [`${line(r)} (carried ${r.plan.shaped === 'status' ? `campaign status "EXAM_UNANNOUNCED_STATUS" and ` : ''}an unknown member)`, ...(failed && r === last ? [`the command then exited ${String(outcome!.exitCode)}`] : [])];
+  out.push({ rule: 'CLIENT-020', check: 'tolerates-unknown', held: blame !== 'CLIENT-020', proof: proofOf(blame === 'CLIENT-020' ? last : shaped[0]!) });
+  if (status.length) out.push({ rule: 'CLIENT-021', check: 'tolerates-unknown', held: blame !== 'CLIENT-021', proof: proofOf(blame === 'CLIENT-021' ? last : status[0]!) });
+  return out;
+}
+
+/** Every finding of the traffic (and the program's outcome, when known). */
+export function judge(records: readonly ExamRecord[], outcome?: ProgramOutcome): Finding[] {
+  return [...retries(records), ...pagination(records), ...unchangedRetries(records), ...rereads(records), ...polling(records), ...keys(records), ...tolerance(records, outcome)];
+}
+
+export type RuleResult = 'passed' | 'failed' | 'not exercised';
+
+/** The exam's verdict per client rule its checks judge (the in-process `control.examReport()`). */
+export interface ExamRuleReport {
+  seed: number;
+  requests: number;
+  rules: Record<string, { result: RuleResult; findings: Finding[] }>;
+}
+
+export function ruleReport(seed: number, records: readonly ExamRecord[], outcome?: ProgramOutcome): ExamRuleReport {
+  const findings = judge(records, outcome);
+  const ids = [...new Set(CLIENT_CHECKS.flatMap((c) => c.rules))].sort();
+  const rules: ExamRuleReport['rules'] = {};
+  for (const id of ids) {
+    const mine = findings.filter((f) => f.rule === id);
+    rules[id] = { result: mine.length === 0 ? 'not exercised' : mine.every((f) => f.held) ? 'passed' : 'failed', findings: mine };
+  }
+  return { seed, requests: records.length, rules };
+}

@@ -1,0 +1,18 @@
+/** A small seeded generator (mulberry32): the exams' batteries and schedules repeat for one seed. */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** `n` hexadecimal characters from the generator. */
+export function hexFrom(random: () => number, n: number): string {
+  let out = '';
+  while (out.length < n) out += Math.floor(random() * 16).toString(16);
+  return out;
+}

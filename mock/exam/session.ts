@@ -1,0 +1,235 @@
+/**
+ * The client exam's mock side (#24; docs/client-check.md): for ONE account, a seeded schedule of
+ * the adversity the contract allows, decided per request at the pipeline's stages, and the record
+ * of what the client did, judged by mock/exam/judge.ts.
+ *
+ * The schedule (D125): a request is known by its method, path, query, Idempotency-Key and body;
+ * the first time one is seen it may meet adversity, a repeat of it never does (so a client that
+ * retries correctly always gets through). Each kind of adversity is served to the first request
+ * eligible for it (so a short program still meets each kind once), later ones by a draw hashed
+ * from the seed and the request (the same client traffic meets the same schedule):
+ *
+ * - a read-plane read: 429 with `Retry-After` (plain text: respond.ts decides by plane);
+ * - a generation-plane read: 429 (problem+json `RATE_LIMITED`);
+ * - a write with If-Match: 412 `PRECONDITION_FAILED`, as if someone else had edited it (nothing changes);
+ * - a write: 429, 503 `WRITES_PAUSED`, 409 `IDEMPOTENCY_IN_PROGRESS` (with a key), 503
+ *   `SERVICE_UNAVAILABLE` (campaign create or restore), each before idempotency: nothing consumed;
+ * - every list: sparse and empty pages before the last (the account's `sparsePages` drill);
+ * - every JSON answer: an unknown member on each resource object, and on campaigns a `status`
+ *   the client cannot know (D122);
+ * - a slow answer now and then (held on the mock's clock).
+ *
+ * Nothing here reads the wall clock: times come from the pipeline (the injected clock).
+ */
+import type { OperationInfo } from '../../spec/contract.ts';
+import { ApiError } from '../core/errors.ts';
+import type { RawRequest, RawResponse } from '../pipeline/types.ts';
+import { utf8 } from '../../platform/bytes.ts';
+
+/** Seconds in every `Retry-After` the exam serves (kept short: a client waits them for real). */
+export const EXAM_RETRY_AFTER = 1;
+/** The unknown member added to resource objects, and the unknown campaign status (D122). */
+export const UNKNOWN_FIELD = 'examUnannouncedField';
+export const UNKNOWN_STATUS = 'EXAM_UNANNOUNCED_STATUS';
+/** How long a slow answer is held, in the mock clock's milliseconds. */
+export const SLOW_MS = 300;
+
+export type Adversity = 'rate_limited' | 'precondition_failed' | 'writes_paused' | 'in_progress' | 'lost_race' | 'slow';
+
+export interface ExamOptions {
+  seed: number;
+  /** Probability of adversity for a request seen for the first time, once each kind was served (default 0.3). */
+  rate?: number;
+}
+
+/** What the exam decided for one request (kept by request id for the judges). */
+export interface ExamPlan {
+  adversity?: Adversity;
+  /** The answer was rewritten with unknown members (and a campaign's unknown status). */
+  shaped?: 'field' | 'status';
+}
+
+/** One request of the exam account as the judges see it. */
+export interface ExamRecord {
+  seq: number;
+  requestId: string;
+  /** The mock clock's reading when it arrived (epoch ms). */
+  at: number;
+  method: string;
+  /** Below the API base: `/creatives/abc`. */
+  path: string;
+  query: Record<string, string | string[]>;
+  idempotencyKey: string | undefined;
+  ifMatch: string | undefined;
+  keyId: string | undefined;
+  body: string;
+  status: number;
+  code: string | undefined;
+  retryAfter: number | undefined;
+  etag: string | undefined;
+  /** The parsed JSON answer (undefined for plain text or no body). */
+  json: unknown;
+  plan: ExamPlan;
+}
+
+const RACING = new Set(['createCampaign', 'undeleteCampaign']);
+const isWrite = (operation: OperationInfo) => operation.method !== 'get' && operation.operationId !== 'estimateRun';
+
+/** FNV-1a of the seed and a text, as a number in [0, 1). */
+function draw(seed: number, text: string): number {
+  let h = (0x811c9dc5 ^ seed) >>> 0;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x2c1b3c6d) >>> 0;
+  h ^= h >>> 12;
+  return (h >>> 0) / 4294967296;
+}
+
+function bodyText(raw: RawRequest): string {
+  return raw.body === undefined ? '' : utf8(raw.body);
+}
+
+export class ExamSession {
+  readonly records: ExamRecord[] = [];
+  private readonly seen = new Set<string>();
+  private readonly served = new Set<string>();
+  private readonly plans = new Map<string, ExamPlan>();
+  private readonly rate: number;
+
+  constructor(
+    readonly accountId: string,
+    readonly options: ExamOptions,
+  ) {
+    this.rate = options.rate ?? 0.3;
+  }
+
+  /** The adversity for one request, decided once (pipeline: after authenticate). */
+  plan(requestId: string, operation: OperationInfo, raw: RawRequest): ExamPlan {
+    const identity = `${raw.method} ${raw.path} ${JSON.stringify(raw.query)} ${raw.headers['idempotency-key'] ?? ''} ${bodyText(raw)}`;
+    const plan: ExamPlan = {};
+    this.plans.set(requestId, plan);
+    if (this.seen.has(identity)) return plan;
+    this.seen.add(identity);
+    const kinds: Adversity[] = [];
+    if (!isWrite(operation)) kinds.push('rate_limited');
+    else {
+      if (operation.ifMatch && raw.headers['if-match'] !== undefined) kinds.push('precondition_failed');
+      kinds.push('rate_limited', 'writes_paused');
+      if (raw.headers['idempotency-key'] !== undefined) kinds.push('in_progress');
+      if (RACING.has(operation.operationId)) kinds.push('lost_race');
+    }
+    const group = isWrite(operation) ? 'write' : operation.rateLimitGroup;
+    // The first request eligible for a kind not served yet in its group meets it.
+    const fresh = kinds.find((k) => !this.served.has(`${group}:${k}`));
+    if (fresh) {
+      this.served.add(`${group}:${fresh}`);
+      plan.adversity = fresh;
+      return plan;
+    }
+    const r = draw(this.options.seed, identity);
+    if (r < this.rate) plan.adversity = kinds[Math.floor((r / this.rate) * kinds.length)] ?? kinds[0];
+    else if (r > 1 - this.rate / 3) plan.adversity = 'slow';
+    return plan;
+  }
+
+  /** The error a planned adversity answers with at the rate-limit stage, if any. */
+  static rateLimited(plan: ExamPlan): ApiError | undefined {
+    if (plan.adversity !== 'rate_limited') return undefined;
+    return new ApiError('RATE_LIMITED', 'Rate limit exceeded; retry after the number of seconds in Retry-After.', { retryAfter: EXAM_RETRY_AFTER });
+  }
+
+  /** The error a planned adversity answers with at the faults stage (before idempotency: nothing consumed). */
+  static fault(plan: ExamPlan): ApiError | undefined {
+    switch (plan.adversity) {
+      case 'writes_paused':
+        return new ApiError('WRITES_PAUSED', 'API writes are paused. Nothing changed and the Idempotency-Key was not consumed; retry the identical request after Retry-After.', { retryAfter: EXAM_RETRY_AFTER });
+      case 'in_progress':
+        return new ApiError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still running.', { retryAfter: EXAM_RETRY_AFTER });
+      case 'lost_race':
+        return new ApiError('SERVICE_UNAVAILABLE', 'Other changes on the account were in flight and this one lost the race. Nothing changed; retry with the same Idempotency-Key.', { retryAfter: EXAM_RETRY_AFTER });
+      case 'precondition_failed':
+        return new ApiError('PRECONDITION_FAILED', 'If-Match does not match the current representation; nothing changed. Read it again and retry.');
+      default:
+        return undefined;
+    }
+  }
+
+  /** A 2xx JSON answer with unknown members added (D122); anything else unchanged. */
+  shape(requestId: string, response: RawResponse): RawResponse {
+    const plan = this.plans.get(requestId) ?? {};
+    if (response.status < 200 || response.status >= 300 || !(response.headers['content-type'] ?? '').startsWith('application/json')) return response;
+    let body: unknown;
+    try {
+      body = JSON.parse(typeof response.body === 'string' ? response.body : utf8(response.body));
+    } catch {
+      return response;
+    }
+    let status = false;
+    const touch = (value: unknown): void => {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
+      const object = value as Record<string, unknown>;
+      object[UNKNOWN_FIELD] = { note: 'an unknown member: ignore it' };
+      if (object.object === 'campaign' || (typeof object.campaignId === 'string' && typeof object.creativeCount === 'number')) {
+        object.status = UNKNOWN_STATUS;
+        status = true;
+      }
+    };
+    const top = body as Record<string, unknown>;
+    if (Array.isArray(top.data)) for (const row of top.data) touch(row);
+    else touch(top);
+    plan.shaped = status ? 'status' : 'field';
+    return { ...response, body: JSON.stringify(body) };
+  }
+
+  /** Records one answered request (pipeline: with the journal). */
+  record(seq: number, requestId: string, at: number, keyId: string | undefined, raw: RawRequest, response: RawResponse): void {
+    const text = typeof response.body === 'string' ? response.body : utf8(response.body);
+    let json: unknown;
+    if ((response.headers['content-type'] ?? '').includes('json')) {
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+    }
+    const retryAfter = response.headers['retry-after'];
+    this.records.push({
+      seq,
+      requestId,
+      at,
+      method: raw.method,
+      path: raw.path,
+      query: raw.query,
+      idempotencyKey: raw.headers['idempotency-key'],
+      ifMatch: raw.headers['if-match'],
+      keyId,
+      body: bodyText(raw),
+      status: response.status,
+      code: response.status === 429 ? 'RATE_LIMITED' : typeof (json as { code?: unknown } | undefined)?.code === 'string' ? (json as { code: string }).code : undefined,
+      retryAfter: retryAfter === undefined ? undefined : Number(retryAfter),
+      etag: response.headers.etag,
+      json,
+      plan: this.plans.get(requestId) ?? {},
+    });
+    this.plans.delete(requestId);
+  }
+}
+
+/** The exams running in one mock, by account id. */
+export class ExamRegistry {
+  private readonly sessions = new Map<string, ExamSession>();
+
+  start(accountId: string, options: ExamOptions): ExamSession {
+    const session = new ExamSession(accountId, options);
+    this.sessions.set(accountId, session);
+    return session;
+  }
+
+  get(accountId: string): ExamSession | undefined {
+    return this.sessions.get(accountId);
+  }
+
+  stop(accountId: string): void {
+    this.sessions.delete(accountId);
+  }
+}

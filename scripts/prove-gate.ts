@@ -1,0 +1,210 @@
+/**
+ * Proof of the gate on broken targets (`npx tsx scripts/prove-gate.ts`, a step of
+ * scripts/proofs.sh): the whole suite through `cgs-conformance` (bin/cgs-conformance.ts, as a team
+ * runs it) against a conforming target and against a catalogue of broken ones, each made of
+ * defects of conformance/defects/catalogue.ts injected by its proxy (conformance/defects/proxy.ts)
+ * in front of a fresh mock. Each broken target must be reported with the right rule first (the
+ * first cause of the summary, conformance/reporters/causes.ts) and exit 1, in about the time the
+ * conforming run takes; the conforming run must exit 0. The table prints each run's wall time
+ * beside the conforming run's.
+ *
+ *   npx tsx scripts/prove-gate.ts [--only NAME[,NAME...]] [--max-ratio R (default 3)] [--workers N]
+ *
+ * Exit 1 when a broken target is not reported with its rule first, does not exit 1, or takes more
+ * than R times the conforming run; 2 on a usage error.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { defectNamed, type Defect } from '../conformance/defects/catalogue.ts';
+import { startProxy, type Proxy } from '../conformance/defects/proxy.ts';
+import { basePath } from '../spec/contract.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const OUT = `${ROOT}conformance-report/gate/`;
+const TSX = `${ROOT}node_modules/.bin/tsx`;
+
+/** A broken target: the defects its proxy injects (the first cause of the summary must be a rule one of them breaks). */
+export interface BrokenTarget {
+  name: string;
+  what: string;
+  defects: readonly string[];
+}
+
+/** From one wrong header everywhere to one wrong state transition. */
+export const BROKEN_TARGETS: readonly BrokenTarget[] = [
+  { name: 'weak-etags', what: 'every ETag weak (one header wrong everywhere)', defects: ['etag-weak'] },
+  { name: 'weak-etags-and-create-200', what: 'weak ETags and 200 for a create (the two bugs of #23)', defects: ['etag-weak', 'create-201-as-200'] },
+  { name: 'no-etags', what: 'no response carries an ETag', defects: ['etag-missing'] },
+  { name: 'json-as-text', what: 'every JSON answer labelled text/plain', defects: ['json-as-text'] },
+  { name: 'problem-without-request-id', what: 'no problem carries requestId', defects: ['problem-request-id-missing'] },
+  { name: 'accepted-as-200', what: 'generation starts answer 200, not 202', defects: ['accepted-202-as-200'] },
+  { name: 'if-match-ignored', what: 'If-Match ignored on writes (one precondition)', defects: ['if-match-ignored'] },
+  { name: 'run-finalized-at-moving', what: 'a final run keeps moving its finalizedAt (one state transition)', defects: ['run-finalized-at-moving'] },
+];
+
+/** Several defects of the catalogue applied one after another by one proxy. */
+export function composeDefects(names: readonly string[]): Defect {
+  const defects = names.map((name) => {
+    const defect = defectNamed(name);
+    if (!defect) throw new Error(`no defect named ${name} in conformance/defects/catalogue.ts`);
+    if (defect.via !== 'proxy') throw new Error(`defect ${name} is injected by the mock, not the proxy`);
+    return defect;
+  });
+  return {
+    name: names.join('+'),
+    kind: defects[0]!.kind,
+    description: defects.map((d) => d.description).join('; '),
+    rules: defects.flatMap((d) => d.rules),
+    grep: defects.map((d) => d.grep).join('|'),
+    via: 'proxy',
+    request: (request, context) => defects.reduce((r, d) => (d.request ? d.request(r, context) : r), request),
+    response: (response, context) => defects.reduce((r, d) => (d.response ? d.response(r, context) : r), response),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Processes
+
+const children = new Set<ChildProcess>();
+function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // gone
+  }
+}
+process.on('exit', () => children.forEach(killGroup));
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
+
+async function startMock(log: string): Promise<{ origin: string; stop(): void }> {
+  const child = spawn(TSX, ['mock/adapters/node/main.ts', '--port', '0', '--host', '127.0.0.1', '--clock', 'manual'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  children.add(child);
+  let output = '';
+  const origin = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the mock did not start within 60 s:\n${output}`)), 60_000);
+    const seen = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      const match = /listening on (http:\/\/[^/\s]+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', seen);
+    child.stderr!.on('data', seen);
+    child.once('exit', (code) => reject(new Error(`the mock exited ${code} at start:\n${output}`)));
+  });
+  child.removeAllListeners('exit');
+  child.stdout!.on('data', (c: Buffer) => writeFileSync(log, c, { flag: 'a' }));
+  child.stderr!.on('data', (c: Buffer) => writeFileSync(log, c, { flag: 'a' }));
+  for (const deadline = Date.now() + 60_000; ; ) {
+    try {
+      if ((await fetch(`${origin}/__mock/clock`, { signal: AbortSignal.timeout(2_000) })).ok) break;
+    } catch {
+      // not yet
+    }
+    if (Date.now() > deadline) throw new Error('the mock control plane did not answer');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { origin, stop: () => (killGroup(child), children.delete(child)) };
+}
+
+interface GateRun {
+  status: number | null;
+  seconds: number;
+  output: string;
+  report: { causes?: { rule: string; tests: number; responses: number }[]; summary: { tests: { failed: number } } } | undefined;
+}
+
+/** `cgs-conformance` (from the checkout) against `baseUrl`, reports in `reportDir`. */
+function gate(baseUrl: string, reportDir: string, extra: readonly string[]): Promise<GateRun> {
+  rmSync(reportDir, { recursive: true, force: true });
+  const started = Date.now();
+  const child = spawn(TSX, ['bin/cgs-conformance.ts', '--base-url', baseUrl, '--allow-spend', '--report-dir', reportDir, '--reporter', 'dot', ...extra], {
+    cwd: ROOT,
+    env: { ...process.env, FORCE_COLOR: '0', CI: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  children.add(child);
+  let output = '';
+  child.stdout!.on('data', (c: Buffer) => (output += c.toString('utf8')));
+  child.stderr!.on('data', (c: Buffer) => (output += c.toString('utf8')));
+  return new Promise((resolve) =>
+    child.on('exit', (status) => {
+      children.delete(child);
+      let report: GateRun['report'];
+      try {
+        report = JSON.parse(readFileSync(`${reportDir}/rules.json`, 'utf8')) as GateRun['report'];
+      } catch {
+        report = undefined;
+      }
+      resolve({ status, seconds: (Date.now() - started) / 1000, output, report });
+    }),
+  );
+}
+
+async function against(name: string, defect: Defect | undefined, extra: readonly string[]): Promise<GateRun> {
+  const dir = `${OUT}${name}/`;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const mock = await startMock(`${dir}mock.log`);
+  let proxy: Proxy | undefined;
+  try {
+    proxy = defect ? await startProxy(mock.origin, defect) : undefined;
+    const run = await gate(`${proxy?.origin ?? mock.origin}${basePath}`, `${dir}report`, extra);
+    writeFileSync(`${dir}output.log`, run.output);
+    return run;
+  } finally {
+    await proxy?.close();
+    mock.stop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  let args: { only?: string; 'max-ratio': string; workers?: string };
+  try {
+    ({ values: args } = parseArgs({ options: { only: { type: 'string' }, 'max-ratio': { type: 'string', default: '3' }, workers: { type: 'string' } }, strict: true }));
+  } catch (error) {
+    console.error(`prove-gate: ${(error as Error).message}`);
+    process.exit(2);
+  }
+  const only = args.only?.split(',');
+  const targets = BROKEN_TARGETS.filter((t) => !only || only.includes(t.name));
+  if (targets.length === 0) {
+    console.error(`prove-gate: --only names none of ${BROKEN_TARGETS.map((t) => t.name).join(', ')}`);
+    process.exit(2);
+  }
+  const maxRatio = Number(args['max-ratio']);
+  const extra = args.workers ? [`--workers=${args.workers}`] : [];
+  mkdirSync(OUT, { recursive: true });
+
+  const problems: string[] = [];
+  const conforming = await against('conforming', undefined, extra);
+  if (conforming.status !== 0) problems.push(`the conforming target exited ${conforming.status} (see ${OUT}conforming/output.log)`);
+  const rows = [`| target | what is broken | exit | first cause | tests failed | seconds | × conforming |`, '|---|---|---|---|---|---|---|'];
+  rows.push(`| conforming | nothing | ${conforming.status} | — | ${conforming.report?.summary.tests.failed ?? '?'} | ${conforming.seconds.toFixed(1)} | 1.00 |`);
+  for (const target of targets) {
+    const run = await against(target.name, composeDefects(target.defects), extra);
+    const first = run.report?.causes?.[0];
+    const ratio = run.seconds / conforming.seconds;
+    rows.push(
+      `| ${target.name} | ${target.what} | ${run.status} | ${first ? `${first.rule} (${first.tests} tests, ${first.responses} responses)` : '—'} | ${run.report?.summary.tests.failed ?? '?'} | ${run.seconds.toFixed(1)} | ${ratio.toFixed(2)} |`,
+    );
+    if (run.status !== 1) problems.push(`${target.name}: exit ${run.status}, not 1 (see ${OUT}${target.name}/output.log)`);
+    const expected = composeDefects(target.defects).rules;
+    if (!first || !expected.includes(first.rule)) problems.push(`${target.name}: first cause ${first?.rule ?? 'none'}, expected one of the rules its defects break: ${expected.join(', ')}`);
+    if (ratio > maxRatio) problems.push(`${target.name}: ${run.seconds.toFixed(1)} s, ${ratio.toFixed(2)} × the conforming run's ${conforming.seconds.toFixed(1)} s (more than ${maxRatio} ×)`);
+  }
+  const table = rows.join('\n');
+  writeFileSync(`${OUT}gate.md`, `# The gate on broken targets\n\n${table}\n`);
+  console.log(table);
+  for (const problem of problems) console.log(`PROBLEM: ${problem}`);
+  console.log(problems.length ? `prove-gate: ${problems.length} problem(s)` : `prove-gate: every broken target reported with its rule first, exit 1, at most ${maxRatio} × the conforming run's time`);
+  process.exit(problems.length ? 1 : 0);
+}
