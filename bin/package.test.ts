@@ -161,10 +161,10 @@ const client = createClient<paths>({ baseUrl, headers: { authorization: \`Bearer
 const list = await client.GET('/creatives', { params: { query: { limit: 2 } } });
 const first: Schemas['Creative'] | undefined = list.data?.data[0];
 if (!first) throw new Error(\`list answered \${list.response.status}\`);
-const got = await client.GET('/creatives/{id}', { params: { path: { id: first.creativeId } } });
+const got = await client.GET('/creatives/{creativeId}', { params: { path: { creativeId: first.creativeId } } });
 const etag = got.response.headers.get('etag') ?? '';
-const patched = await client.PATCH('/creatives/{id}', { params: { path: { id: first.creativeId }, header: { 'If-Match': etag } }, body: { metadata: { sdk: 'typed' } } });
-const stale = await client.PATCH('/creatives/{id}', { params: { path: { id: first.creativeId }, header: { 'If-Match': etag } }, body: { metadata: { sdk: 'stale' } } });
+const patched = await client.PATCH('/creatives/{creativeId}', { params: { path: { creativeId: first.creativeId }, header: { 'If-Match': etag } }, body: { metadata: { sdk: 'typed' } } });
+const stale = await client.PATCH('/creatives/{creativeId}', { params: { path: { creativeId: first.creativeId }, header: { 'If-Match': etag } }, body: { metadata: { sdk: 'stale' } } });
 // @ts-expect-error the document has no such path: the types are the document's, not any
 void client.GET('/no-such-path');
 // @ts-expect-error a creative's id is creativeId

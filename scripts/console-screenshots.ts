@@ -11,7 +11,7 @@
  *   docs/console-requests.png   the request journal and one request's detail
  *
  * It then measures the console's first view (the data view, from navigation until its first page
- * of rows shows) against an account of 100,000 creatives, and prints it (README, "The console").
+ * of rows shows) against an account of 100,000 creatives, and prints it (docs/mock.md, "The console").
  * Any console error or failed load of the page stops the script.
  */
 import http from 'node:http';

@@ -1,5 +1,5 @@
 /**
- * `npm run soak`: the concurrency soak on loopback (scripts/lib/fuzz/soak.ts). Starts the mock on
+ * `npm run soak`: the concurrency soak on loopback (scripts/lib/soak.ts). Starts the mock on
  * 127.0.0.1 (port 0) in this process, runs many keep-alive clients over real sockets for a bounded
  * time and number of requests, runs the exact concurrency scenarios under that load, and prints the
  * figures (requests, statuses, 5xx, invariants checked, latency, heap after forced GC). Exit code 1
@@ -12,7 +12,7 @@
  *   --requests N     stop the mixed load after N requests (default: time only)
  */
 import { parseArgs } from 'node:util';
-import { formatSoakFigures, runSoak } from './lib/fuzz/soak.ts';
+import { formatSoakFigures, runSoak } from './lib/soak.ts';
 
 function fail(message: string): never {
   console.error(`soak: ${message}`);

@@ -20,36 +20,36 @@ import {
 // [operationId, method, path, scopes, rate-limit group]: the interface's endpoint tables.
 const expectedOperations: [string, string, string, string[], string][] = [
   ['listProducts', 'get', '/products', ['read'], 'read'],
-  ['getProduct', 'get', '/products/{id}', ['read'], 'read'],
+  ['getProduct', 'get', '/products/{productId}', ['read'], 'read'],
   ['listCreatives', 'get', '/creatives', ['read'], 'read'],
-  ['getCreative', 'get', '/creatives/{id}', ['read'], 'read'],
-  ['updateCreative', 'patch', '/creatives/{id}', ['creatives:write'], 'creative_writes'],
-  ['deleteCreative', 'delete', '/creatives/{id}', ['creatives:write'], 'creative_writes'],
+  ['getCreative', 'get', '/creatives/{creativeId}', ['read'], 'read'],
+  ['updateCreative', 'patch', '/creatives/{creativeId}', ['creatives:write'], 'creative_writes'],
+  ['deleteCreative', 'delete', '/creatives/{creativeId}', ['creatives:write'], 'creative_writes'],
   ['undeleteCreative', 'post', '/creatives/{creativeId}/undelete', ['creatives:write'], 'creative_writes'],
   ['approveCreative', 'post', '/creatives/{creativeId}/approve', ['creatives:review'], 'creative_reviews'],
   ['rejectCreative', 'post', '/creatives/{creativeId}/reject', ['creatives:review'], 'creative_reviews'],
   ['listCampaigns', 'get', '/campaigns', ['read'], 'read'],
   ['createCampaign', 'post', '/campaigns', ['campaigns:write'], 'campaign_writes'],
-  ['getCampaign', 'get', '/campaigns/{id}', ['read'], 'read'],
-  ['updateCampaign', 'patch', '/campaigns/{id}', ['campaigns:write'], 'campaign_writes'],
-  ['deleteCampaign', 'delete', '/campaigns/{id}', ['campaigns:write'], 'campaign_writes'],
+  ['getCampaign', 'get', '/campaigns/{campaignId}', ['read'], 'read'],
+  ['updateCampaign', 'patch', '/campaigns/{campaignId}', ['campaigns:write'], 'campaign_writes'],
+  ['deleteCampaign', 'delete', '/campaigns/{campaignId}', ['campaigns:write'], 'campaign_writes'],
   ['undeleteCampaign', 'post', '/campaigns/{campaignId}/undelete', ['campaigns:write'], 'campaign_writes'],
   ['listAssets', 'get', '/assets', ['read'], 'read'],
-  ['getAsset', 'get', '/assets/{id}', ['read'], 'read'],
-  ['updateAsset', 'patch', '/assets/{id}', ['assets:write'], 'asset_writes'],
-  ['deleteAsset', 'delete', '/assets/{id}', ['assets:write'], 'asset_writes'],
+  ['getAsset', 'get', '/assets/{assetId}', ['read'], 'read'],
+  ['updateAsset', 'patch', '/assets/{assetId}', ['assets:write'], 'asset_writes'],
+  ['deleteAsset', 'delete', '/assets/{assetId}', ['assets:write'], 'asset_writes'],
   ['archiveAsset', 'post', '/assets/{assetId}/archive', ['assets:write'], 'asset_writes'],
   ['unarchiveAsset', 'post', '/assets/{assetId}/unarchive', ['assets:write'], 'asset_writes'],
   ['undeleteAsset', 'post', '/assets/{assetId}/undelete', ['assets:write'], 'asset_writes'],
   ['listDeliveries', 'get', '/deliveries', ['read'], 'read'],
-  ['getDelivery', 'get', '/deliveries/{id}', ['read'], 'read'],
+  ['getDelivery', 'get', '/deliveries/{deliveryId}', ['read'], 'read'],
   ['listPresets', 'get', '/presets', ['runs:read'], 'generation_read'],
   ['listRuns', 'get', '/runs', ['runs:read'], 'generation_read'],
   ['createRun', 'post', '/runs', ['runs:write'], 'generation_write'],
   ['estimateRun', 'post', '/runs/estimate', ['runs:read'], 'generation_read'],
   ['getRun', 'get', '/runs/{runId}', ['runs:read'], 'generation_read'],
   ['listRunItems', 'get', '/runs/{runId}/items', ['runs:read'], 'generation_read'],
-  ['stopRun', 'post', '/runs/{id}/stop', ['runs:write'], 'generation_write'],
+  ['stopRun', 'post', '/runs/{runId}/stop', ['runs:write'], 'generation_write'],
   ['createUpscale', 'post', '/upscales', ['runs:write'], 'generation_write'],
   ['getUpscale', 'get', '/upscales/{upscaleId}', ['runs:read'], 'generation_read'],
 ];
@@ -103,7 +103,7 @@ describe('operations', () => {
   it('merges path-level parameters and resolves $refs', () => {
     const params = operations.get('getCreative')?.parameters.map((p) => [p.in, p.name, p.required]);
     expect(params).toEqual([
-      ['path', 'id', true],
+      ['path', 'creativeId', true],
       ['query', 'expand', false],
       ['query', 'showDeleted', false],
     ]);
@@ -118,7 +118,7 @@ describe('operations', () => {
       schemaPointer: '#/components/schemas/CreativePatch',
     });
     expect(update?.responses['200']).toMatchObject({
-      pointer: '#/components/responses/CreativeWithETag',
+      pointer: '#/paths/~1creatives~1{creativeId}/patch/responses/200',
       contentTypes: ['application/json'],
       schemaPointers: { 'application/json': '#/components/schemas/Creative' },
       headers: {
@@ -128,7 +128,7 @@ describe('operations', () => {
     });
     const conflict = operations.get('deleteCreative')?.responses['409'];
     expect(conflict?.schemaPointers['application/problem+json']).toBe(
-      '#/paths/~1creatives~1{id}/delete/responses/409/content/application~1problem+json/schema',
+      '#/paths/~1creatives~1{creativeId}/delete/responses/409/content/application~1problem+json/schema',
     );
     expect(conflict?.headers['retry-after']?.required).toBe(false);
     expect(operations.get('listCreatives')?.responses['429']?.contentTypes).toEqual(['text/plain']);
@@ -139,12 +139,12 @@ describe('operations', () => {
 describe('matchOperation', () => {
   it.each([
     ['POST', '/creatives/x/approve', 'approveCreative', { creativeId: 'x' }],
-    ['GET', '/creatives/crv_1', 'getCreative', { id: 'crv_1' }],
-    ['PATCH', '/creatives/crv%201', 'updateCreative', { id: 'crv 1' }],
+    ['GET', '/creatives/crv_1', 'getCreative', { creativeId: 'crv_1' }],
+    ['PATCH', '/creatives/crv%201', 'updateCreative', { creativeId: 'crv 1' }],
     ['POST', '/runs/estimate', 'estimateRun', {}],
     ['GET', '/runs/run_1', 'getRun', { runId: 'run_1' }],
     ['GET', '/runs/run_1/items', 'listRunItems', { runId: 'run_1' }],
-    ['post', '/runs/run_1/stop', 'stopRun', { id: 'run_1' }],
+    ['post', '/runs/run_1/stop', 'stopRun', { runId: 'run_1' }],
     ['GET', '/products', 'listProducts', {}],
     // Only templates with the method compete: estimate has no GET, so this is a run id.
     ['GET', '/runs/estimate', 'getRun', { runId: 'estimate' }],

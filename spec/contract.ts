@@ -72,7 +72,7 @@ export interface ResponseInfo {
 export interface OperationInfo {
   operationId: string;
   method: HttpMethod;
-  /** The path template as in the document, without the server base: '/creatives/{id}'. */
+  /** The path template as in the document, without the server base: '/creatives/{creativeId}'. */
   path: string;
   tag: string;
   scopes: string[];

@@ -57,7 +57,7 @@ const mutations: Mutation[] = [
   {
     rule: 'cgs-operation-scopes',
     name: 'unknown-scope',
-    mutate: (d) => (at(d, 'paths', '/creatives/{id}', 'patch')['x-required-scopes'] = ['creatives:edit']),
+    mutate: (d) => (at(d, 'paths', '/creatives/{creativeId}', 'patch')['x-required-scopes'] = ['creatives:edit']),
   },
   {
     rule: 'cgs-operation-scopes',
@@ -67,7 +67,7 @@ const mutations: Mutation[] = [
   {
     rule: 'cgs-operation-rate-limit-group',
     name: 'unknown-group',
-    mutate: (d) => (at(d, 'paths', '/creatives/{id}', 'delete')['x-rate-limit-group'] = 'creative_write'),
+    mutate: (d) => (at(d, 'paths', '/creatives/{creativeId}', 'delete')['x-rate-limit-group'] = 'creative_write'),
   },
   {
     rule: 'cgs-rate-limit-headers',
@@ -121,12 +121,12 @@ const mutations: Mutation[] = [
   {
     rule: 'cgs-idempotency-key',
     name: 'key-on-a-read',
-    mutate: (d) => list(d, 'paths', '/creatives/{id}', 'get', 'parameters').push(ref('#/components/parameters/IdempotencyKeyOptional')),
+    mutate: (d) => list(d, 'paths', '/creatives/{creativeId}', 'get', 'parameters').push(ref('#/components/parameters/IdempotencyKeyOptional')),
   },
   {
     rule: 'cgs-idempotency-key',
     name: 'no-key-on-a-patch',
-    mutate: (d) => (at(d, 'paths', '/assets/{id}', 'patch')['parameters'] = [ref('#/components/parameters/IfMatch')]),
+    mutate: (d) => (at(d, 'paths', '/assets/{assetId}', 'patch')['parameters'] = [ref('#/components/parameters/IfMatch')]),
   },
   {
     rule: 'cgs-if-match',

@@ -171,6 +171,9 @@ describe('preflight: exit 2 before anything runs, with what to do', () => {
     ['a required key profile missing', ['--base-url', API, '--keys', '[{"read":"k1","all":"k2"},{"read":"k3"}]', '--require', 'key-profile:all'], { [CLOCK]: 404, [PRODUCTS]: keyed(['k1']) }, /needs key profile all .*entry 2 of --keys has none/],
     ['a required hook without --hooks-url', ['--base-url', API, '--keys', '{"read":"k1"}', '--require', 'hook:clock'], { [CLOCK]: 404, [PRODUCTS]: keyed(['k1']) }, /needs hook\(s\) clock .*pass --hooks-url/],
     ['an unreachable hooks URL', ['--base-url', API, '--keys', '{"read":"k1"}', '--hooks-url', 'http://h:1/__hooks', '--require', 'hook:clock'], { [CLOCK]: 404, [PRODUCTS]: keyed(['k1']) }, /cannot reach http:\/\/h:1\/__hooks .*correct --hooks-url/],
+    ['a required hook not served', ['--base-url', API, '--keys', '{"read":"k1"}', '--hooks-url', 'http://h:1/__hooks', '--require', 'hook:clock', '--require', 'hook:accounts'], { [CLOCK]: 404, [PRODUCTS]: keyed(['k1']), 'http://h:1/__hooks/capabilities': { status: 200, body: '{"contractVersion":"1.0.0","hooks":["accounts","faults"]}' } }, /needs hook\(s\) clock .*serves only accounts, faults/],
+    ['the hooks refusing their token', ['--base-url', API, '--keys', '{"read":"k1"}', '--hooks-url', 'http://h:1/__hooks', '--require', 'hook:clock'], { [CLOCK]: 404, [PRODUCTS]: keyed(['k1']), 'http://h:1/__hooks/capabilities': 401 }, /refused the hooks token \(401\): pass --hooks-token/],
+    ['a mock\'s own hooks lacking one', ['--base-url', API, '--require', 'hook:clock'], { [CLOCK]: { status: 200, body: '{"now":"2026-01-01T00:00:00Z","mode":"manual"}' }, [PRODUCTS]: 401, [`${T}/__hooks/capabilities`]: { status: 200, body: '{"contractVersion":"1.0.0","hooks":[]}' } }, /needs hook\(s\) clock .*serves only none/],
   ])('%s', async (_, argv, answers, message) => {
     const run = preflight(plan(...argv), probeOf(answers));
     await expect(run).rejects.toThrow(SetupError);
@@ -184,6 +187,11 @@ describe('preflight: exit 2 before anything runs, with what to do', () => {
     const keys = probeOf({ [CLOCK]: 404, [PRODUCTS]: keyed(['k2']) });
     await expect(preflight(plan('--base-url', API, '--keys', '{"read":"k1","all":"k2","runs:write":"k3"}'), keys)).resolves.toEqual([]);
     expect(keys.calls).toEqual([CLOCK, PRODUCTS, `${PRODUCTS} Bearer k1`, `${PRODUCTS} Bearer k2`]);
+  });
+
+  it('passes when the hooks serve what is required', async () => {
+    const served = probeOf({ [CLOCK]: 404, [PRODUCTS]: keyed(['k1']), 'http://h:1/__hooks/capabilities': { status: 200, body: '{"contractVersion":"1.0.0","hooks":["clock","accounts"]}' } });
+    await expect(preflight(plan('--base-url', API, '--keys', '{"read":"k1"}', '--hooks-url', 'http://h:1/__hooks', '--require', 'hook:clock'), served)).resolves.toEqual([]);
   });
 
   it('probes nothing without a target (the packaged mock)', async () => {
@@ -227,6 +235,14 @@ describe('summarize', () => {
     expect(text).toContain('    ERR-001 (Errors / Codes by status): hook clock (--hooks-url)');
     expect(text).toContain('    ERR-002 (Authentication 3): --allow-spend');
     expect(verdict.lines.at(-1)).toBe('  verdict: DOES NOT CONFORM (2 pinned rule(s) not judged, and --require pinned asks for every one)');
+  });
+
+  it('--require pinned leaves a client\'s and a receiver\'s rules to the exams', () => {
+    const json = report(['passed']);
+    json.rules.push({ id: 'CLIENT-001', section: 'Limits', result: 'not run', status: 'pinned', observable: true, party: 'client' }, { id: 'RECV-001', section: 'Events', result: 'not run', status: 'pinned', observable: true, party: 'receiver' });
+    const verdict = summarize(json, 0, '/r', context(true));
+    expect(verdict.exit).toBe(EXIT.conforms);
+    expect(verdict.lines.at(-1)).toBe('  verdict: CONFORMS (every pinned rule judged)');
   });
 
   it('--require pinned in a shard is judged on the merged report, not in the shard', () => {

@@ -479,10 +479,26 @@ export async function preflight(plan: ConformancePlan, probe: Probe = fetchProbe
   }
 
   if (plan.requirements.hooks.length > 0) {
-    if (!target.hooksUrl && !hasControlPlane) {
+    // A mock with a control plane serves the hooks at <origin>/__hooks.
+    const hooksUrl = target.hooksUrl ?? (hasControlPlane ? `${origin}/__hooks` : undefined);
+    if (!hooksUrl) {
       throw new SetupError(`the run was told it needs hook(s) ${plan.requirements.hooks.join(', ')} (--require hook:NAME): pass --hooks-url, the base URL of the target's conformance hooks (docs/hooks.md)`);
     }
-    if (target.hooksUrl) await ask(target.hooksUrl, target.hooksToken ? { authorization: `Bearer ${target.hooksToken}` } : {}, target.hooksUrl);
+    // GET /capabilities: the one operation every hooks server answers (spec/conformance-hooks.yaml).
+    const answer = await ask(`${hooksUrl}/capabilities`, target.hooksToken ? { authorization: `Bearer ${target.hooksToken}` } : {}, hooksUrl);
+    if (answer.status === 401) throw new SetupError(`${hooksUrl}/capabilities refused the hooks token (401): pass --hooks-token TOKEN (default: the --control-token)`);
+    let served: string[] | undefined;
+    try {
+      const body = JSON.parse(await answer.text()) as { hooks?: unknown };
+      served = Array.isArray(body.hooks) ? body.hooks.filter((h): h is string => typeof h === 'string') : undefined;
+    } catch {
+      served = undefined;
+    }
+    if (answer.status !== 200 || !served) throw new SetupError(`${hooksUrl}/capabilities answered ${answer.status} without a list of hooks: is --hooks-url the base URL of the target's conformance hooks (docs/hooks.md)?`);
+    const missing = plan.requirements.hooks.filter((h) => !served.includes(h));
+    if (missing.length > 0) {
+      throw new SetupError(`the run was told it needs hook(s) ${missing.join(', ')} (--require hook:NAME), and ${hooksUrl} serves only ${served.join(', ') || 'none'}: implement them in the test build (docs/hooks.md) or drop the requirement`);
+    }
   }
   return notes;
 }
@@ -497,7 +513,7 @@ export interface RulesJson {
     pinnedObservable: { total: number; passed: number; failed: number; notRun: number };
     tests: { total: number; passed: number; failed: number; skipped: number };
   };
-  rules: { id: string; section: string; result: 'passed' | 'failed' | 'not run'; status?: string; observable?: boolean; judgeWith?: string[] }[];
+  rules: { id: string; section: string; result: 'passed' | 'failed' | 'not run'; status?: string; observable?: boolean; party?: string; judgeWith?: string[] }[];
   causes?: Cause[];
   tests?: { title: string; outcome: string; reason?: string; tags: string[] }[];
 }
@@ -522,10 +538,10 @@ export interface VerdictContext {
 
 const NO_REQUIREMENTS: VerdictContext = { requirements: { pinned: false, hooks: [], keyProfiles: [] }, sharded: false };
 
-/** The pinned, observable rules no test judged, with what would judge each. */
+/** The service's pinned, observable rules no test judged, with what would judge each (a client's or receiver's rules are the exams'). */
 export function unjudgedPinned(report: RulesJson): { id: string; section: string; judgeWith: string[] }[] {
   return report.rules
-    .filter((r) => r.status === 'pinned' && r.observable !== false && r.result === 'not run')
+    .filter((r) => r.status === 'pinned' && r.observable !== false && (r.party === undefined || r.party === 'server') && r.result === 'not run')
     .map((r) => ({ id: r.id, section: r.section, judgeWith: r.judgeWith ?? [] }));
 }
 

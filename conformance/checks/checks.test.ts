@@ -158,6 +158,9 @@ describe('broken responses fail', () => {
 
   it('a missing required ETag', () => {
     expect(checksOf(without(good.creative(), 'etag'))).toContain('header-schema');
+    // Named by its rule (a read's ETAG-002, a write's ETAG-003), so the reports group the tests it stops under it.
+    expect(rulesOf(without(good.creative(), 'etag'))).toEqual(['ETAG-002']);
+    expect(rulesOf(without(good.created(), 'etag'))).toEqual(['ETAG-003']);
   });
 
   it('RateLimit remaining above limit', () => {

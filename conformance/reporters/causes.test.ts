@@ -104,6 +104,8 @@ describe('judgeWith: what would judge a test\'s rules', () => {
     ['the tags when the reason says nothing', { reason: 'skipped', tags: ['@hook:clock', '@hook:faults'] }, 'hook clock, hook faults (--hooks-url)'],
     ['@spend by tag', { tags: ['@spend'] }, '--allow-spend'],
     ['@control by tag', { tags: ['@control'] }, 'the accounts hook or a /__mock control plane (--hooks-url)'],
+    ['the fixtures\' control-plane skip', { reason: '@control: needs the /__mock control plane, which http://t does not serve', tags: ['@control'] }, 'the accounts hook or a /__mock control plane (--hooks-url)'],
+    ['an exclusive test without leases', { reason: '@exclusive: needs the shared mock to itself, and http://t serves no /__mock/leases to ask for it', tags: ['@exclusive', '@control'] }, 'a target of its own (the leases of /__mock, or one worker per target)'],
     ['a passed test', { outcome: 'passed' }, undefined],
   ])('%s', (_, over, expected) => {
     expect(judgeWith({ outcome: 'skipped', tags: [], violated: [], ...over })).toBe(expected);
@@ -120,5 +122,16 @@ describe('isCheckerStop: which failed tests are blocked for the rules they name'
     ['no error', [], [], false],
   ])('%s: %s', (_, annotations, errors, expected) => {
     expect(isCheckerStop({ annotations, results: [{ errors }] })).toBe(expected);
+  });
+});
+
+describe('the summary counts the service\'s rules', () => {
+  it('a client\'s or a receiver\'s pinned rule is marked with its party and left out of "pinned, observable"', () => {
+    const report = judgeRules([], ledger);
+    const party = ledger.rules.filter((r) => r.party === 'client' || r.party === 'receiver');
+    const server = ledger.rules.filter((r) => r.status === 'pinned' && r.observable && (r.party === undefined || r.party === 'server'));
+    expect(party.length).toBeGreaterThan(0);
+    expect(report.summary.pinnedObservable.total).toBe(server.length);
+    expect(report.rules.filter((r) => r.party !== undefined).map((r) => r.id)).toEqual(party.map((r) => r.id));
   });
 });

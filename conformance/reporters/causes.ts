@@ -117,7 +117,7 @@ export function judgeWith(record: Pick<CauseInput, 'outcome' | 'reason' | 'tags'
   const taggedHooks = record.tags.filter((t) => t.startsWith('@hook:')).map((t) => t.slice('@hook:'.length));
   if (taggedHooks.length > 0) return `hook ${taggedHooks.join(', hook ')} (--hooks-url)`;
   if (record.tags.includes('@spend')) return '--allow-spend';
-  if (record.tags.includes('@control') || /\/__mock|control plane/.test(reason)) return 'the accounts hook or a /__mock control plane (--hooks-url)';
   if (/@exclusive|leases/.test(reason)) return 'a target of its own (the leases of /__mock, or one worker per target)';
+  if (record.tags.includes('@control') || /\/__mock|control plane/.test(reason)) return 'the accounts hook or a /__mock control plane (--hooks-url)';
   return reason ? `(${reason})` : undefined;
 }

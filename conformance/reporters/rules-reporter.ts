@@ -46,6 +46,8 @@ export interface RuleReport {
   status: Rule['status'];
   observable: boolean;
   decision?: string;
+  /** A client's or a webhook receiver's obligation (judged by the exams, not this suite); absent for the service's. */
+  party?: 'client' | 'receiver';
   result: RuleResult;
   tests: { title: string; file: string; outcome: Outcome; via: 'title' | 'checker'; reason?: string }[];
   /** A rule no test judged: what would judge it (the hook, key profile or flag the tests naming it lack). */
@@ -254,6 +256,7 @@ export function judgeRules(records: TestRecord[], ledger: ReturnType<typeof load
       status: rule.status,
       observable: rule.observable,
       ...(rule.decision ? { decision: rule.decision } : {}),
+      ...(rule.party === 'client' || rule.party === 'receiver' ? { party: rule.party } : {}),
       result,
       tests,
       ...(result === 'not run' ? { judgeWith: [...judges] } : {}),
@@ -272,7 +275,8 @@ export function judgeRules(records: TestRecord[], ledger: ReturnType<typeof load
   };
   const summary = {
     all: count(() => true),
-    pinnedObservable: count((r) => r.status === 'pinned' && r.observable),
+    // The service's pinned, observable rules: what the suite answers for (a client's or a receiver's are the exams').
+    pinnedObservable: count((r) => r.status === 'pinned' && r.observable && r.party === undefined),
     assumed: count((r) => r.status === 'assumed'),
     tests: {
       total: records.length,
@@ -336,7 +340,7 @@ function markdown(version: string, target: string, summary: { all: Counts; pinne
     for (const c of causes) lines.push(`| ${c.rule} | ${escapeCell(c.section)} | ${escapeCell(c.text)} | ${c.tests} | ${c.responses} | ${escapeCell(c.first)} | ${c.blocked.join(' ') || '—'} |`);
     lines.push('');
   }
-  const unjudged = reports.filter((r) => r.status === 'pinned' && r.observable && r.result === 'not run');
+  const unjudged = reports.filter((r) => r.status === 'pinned' && r.observable && r.party === undefined && r.result === 'not run');
   if (unjudged.length) {
     lines.push('## Pinned rules not judged', '', 'What would judge each (`cgs-conformance --require pinned` fails the gate on them).', '');
     lines.push('| Rule | Section | Would be judged with |', '|---|---|---|');

@@ -199,7 +199,7 @@ test('ASST-008 ASST-013 EVT-035 EVT-036 an archive in the dashboard and an edit 
   const events = await markEvents(control, account);
   const archived = await actAs(control, account, { kind: 'user' }, 'archiveAsset', { assetId: asset.assetId });
   expect(archived.status, JSON.stringify(archived)).toBe(200);
-  const edited = await actAs(control, account, { kind: 'staff' }, 'updateAsset', { id: asset.assetId }, { notes: 'edited by staff' });
+  const edited = await actAs(control, account, { kind: 'staff' }, 'updateAsset', { assetId: asset.assetId }, { notes: 'edited by staff' });
   expect(edited.status, JSON.stringify(edited)).toBe(200);
   expect((await events.since()).map((e) => [e.type, e.resource.id, e.actor])).toEqual([
     ['asset.archived', asset.assetId, { kind: 'user' }],

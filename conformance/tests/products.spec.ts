@@ -87,7 +87,7 @@ test('PROD-005 GET /products/{id} returns exactly the product with that productI
   const { rows } = await walk<Product>(api, '/products', { limit: 5 }, 1);
   expect(rows.length).toBeGreaterThan(0);
   for (const listed of rows) {
-    const response = await api.op('getProduct', { path: { id: listed.productId } });
+    const response = await api.op('getProduct', { path: { productId: listed.productId } });
     expect(response).toHaveStatus(200);
     const { productId, sku, title } = response.json;
     expect({ productId, sku, title }).toEqual({ productId: listed.productId, sku: listed.sku, title: listed.title });
@@ -98,13 +98,13 @@ test('PROD-002 a product whose sku is null carries "sku": null, in the list and 
   const { rows } = await catalog(api);
   const withoutSku = rows.find((p) => p.sku === null);
   skipWhenAbsent(withoutSku === undefined, 'no product of the account has a null sku');
-  const response = await api.op('getProduct', { path: { id: withoutSku!.productId } });
+  const response = await api.op('getProduct', { path: { productId: withoutSku!.productId } });
   expect(response).toHaveStatus(200);
   expect(Object.hasOwn(response.json, 'sku') && response.json.sku === null, response.describe()).toBe(true);
 });
 
 test('PROD-010 ERR-019 ERR-001 ERR-002 ERR-003 ERR-004 ERR-006 ERR-007 GET /products/{id} with an unknown productId answers the problem 404 PRODUCT_NOT_FOUND', async ({ api }) => {
-  const response = await api.op('getProduct', { path: { id: UNKNOWN_PRODUCT } });
+  const response = await api.op('getProduct', { path: { productId: UNKNOWN_PRODUCT } });
   await expect(response).toBeProblem(404, 'PRODUCT_NOT_FOUND');
   const problem = response.problem;
   expect(problem.type).toBe('/errors/PRODUCT_NOT_FOUND');
@@ -118,11 +118,11 @@ test('GEN-004 ERR-020 another account\'s product answers the same 404 as an unkn
   const { rows } = await walk<Product>(api, '/products', { limit: 1 }, 1);
   const mine = rows[0];
   expect(mine, 'account A needs a product').toBeDefined();
-  await expect(await api.op('getProduct', { path: { id: mine!.productId } })).toHaveStatus(200);
+  await expect(await api.op('getProduct', { path: { productId: mine!.productId } })).toHaveStatus(200);
 
   const other = apiFor(accountB);
-  const foreign = await other.op('getProduct', { path: { id: mine!.productId } });
-  const unknown = await other.op('getProduct', { path: { id: UNKNOWN_PRODUCT } });
+  const foreign = await other.op('getProduct', { path: { productId: mine!.productId } });
+  const unknown = await other.op('getProduct', { path: { productId: UNKNOWN_PRODUCT } });
   await expect(foreign).toBeProblem(404, 'PRODUCT_NOT_FOUND');
   await expect(unknown).toBeProblem(404, 'PRODUCT_NOT_FOUND');
   const { requestId: _a, instance: _i, ...foreignRest } = foreign.problem;

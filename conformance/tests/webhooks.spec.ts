@@ -692,8 +692,8 @@ test('EVT-019 EVT-034 EVT-035 EVT-036 EVT-037 EVT-011 a change by another actor 
   };
   await act({ actor: { kind: 'user' }, operationId: 'approveCreative', pathParams: { creativeId: approved!.creativeId } });
   await act({ actor: { kind: 'share_link' }, operationId: 'rejectCreative', pathParams: { creativeId: rejected!.creativeId } });
-  await act({ actor: { kind: 'staff' }, operationId: 'updateAsset', pathParams: { id: asset.assetId }, body: { favorited: !asset.favorited } });
-  await act({ actor: { kind: 'partner_operator' }, operationId: 'updateCampaign', pathParams: { id: renamed.campaignId }, body: { name: `${renamed.name} (partner)` } });
+  await act({ actor: { kind: 'staff' }, operationId: 'updateAsset', pathParams: { assetId: asset.assetId }, body: { favorited: !asset.favorited } });
+  await act({ actor: { kind: 'partner_operator' }, operationId: 'updateCampaign', pathParams: { campaignId: renamed.campaignId }, body: { name: `${renamed.name} (partner)` } });
   await act({ actor: { kind: 'user' }, action: 'removeProductFromCampaign', input: { campaignId: removable!.campaignId, productId: removable!.productId } });
   await endpoint.process();
 

@@ -38,9 +38,9 @@ export function createApiClient(options: ApiClientOptions) {
   return {
     raw: client,
     listCreatives: (query: { limit?: number; cursor?: string } = {}) => client.GET('/creatives', { params: { query } }),
-    getCreative: (id: string) => client.GET('/creatives/{id}', { params: { path: { id } } }),
+    getCreative: (id: string) => client.GET('/creatives/{creativeId}', { params: { path: { creativeId: id } } }),
     updateCreative: (id: string, ifMatch: string, body: Schemas['CreativePatch']) =>
-      client.PATCH('/creatives/{id}', { params: { path: { id }, header: { 'If-Match': ifMatch, 'Idempotency-Key': idempotencyKey() } }, body }),
+      client.PATCH('/creatives/{creativeId}', { params: { path: { creativeId: id }, header: { 'If-Match': ifMatch, 'Idempotency-Key': idempotencyKey() } }, body }),
     approveCreative: (creativeId: string) => client.POST('/creatives/{creativeId}/approve', { params: { path: { creativeId }, header: { 'Idempotency-Key': idempotencyKey() } } }),
     listPresets: () => client.GET('/presets', {}),
     listProducts: (query: { limit?: number } = {}) => client.GET('/products', { params: { query } }),

@@ -401,18 +401,18 @@ const ACTIONS = {
     ['Approve as review link', 'share_link', 'approveCreative', 'creativeId'],
     ['Reject as review link', 'share_link', 'rejectCreative', 'creativeId', { rejectionReason: 'Rejected from the console' }],
     ['Approve as dashboard user', 'user', 'approveCreative', 'creativeId'],
-    ['Delete as dashboard user', 'user', 'deleteCreative', 'id'],
+    ['Delete as dashboard user', 'user', 'deleteCreative', 'creativeId'],
     ['Restore as dashboard user', 'user', 'undeleteCreative', 'creativeId'],
   ],
   campaigns: [
-    ['Delete as dashboard user', 'user', 'deleteCampaign', 'id'],
+    ['Delete as dashboard user', 'user', 'deleteCampaign', 'campaignId'],
     ['Restore as dashboard user', 'user', 'undeleteCampaign', 'campaignId'],
     ['Restore as staff', 'staff', 'undeleteCampaign', 'campaignId'],
   ],
   assets: [
     ['Archive as dashboard user', 'user', 'archiveAsset', 'assetId'],
     ['Unarchive as dashboard user', 'user', 'unarchiveAsset', 'assetId'],
-    ['Delete as partner operator', 'partner_operator', 'deleteAsset', 'id'],
+    ['Delete as partner operator', 'partner_operator', 'deleteAsset', 'assetId'],
     ['Restore as staff', 'staff', 'undeleteAsset', 'assetId'],
     ['Upscale to 4K as dashboard user', 'user', 'createUpscale', null, (id) => ({ source: { assetId: id }, target: '4K' })],
   ],
@@ -642,7 +642,7 @@ function RunsView({ account, run }) {
     <section class="card" aria-labelledby="run-h">
       <h2 id="run-h">${selected ? html`Run <code>${selected}</code>` : 'Select a run'}</h2>
       <${ErrorNote} error=${detail.error} />
-      ${r && html`<div class="row"><${Status} value=${r.status} /> <button type="button" class="danger" disabled=${FINAL_RUN_STATUSES.includes(r.status)} title=${FINAL_RUN_STATUSES.includes(r.status) ? 'The run is final' : undefined} onClick=${() => run('Stop run', async () => { const out = await act(account.accountId, 'user', 'stopRun', { id: r.runId }); if (out.status >= 400) throw new Error(`${out.status} ${out.body?.code ?? ''}`); refresh(); })}>Stop run</button></div>
+      ${r && html`<div class="row"><${Status} value=${r.status} /> <button type="button" class="danger" disabled=${FINAL_RUN_STATUSES.includes(r.status)} title=${FINAL_RUN_STATUSES.includes(r.status) ? 'The run is final' : undefined} onClick=${() => run('Stop run', async () => { const out = await act(account.accountId, 'user', 'stopRun', { runId: r.runId }); if (out.status >= 400) throw new Error(`${out.status} ${out.body?.code ?? ''}`); refresh(); })}>Stop run</button></div>
         <dl class="facts">${Object.entries(r).filter(([, v]) => v === null || typeof v !== 'object').map(([k, v]) => html`<dt>${k}</dt><dd>${String(v)}</dd>`)}</dl>
         ${Object.entries(r).filter(([, v]) => v && typeof v === 'object').map(([k, v]) => html`<h4>${k}</h4><${Json} value=${v} label=${k} />`)}
         <${RefCredits} credits=${detail.data.credits} />

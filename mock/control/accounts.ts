@@ -3,7 +3,7 @@ import { createAccount, planFor, provisionKeys } from '../domain/accounts/servic
 import type { ImageSize, Plan, PlanTier } from '../domain/accounts/model.ts';
 import type { AccountSettings } from '../core/store.ts';
 import { iso } from '../domain/shared.ts';
-import type { ControlHandlers } from './http.ts';
+import type { ControlHandlers } from './types.ts';
 import { presentAccount } from './present.ts';
 
 /** `credits` of createAccount, kept on the account for the credits ledger to read. */

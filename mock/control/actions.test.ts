@@ -104,7 +104,7 @@ describe('POST /__mock/accounts/{accountId}/actions with an operationId', () => 
     const empty = await act({ actor: { kind: 'user' }, operationId: 'rejectCreative', pathParams: { creativeId: 'crt_test0001' }, body: { rejectionReason: '' } });
     expect(empty.status).toBe(422);
     expect(empty.body).toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ field: 'body.rejectionReason' }] });
-    const unknown = await act({ actor: { kind: 'user' }, operationId: 'updateCreative', pathParams: { id: 'crt_test0001' }, body: { colour: 'red' } });
+    const unknown = await act({ actor: { kind: 'user' }, operationId: 'updateCreative', pathParams: { creativeId: 'crt_test0001' }, body: { colour: 'red' } });
     expect(unknown.status).toBe(422);
     expect(unknown.body.errors.map((e: { field: string }) => e.field)).toContain('body.colour');
     expect(t.acc.state.creatives.get('crt_test0001')!.status).toBe('PENDING');
@@ -112,7 +112,7 @@ describe('POST /__mock/accounts/{accountId}/actions with an operationId', () => 
 
   it('an update by the dashboard records previousAttributes like the API', async () => {
     pendingCreative(t.acc);
-    const res = await act({ actor: { kind: 'user' }, operationId: 'updateCreative', pathParams: { id: 'crt_test0001' }, body: { metadata: { team: 'a' } } });
+    const res = await act({ actor: { kind: 'user' }, operationId: 'updateCreative', pathParams: { creativeId: 'crt_test0001' }, body: { metadata: { team: 'a' } } });
     expect(res.body.status).toBe(200);
     const log = await control('listEvents', 'GET', `/__mock/accounts/${t.acc.accountId}/events?resourceId=crt_test0001`);
     expect(log.body.data).toHaveLength(1);
@@ -120,12 +120,12 @@ describe('POST /__mock/accounts/{accountId}/actions with an operationId', () => 
   });
 
   it.each([
-    ['a read operation', { operationId: 'getCreative', pathParams: { id: 'x' } }, 'operationId'],
+    ['a read operation', { operationId: 'getCreative', pathParams: { creativeId: 'x' } }, 'operationId'],
     ['an unknown operation', { operationId: 'launchRocket' }, 'operationId'],
     ['a missing path parameter', { operationId: 'approveCreative' }, 'pathParams.creativeId'],
     ['an extra path parameter', { operationId: 'approveCreative', pathParams: { creativeId: 'c', id: 'c' } }, 'pathParams.id'],
     ['a required body left out', { operationId: 'createCampaign' }, 'body'],
-    ['a body for an operation that takes none', { operationId: 'deleteCreative', pathParams: { id: 'c' }, body: {} }, 'body'],
+    ['a body for an operation that takes none', { operationId: 'deleteCreative', pathParams: { creativeId: 'c' }, body: {} }, 'body'],
   ])('refuses %s with 422', async (_what, request, field) => {
     const res = await act({ actor: { kind: 'user' }, ...request });
     expect(res.status).toBe(422);

@@ -22,7 +22,7 @@ import { jsonResponse } from '../pipeline/respond.ts';
 import type { RequestContext } from '../pipeline/types.ts';
 import { fieldErrors } from '../pipeline/validate.ts';
 import type { AccountState } from '../core/store.ts';
-import { ControlError, type ControlContext, type ControlHandlers } from './http.ts';
+import { ControlError, type ControlContext, type ControlHandlers } from './types.ts';
 
 interface ActorInput {
   kind: ActorKind;

@@ -19,7 +19,7 @@ import { presentUpscale } from '../domain/upscales/present.ts';
 import type { Upscale } from '../domain/upscales/model.ts';
 import { isoOrNull } from '../domain/shared.ts';
 import type { Collection } from '../core/collection.ts';
-import type { ControlHandlers, ControlRequest } from './http.ts';
+import type { ControlHandlers, ControlRequest } from './types.ts';
 
 /** Rows one page scans at most (documented in spec/mock-control.yaml). */
 export const BROWSE_SCAN_BUDGET = 20_000;

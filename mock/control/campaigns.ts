@@ -1,7 +1,7 @@
 /** Control plane, campaigns: listCampaignCreatives (a campaign's creatives as the dashboard sees them, a page at a time). */
 import { isReadable } from '../domain/creatives/model.ts';
 import { isoOrNull } from '../domain/shared.ts';
-import { ControlError, type ControlHandlers } from './http.ts';
+import { ControlError, type ControlHandlers } from './types.ts';
 
 export const campaignHandlers: ControlHandlers = {
   listCampaignCreatives(request, ctx) {

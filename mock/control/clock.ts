@@ -7,7 +7,7 @@ import type { AccountClock, ClockMode, OutsideWork } from '../core/clock.ts';
 import { isoOrNull } from '../domain/shared.ts';
 import type { MockServices } from '../core/services.ts';
 import { clockState } from './present.ts';
-import type { ControlHandlers } from './http.ts';
+import type { ControlHandlers } from './types.ts';
 
 export function accountClockState(clock: AccountClock) {
   return { accountId: clock.accountId, now: clock.nowIso(), advancedSeconds: clock.offsetMs / 1000, mode: clock.mode, pendingTasks: clock.pending, nextTaskAt: isoOrNull(clock.nextDue() ?? null) };

@@ -8,7 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import { creditsOf } from '../domain/credits/ledger.ts';
 import { applyCreditSettings, creditsView } from '../domain/credits/settings.ts';
-import { ControlError, type ControlHandlers } from './http.ts';
+import { ControlError, type ControlHandlers } from './types.ts';
 
 export const creditHandlers: ControlHandlers = {
   getCredits(request, ctx) {

@@ -1,5 +1,5 @@
 /** Control plane, events: listEvents (the account's event log, oldest first, optionally filtered). */
-import type { ControlHandlers } from './http.ts';
+import type { ControlHandlers } from './types.ts';
 import { presentEvent } from './present.ts';
 
 /** The last `limit` items (all of them without one), in their order. */

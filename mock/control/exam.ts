@@ -1,6 +1,6 @@
 /** Control plane, the client exam (mock/exam/): startExam, getExamReport, stopExam. */
 import { ruleReport } from '../exam/judge.ts';
-import { ControlError, type ControlHandlers } from './http.ts';
+import { ControlError, type ControlHandlers } from './types.ts';
 
 export const examHandlers: ControlHandlers = {
   startExam(request, ctx) {

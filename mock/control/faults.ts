@@ -3,7 +3,7 @@
  * updateGlobalFaults (every account). The pipeline's faults stage reads them on every request.
  */
 import type { AccountFaults, GlobalFaults } from '../core/store.ts';
-import type { ControlHandlers } from './http.ts';
+import type { ControlHandlers } from './types.ts';
 
 export const faultHandlers: ControlHandlers = {
   updateAccountFaults(request, ctx) {

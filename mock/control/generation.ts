@@ -4,7 +4,7 @@
  * a schema cannot (at least one positive weight) and changes nothing on an error.
  */
 import { generationView, globalGeneration, setGenerationSettings, setGlobalGeneration } from '../domain/runs/settings.ts';
-import { ControlError, type ControlHandlers } from './http.ts';
+import { ControlError, type ControlHandlers } from './types.ts';
 
 function refuse(errors: { field: string; message: string }[]): never {
   throw new ControlError(422, 'VALIDATION_ERROR', 'The generation settings are invalid.', errors);

@@ -2,7 +2,7 @@
 import { createKey, expireKey, KeyRequestError, revokeKey } from '../domain/accounts/service.ts';
 import type { Scope } from '../domain/accounts/model.ts';
 import { isoOrNull } from '../domain/shared.ts';
-import { ControlError, invalidField, type ControlHandlers } from './http.ts';
+import { ControlError, invalidField, type ControlHandlers } from './types.ts';
 import { presentKey } from './present.ts';
 
 interface CreateKeyBody {

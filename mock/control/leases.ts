@@ -1,6 +1,6 @@
 /** Control plane, leases: listLeases, acquireLease, releaseLease (the table: mock/core/leases.ts). */
 import { DEFAULT_WAIT_SECONDS, type LeaseRequest } from '../core/leases.ts';
-import { ControlError, type ControlHandlers } from './http.ts';
+import { ControlError, type ControlHandlers } from './types.ts';
 
 export const leaseHandlers: ControlHandlers = {
   listLeases(_request, { services }) {

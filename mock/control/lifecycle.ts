@@ -1,5 +1,5 @@
 /** Control plane, lifecycle: reset, saveState (the `--state` file), listDefects. */
-import { ControlError, type ControlHandlers } from './http.ts';
+import { ControlError, type ControlHandlers } from './types.ts';
 
 export const lifecycleHandlers: ControlHandlers = {
   async reset(_request, { services, options }) {

@@ -4,7 +4,7 @@
  * `account:<traffic>`, `ip:<traffic>`; an account's override wins over a global one.
  */
 import { rateLimits } from '../../spec/contract.ts';
-import type { ControlHandlers } from './http.ts';
+import type { ControlHandlers } from './types.ts';
 
 /** Every limit name with the document's default quota. */
 export function defaultLimits(): Record<string, number> {

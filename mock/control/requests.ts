@@ -1,7 +1,7 @@
 /** Control plane, requests: listRequests (the account's request journal, mock/pipeline/journal.ts). */
 import { iso } from '../domain/shared.ts';
 import { JOURNAL_CAPACITY, presentRecord } from '../pipeline/journal.ts';
-import type { ControlHandlers } from './http.ts';
+import type { ControlHandlers } from './types.ts';
 
 export const requestHandlers: ControlHandlers = {
   listRequests(request, ctx) {

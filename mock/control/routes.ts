@@ -43,7 +43,7 @@ import { controlOperations, controlValidator, parameterValidator, type ControlOp
 import { eventHandlers } from './events.ts';
 import { faultHandlers } from './faults.ts';
 import { generationHandlers } from './generation.ts';
-import { ControlError, type ControlContext, type ControlHandler, type ControlHandlers, type ControlOptions, type ControlRequest, type ControlResult, type ControlStreamSink } from './http.ts';
+import { ControlError, type ControlContext, type ControlHandler, type ControlHandlers, type ControlOptions, type ControlRequest, type ControlResult, type ControlStreamSink } from './types.ts';
 import { lifecycleHandlers } from './lifecycle.ts';
 import { limitHandlers } from './limits.ts';
 import { keyHandlers } from './keys.ts';

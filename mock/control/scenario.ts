@@ -2,7 +2,7 @@
 import type { FieldError } from '../core/errors.ts';
 import { loadScenario, ScenarioError } from '../scenario/apply.ts';
 import { exportScenario } from '../scenario/export.ts';
-import { ControlError, invalidField, type ControlHandlers } from './http.ts';
+import { ControlError, invalidField, type ControlHandlers } from './types.ts';
 
 interface ScenarioLoadBody {
   text?: string;

@@ -1,5 +1,5 @@
 /** Control plane, the live stream: streamChanges (the feed: mock/core/feed.ts). */
-import type { ControlHandlers } from './http.ts';
+import type { ControlHandlers } from './types.ts';
 
 export const streamHandlers: ControlHandlers = {
   streamChanges(request, ctx) {

@@ -16,7 +16,7 @@ import { presentEndpoint, WebhookInputError, type EndpointInput, type EndpointPa
 import type { WebhookService } from '../events/webhooks.ts';
 import { newest } from './events.ts';
 import type { AccountState } from '../core/store.ts';
-import { ControlError, type ControlHandlers } from './http.ts';
+import { ControlError, type ControlHandlers } from './types.ts';
 import { presentDelivery } from './present.ts';
 
 /** The webhook service of the mock (buildMock creates it as `services.webhooks`). */

@@ -2,6 +2,7 @@
  * Per-account in-memory state. Accounts are isolated: every lookup goes through the account that
  * owns the key, so another account's resource is simply absent (the uniform 404).
  */
+import type { components } from '../../spec/generated/mock-control.ts';
 import type { ApiKeyRecord, Plan } from '../domain/accounts/model.ts';
 import type { Asset } from '../domain/assets/model.ts';
 import type { Campaign } from '../domain/campaigns/model.ts';
@@ -32,20 +33,8 @@ export interface IdempotencyRecord {
   resource?: { kind: string; id: string };
 }
 
-export interface AccountFaults {
-  writesPaused: boolean;
-  spendUnavailable: boolean;
-  /** Campaign create/restore lose the race (503 SERVICE_UNAVAILABLE) this many more times. */
-  lostRaces: number;
-  /** Seconds a campaign delete or restore keeps finishing its creatives (CAMPAIGN_CASCADE_PENDING). */
-  cascadeSeconds: number;
-  /** Seconds a new campaign stays CREATING ("still being created"). */
-  creationSeconds: number;
-  /** Milliseconds every write holds its idempotency key in progress before completing. */
-  slowWritesMs: number;
-  /** The account's next N requests answer 429 (a forced rate limit). */
-  forcedRateLimits: number;
-}
+/** An account's faults: the control document's `Faults` (spec/mock-control.yaml), generated, never copied. */
+export type AccountFaults = components['schemas']['Faults'];
 
 export interface AccountSettings {
   /** Serve sparse and empty pages before the end of every list (client pagination drills). */

@@ -94,6 +94,8 @@ export class ExamSession {
   private readonly seen = new Set<string>();
   private readonly served = new Set<string>();
   private readonly plans = new Map<string, ExamPlan>();
+  /** First-seen requests per content (method, path, query, body: the key left out), for the draws. */
+  private readonly contents = new Map<string, number>();
   private readonly rate: number;
 
   constructor(
@@ -126,7 +128,12 @@ export class ExamSession {
       plan.adversity = fresh;
       return plan;
     }
-    const r = draw(this.options.seed, identity);
+    // The draw leaves the key out (a client's keys are random) but counts the contents seen, so the
+    // same traffic meets the same draws, and a write sent again under a new key meets a new one.
+    const content = `${raw.method} ${raw.path} ${JSON.stringify(raw.query)} ${bodyText(raw)}`;
+    const n = this.contents.get(content) ?? 0;
+    this.contents.set(content, n + 1);
+    const r = draw(this.options.seed, `${content} #${n}`);
     if (r < this.rate) plan.adversity = kinds[Math.floor((r / this.rate) * kinds.length)] ?? kinds[0];
     else if (r > 1 - this.rate / 3) plan.adversity = 'slow';
     return plan;

@@ -6,7 +6,7 @@
 import { isoOrNull } from '../domain/shared.ts';
 import { controlHandlers } from '../control/routes.ts';
 import { advanceAccount } from '../control/clock.ts';
-import { ControlError, type ControlContext, type ControlHandlers, type ControlRequest } from '../control/http.ts';
+import { ControlError, type ControlContext, type ControlHandlers, type ControlRequest } from '../control/types.ts';
 import type { AccountClock } from '../core/clock.ts';
 import { hooksDocument, hooksVersion } from './document.ts';
 

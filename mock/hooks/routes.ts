@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { MockServices } from '../core/services.ts';
-import type { ControlOptions } from '../control/http.ts';
+import type { ControlOptions } from '../control/types.ts';
 import { dispatchPlane, registerPlaneRoutes, routeOf, type ControlHttpRequest, type ControlHttpResponse, type ControlRoute, type Plane } from '../control/routes.ts';
 import { hooksReader } from './document.ts';
 import { hookHandlers } from './handlers.ts';

@@ -136,7 +136,7 @@ describe('cacheable reads over HTTP', () => {
     const list = await h.request('GET', '/creatives', { key, query: { limit: 100 } });
     const target = (list.body as { data: { creativeId: string; status: string; metadata?: unknown }[] }).data.find((c) => c.status === 'PENDING')!;
     expect((await h.request('GET', '/creatives', { key, query: { limit: 100 } })).text).toBe(list.text);
-    const acted = await h.control('POST', `/__mock/accounts/${acct.accountId}/actions`, { actor: { kind: 'user' }, operationId: 'updateCreative', pathParams: { id: target.creativeId }, body: { metadata: { team: 'a' } } });
+    const acted = await h.control('POST', `/__mock/accounts/${acct.accountId}/actions`, { actor: { kind: 'user' }, operationId: 'updateCreative', pathParams: { creativeId: target.creativeId }, body: { metadata: { team: 'a' } } });
     expect(acted.status).toBe(200);
     const after = await h.request('GET', '/creatives', { key, query: { limit: 100 } });
     const shown = (after.body as { data: { creativeId: string; metadata?: unknown }[] }).data.find((c) => c.creativeId === target.creativeId)!;

@@ -16,7 +16,6 @@ import { controlRoutes } from '../../spec/generated/mock-control.ts';
 import type { Scenario, ScenarioAccount } from '../../spec/generated/scenario.ts';
 import schema from '../../spec/schemas/scenario.schema.json' with { type: 'json' };
 import { schemaValidator } from '../control/document.ts';
-import type { ControlHttpResponse } from '../control/routes.ts';
 import type { MockServices } from '../core/services.ts';
 import { resolveReferences, ScenarioReferenceError } from './references.ts';
 import { fieldOf, objectSource, parseScenarioText, ScenarioError, type ScenarioPath, type ScenarioProblem, type ScenarioSource } from './source.ts';
@@ -25,7 +24,7 @@ export { ScenarioError, type ScenarioProblem } from './source.ts';
 export type { Scenario } from '../../spec/generated/scenario.ts';
 
 /** Answers one control request (dispatchControl with the services and options bound). */
-export type ControlDispatch = (request: { method: string; url: string; body?: string | undefined }) => Promise<Pick<ControlHttpResponse, 'status' | 'body'>>;
+export type ControlDispatch = (request: { method: string; url: string; body?: string | undefined }) => Promise<{ status: number; body?: string }>; // what dispatchControl answers (mock/control/routes.ts), read here without importing it back
 
 /** Where a scenario is made: the control plane, and the services (for an account's catalog ids). */
 export interface ScenarioTarget {

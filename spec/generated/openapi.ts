@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * List products of the catalog
-         * @description List envelope of the account's products. `sku` returns a LIST, because a sku can be null or shared; use GET /products/{id} for an unambiguous lookup.
+         * @description List envelope of the account's products. `sku` returns a LIST, because a sku can be null or shared; use GET /products/{productId} for an unambiguous lookup.
          */
         get: operations["listProducts"];
         put?: never;
@@ -21,7 +21,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/products/{id}": {
+    "/products/{productId}": {
         parameters: {
             query?: never;
             header?: never;
@@ -61,13 +61,13 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/creatives/{id}": {
+    "/creatives/{creativeId}": {
         parameters: {
             query?: never;
             header?: never;
             path: {
                 /** @description The creativeId. */
-                id: components["parameters"]["CreativeIdInPath"];
+                creativeId: components["parameters"]["CreativeIdInPath"];
             };
             cookie?: never;
         };
@@ -181,13 +181,13 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/campaigns/{id}": {
+    "/campaigns/{campaignId}": {
         parameters: {
             query?: never;
             header?: never;
             path: {
                 /** @description The campaignId. */
-                id: components["parameters"]["CampaignIdInPath"];
+                campaignId: components["parameters"]["CampaignIdInPath"];
             };
             cookie?: never;
         };
@@ -252,13 +252,13 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/assets/{id}": {
+    "/assets/{assetId}": {
         parameters: {
             query?: never;
             header?: never;
             path: {
                 /** @description The assetId. */
-                id: components["parameters"]["AssetIdInPath"];
+                assetId: components["parameters"]["AssetIdInPath"];
             };
             cookie?: never;
         };
@@ -363,7 +363,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/deliveries/{id}": {
+    "/deliveries/{deliveryId}": {
         parameters: {
             query?: never;
             header?: never;
@@ -492,7 +492,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/runs/{id}/stop": {
+    "/runs/{runId}/stop": {
         parameters: {
             query?: never;
             header?: never;
@@ -1370,54 +1370,6 @@ export interface components {
                 };
             };
         };
-        /** @description The creative, as GET returns it, with a strong ETag. */
-        CreativeWithETag: {
-            headers: {
-                ETag: components["headers"]["ETag"];
-                RateLimit: components["headers"]["RateLimit"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Creative"];
-            };
-        };
-        /** @description The campaign, as GET returns it, with a strong ETag. */
-        CampaignWithETag: {
-            headers: {
-                ETag: components["headers"]["ETag"];
-                RateLimit: components["headers"]["RateLimit"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Campaign"];
-            };
-        };
-        /** @description The asset, as GET returns it, with a strong ETag. */
-        AssetWithETag: {
-            headers: {
-                ETag: components["headers"]["ETag"];
-                RateLimit: components["headers"]["RateLimit"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Asset"];
-            };
-        };
-        /** @description The asset, as GET returns it. */
-        AssetWithOptionalETag: {
-            headers: {
-                ETag: components["headers"]["ETagAssumed"];
-                RateLimit: components["headers"]["RateLimit"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Asset"];
-            };
-        };
         /** @description A malformed request (a query, path or header value out of its schema, or malformed JSON). */
         BadRequestRead: {
             headers: {
@@ -1740,16 +1692,12 @@ export interface components {
         Expand: "product";
         /** @description The creativeId. */
         CreativeIdInPath: components["schemas"]["Id"];
-        /** @description The creativeId. */
-        CreativeIdInPathLong: components["schemas"]["Id"];
         /** @description The campaignId. */
         CampaignIdInPath: components["schemas"]["Id"];
         /** @description The assetId. */
         AssetIdInPath: components["schemas"]["Id"];
-        /** @description The assetId. */
-        AssetIdInPathLong: components["schemas"]["Id"];
         /** @description The runId. */
-        RunIdInPathLong: components["schemas"]["Id"];
+        RunIdInPath: components["schemas"]["Id"];
         /** @description Required here. A missing key answers 400 `IDEMPOTENCY_KEY_REQUIRED`, a malformed one 400 `INVALID_IDEMPOTENCY_KEY`. A retry with the same key and request replays the stored result; a different request under the key answers 409 `IDEMPOTENCY_KEY_REUSED`; one still running answers 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. A 503 `WRITES_PAUSED` does not consume the key, nor does any other refusal decided before the operation runs (401, 402, 403, 412, 429, 5xx, and the 409s of prices, the spend cap and of something still running); a replay is still authenticated and entitlement is re-checked first, so it answers what a fresh request would while the plan no longer grants the operation. */
         IdempotencyKeyRequired: components["schemas"]["IdempotencyKey"];
         /** @description Optional here; when sent it behaves as on the operations that require it. */
@@ -1795,10 +1743,10 @@ export interface operations {
     listProducts: {
         parameters: {
             query?: {
-                /** @description Requested page size; `pagination.pageSize` reports the size applied. */
-                limit?: components["parameters"]["Limit"];
                 /** @description Opaque; pass `pagination.nextCursor` back verbatim. */
                 cursor?: components["parameters"]["Cursor"];
+                /** @description Requested page size; `pagination.pageSize` reports the size applied. */
+                limit?: components["parameters"]["Limit"];
                 /** @description Only products of this brand. */
                 brandId?: string;
                 /** @description Exact sku match. Returns a list (a sku is not unique). */
@@ -1833,7 +1781,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The productId. */
-                id: components["schemas"]["Id"];
+                productId: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -1903,7 +1851,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The creativeId. */
-                id: components["parameters"]["CreativeIdInPath"];
+                creativeId: components["parameters"]["CreativeIdInPath"];
             };
             cookie?: never;
         };
@@ -1939,13 +1887,24 @@ export interface operations {
             };
             path: {
                 /** @description The creativeId. */
-                id: components["parameters"]["CreativeIdInPath"];
+                creativeId: components["parameters"]["CreativeIdInPath"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["CreativeWithETag"];
+            /** @description The creative, as GET returns it, with a strong ETag. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Creative"];
+                };
+            };
             400: components["responses"]["BadRequestOptionalKey"];
             401: components["responses"]["UnauthorizedWrite"];
             403: components["responses"]["ScopeDenied"];
@@ -1982,7 +1941,7 @@ export interface operations {
             };
             path: {
                 /** @description The creativeId. */
-                id: components["parameters"]["CreativeIdInPath"];
+                creativeId: components["parameters"]["CreativeIdInPath"];
             };
             cookie?: never;
         };
@@ -1992,7 +1951,18 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["CreativeWithETag"];
+            /** @description The creative, as GET returns it, with a strong ETag. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Creative"];
+                };
+            };
             400: components["responses"]["BadRequestOptionalKey"];
             401: components["responses"]["UnauthorizedWrite"];
             403: components["responses"]["ScopeDenied"];
@@ -2017,13 +1987,24 @@ export interface operations {
             };
             path: {
                 /** @description The creativeId. */
-                creativeId: components["parameters"]["CreativeIdInPathLong"];
+                creativeId: components["parameters"]["CreativeIdInPath"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["CreativeWithETag"];
+            /** @description The creative, as GET returns it, with a strong ETag. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Creative"];
+                };
+            };
             400: components["responses"]["BadRequestRequiredKey"];
             401: components["responses"]["UnauthorizedWrite"];
             403: components["responses"]["ScopeDenied"];
@@ -2058,7 +2039,7 @@ export interface operations {
             };
             path: {
                 /** @description The creativeId. */
-                creativeId: components["parameters"]["CreativeIdInPathLong"];
+                creativeId: components["parameters"]["CreativeIdInPath"];
             };
             cookie?: never;
         };
@@ -2069,7 +2050,18 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["CreativeWithETag"];
+            /** @description The creative, as GET returns it, with a strong ETag. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Creative"];
+                };
+            };
             400: components["responses"]["BadRequestRequiredKey"];
             401: components["responses"]["UnauthorizedWrite"];
             403: components["responses"]["ScopeDenied"];
@@ -2091,7 +2083,7 @@ export interface operations {
             };
             path: {
                 /** @description The creativeId. */
-                creativeId: components["parameters"]["CreativeIdInPathLong"];
+                creativeId: components["parameters"]["CreativeIdInPath"];
             };
             cookie?: never;
         };
@@ -2101,7 +2093,18 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["CreativeWithETag"];
+            /** @description The creative, as GET returns it, with a strong ETag. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Creative"];
+                };
+            };
             400: components["responses"]["BadRequestRequiredKey"];
             401: components["responses"]["UnauthorizedWrite"];
             403: components["responses"]["ScopeDenied"];
@@ -2222,13 +2225,24 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The campaignId. */
-                id: components["parameters"]["CampaignIdInPath"];
+                campaignId: components["parameters"]["CampaignIdInPath"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["CampaignWithETag"];
+            /** @description The campaign, as GET returns it, with a strong ETag. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
             400: components["responses"]["BadRequestRead"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ScopeDenied"];
@@ -2247,13 +2261,24 @@ export interface operations {
             };
             path: {
                 /** @description The campaignId. */
-                id: components["parameters"]["CampaignIdInPath"];
+                campaignId: components["parameters"]["CampaignIdInPath"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["CampaignWithETag"];
+            /** @description The campaign, as GET returns it, with a strong ETag. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
             400: components["responses"]["BadRequestOptionalKey"];
             401: components["responses"]["UnauthorizedWrite"];
             403: components["responses"]["ScopeDenied"];
@@ -2290,7 +2315,7 @@ export interface operations {
             };
             path: {
                 /** @description The campaignId. */
-                id: components["parameters"]["CampaignIdInPath"];
+                campaignId: components["parameters"]["CampaignIdInPath"];
             };
             cookie?: never;
         };
@@ -2300,7 +2325,18 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["CampaignWithETag"];
+            /** @description The campaign, as GET returns it, with a strong ETag. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
             400: components["responses"]["BadRequestOptionalKey"];
             401: components["responses"]["UnauthorizedWrite"];
             403: components["responses"]["ScopeDenied"];
@@ -2329,7 +2365,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["CampaignWithETag"];
+            /** @description The campaign, as GET returns it, with a strong ETag. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
             400: components["responses"]["BadRequestRequiredKey"];
             401: components["responses"]["UnauthorizedWrite"];
             /** @description Missing scope, or the plan's campaign limit or products-per-campaign limit is reached. */
@@ -2409,13 +2456,24 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The assetId. */
-                id: components["parameters"]["AssetIdInPath"];
+                assetId: components["parameters"]["AssetIdInPath"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["AssetWithETag"];
+            /** @description The asset, as GET returns it, with a strong ETag. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
             400: components["responses"]["BadRequestRead"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ScopeDenied"];
@@ -2434,13 +2492,24 @@ export interface operations {
             };
             path: {
                 /** @description The assetId. */
-                id: components["parameters"]["AssetIdInPath"];
+                assetId: components["parameters"]["AssetIdInPath"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["AssetWithETag"];
+            /** @description The asset, as GET returns it, with a strong ETag. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
             400: components["responses"]["BadRequestOptionalKey"];
             401: components["responses"]["UnauthorizedWrite"];
             403: components["responses"]["ScopeDenied"];
@@ -2463,7 +2532,7 @@ export interface operations {
             };
             path: {
                 /** @description The assetId. */
-                id: components["parameters"]["AssetIdInPath"];
+                assetId: components["parameters"]["AssetIdInPath"];
             };
             cookie?: never;
         };
@@ -2473,7 +2542,18 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["AssetWithETag"];
+            /** @description The asset, as GET returns it, with a strong ETag. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
             400: components["responses"]["BadRequestOptionalKey"];
             401: components["responses"]["UnauthorizedWrite"];
             403: components["responses"]["ScopeDenied"];
@@ -2498,13 +2578,24 @@ export interface operations {
             };
             path: {
                 /** @description The assetId. */
-                assetId: components["parameters"]["AssetIdInPathLong"];
+                assetId: components["parameters"]["AssetIdInPath"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["AssetWithOptionalETag"];
+            /** @description The asset, as GET returns it. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETagAssumed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
             400: components["responses"]["BadRequestRequiredKey"];
             401: components["responses"]["UnauthorizedWrite"];
             403: components["responses"]["ScopeDenied"];
@@ -2527,13 +2618,24 @@ export interface operations {
             };
             path: {
                 /** @description The assetId. */
-                assetId: components["parameters"]["AssetIdInPathLong"];
+                assetId: components["parameters"]["AssetIdInPath"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["AssetWithOptionalETag"];
+            /** @description The asset, as GET returns it. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETagAssumed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
             400: components["responses"]["BadRequestRequiredKey"];
             401: components["responses"]["UnauthorizedWrite"];
             403: components["responses"]["ScopeDenied"];
@@ -2556,13 +2658,24 @@ export interface operations {
             };
             path: {
                 /** @description The assetId. */
-                assetId: components["parameters"]["AssetIdInPathLong"];
+                assetId: components["parameters"]["AssetIdInPath"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["AssetWithETag"];
+            /** @description The asset, as GET returns it, with a strong ETag. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
             400: components["responses"]["BadRequestRequiredKey"];
             401: components["responses"]["UnauthorizedWrite"];
             403: components["responses"]["ScopeDenied"];
@@ -2615,7 +2728,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The deliveryId. */
-                id: components["schemas"]["Id"];
+                deliveryId: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -2875,7 +2988,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The runId. */
-                runId: components["parameters"]["RunIdInPathLong"];
+                runId: components["parameters"]["RunIdInPath"];
             };
             cookie?: never;
         };
@@ -2910,7 +3023,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The runId. */
-                runId: components["parameters"]["RunIdInPathLong"];
+                runId: components["parameters"]["RunIdInPath"];
             };
             cookie?: never;
         };
@@ -2940,7 +3053,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The runId. */
-                id: components["schemas"]["Id"];
+                runId: components["schemas"]["Id"];
             };
             cookie?: never;
         };

@@ -11,11 +11,13 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { loadLedger } from '../../../conformance/reporters/ledger.ts';
 import { startListener } from '../../../scripts/webhooks-listen.ts';
 import { exitCode } from './report.ts';
-import { battery, runWebhooksExam } from './webhooks.ts';
+import { battery, DEFAULT_TIMEOUT_MS, runWebhooksExam } from './webhooks.ts';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const ledger = loadLedger().rules;
-const BUDGET_MS = 400;
+// The budget of the slow receiver's case (it holds valid deliveries 30 s); every other case keeps
+// the default, so that a loaded machine never makes a prompt receiver look slow.
+const SLOW_BUDGET_MS = 500;
 
 type Handler = (raw: string, headers: Record<string, string>, response: ServerResponse, request: IncomingMessage) => void;
 
@@ -109,7 +111,7 @@ describe('cgs-webhooks-check', () => {
   it('a receiver on the standardwebhooks package passes every judged rule; RECV-008 and RECV-009 are named as not judged, with how to check them', async () => {
     const r = await receiver(good);
     servers.push(r);
-    const result = await runWebhooksExam({ url: r.url, secret: SECRET, seed: 3, timeoutMs: BUDGET_MS * 10, ledger });
+    const result = await runWebhooksExam({ url: r.url, secret: SECRET, seed: 3, timeoutMs: DEFAULT_TIMEOUT_MS, ledger });
     expect(failedOf(result)).toEqual([]);
     expect(result.rules.filter((x) => x.result === 'passed').map((x) => x.id).sort()).toEqual(['RECV-001', 'RECV-002', 'RECV-003', 'RECV-004', 'RECV-005', 'RECV-006', 'RECV-007']);
     expect(result.rules.filter((x) => x.result === 'not judged').map((x) => x.id).sort()).toEqual(['RECV-008', 'RECV-009']);
@@ -120,14 +122,14 @@ describe('cgs-webhooks-check', () => {
   it('the toolkit\'s own cgs-webhooks-listen passes', async () => {
     const listener = await startListener({ port: 0, secret: SECRET, print: () => {} });
     servers.push({ url: listener.url, close: () => listener.close() });
-    const result = await runWebhooksExam({ url: listener.url, secret: SECRET, seed: 4, timeoutMs: BUDGET_MS * 10, ledger });
+    const result = await runWebhooksExam({ url: listener.url, secret: SECRET, seed: 4, timeoutMs: DEFAULT_TIMEOUT_MS, ledger });
     expect(failedOf(result)).toEqual([]);
   });
 
   it.each(FAULTY)('a receiver that %s fails exactly its rules', async (_name, handle, rules) => {
     const r = await receiver(handle);
     servers.push(r);
-    const result = await runWebhooksExam({ url: r.url, secret: SECRET, seed: 5, timeoutMs: BUDGET_MS, ledger });
+    const result = await runWebhooksExam({ url: r.url, secret: SECRET, seed: 5, timeoutMs: rules.includes('RECV-007') ? SLOW_BUDGET_MS : DEFAULT_TIMEOUT_MS, ledger });
     expect(failedOf(result)).toEqual(rules);
     expect(exitCode(result)).toBe(1);
     for (const rule of result.rules.filter((x) => x.result === 'failed')) expect(rule.findings.filter((f) => !f.held).flatMap((f) => f.proof).join('\n')).toMatch(/#\d+ .*expected/);
@@ -136,7 +138,7 @@ describe('cgs-webhooks-check', () => {
   it('an unreachable receiver: the exam could not run (exit 2)', async () => {
     const r = await receiver(good);
     await r.close();
-    const result = await runWebhooksExam({ url: r.url, secret: SECRET, seed: 1, timeoutMs: BUDGET_MS, ledger });
+    const result = await runWebhooksExam({ url: r.url, secret: SECRET, seed: 1, timeoutMs: SLOW_BUDGET_MS, ledger });
     expect(result.error).toMatch(/no answer: ECONNREFUSED/);
     expect(exitCode(result)).toBe(2);
   });

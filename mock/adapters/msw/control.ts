@@ -12,7 +12,7 @@
  */
 import { controlRoutes, type components, type operations } from '../../../spec/generated/mock-control.ts';
 import type { MockServices } from '../../core/services.ts';
-import type { ControlOptions } from '../../control/http.ts';
+import type { ControlOptions } from '../../control/types.ts';
 import { dispatchControl, type ControlHttpResponse } from '../../control/routes.ts';
 
 export type ControlOperationId = keyof typeof controlRoutes;

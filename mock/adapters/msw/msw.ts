@@ -21,7 +21,7 @@
  * and `control`, the same control plane as typed methods (mock/adapters/msw/control.ts). Webhooks are
  * signed as the server signs them and handed to `webhooks.deliver`, or POSTed with `fetch`.
  * What differs from the server (no sockets, so no 413 lingering close and no 431; no video
- * clips; no CORS headers; the URL as the WHATWG parser normalised it): README "Using it in-process (MSW)", D61.
+ * clips; no CORS headers; the URL as the WHATWG parser normalised it): docs/msw.md, D61.
  */
 import { http, HttpResponse, RequestHandler, type HttpHandler } from 'msw';
 import { apiVersion, basePath } from '../../../spec/contract.ts';
@@ -29,7 +29,7 @@ import type { ApiVersion } from '../../../spec/api-versions.ts';
 import { Clock } from '../../core/clock.ts';
 import { dispatchControl, type ControlHttpResponse } from '../../control/routes.ts';
 import { dispatchHooks } from '../../hooks/routes.ts';
-import type { ControlOptions } from '../../control/http.ts';
+import type { ControlOptions } from '../../control/types.ts';
 import { createServices, type MockServices } from '../../core/services.ts';
 import { ApiError, reasonPhrase } from '../../core/errors.ts';
 import type { DeliveryResult, Transport } from '../../events/transport.ts';

@@ -14,7 +14,7 @@ import inject, { type InjectOptions, type Response as InjectResponse } from 'lig
 import { basePath } from '../../../spec/contract.ts';
 import type { Clock } from '../../core/clock.ts';
 import { createServices, type CoreOptions, type MockServices } from '../../core/services.ts';
-import type { ControlOptions } from '../../control/http.ts';
+import type { ControlOptions } from '../../control/types.ts';
 import { registerConsole } from '../../console/serve.ts';
 import { registerControlRoutes } from '../../control/routes.ts';
 import { registerHooksRoutes } from '../../hooks/routes.ts';

@@ -6,7 +6,7 @@
  * Why not a fastify route: fastify builds a Request and a Reply, runs its hook chain and its
  * content-type parsers for every request, work the pipeline already does in the contract's terms.
  * Measured side by side on GET /creatives?limit=50, the front costs about a quarter less CPU per
- * request (README, Benchmarks). What fastify did for the API before the pipeline ran is done here,
+ * request (docs/benchmarks.md). What fastify did for the API before the pipeline ran is done here,
  * with the same outcome, in four steps:
  *
  *   claim  → a request target under the prefix (any method; the pipeline answers 404 and 405)

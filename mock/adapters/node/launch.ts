@@ -1,7 +1,7 @@
 /**
  * Starting the node mock from another process: the one `freePort` of the suite's global setup
  * (conformance/global-setup.ts) and of the scripts that start a mock or a server beside it
- * (scripts/bench.ts, scripts/conformance-shared.ts, scripts/prove-real-target.ts).
+ * (scripts/bench/bench.ts, scripts/conformance-shared.ts, scripts/prove-real-target.ts).
  */
 import { createServer } from 'node:net';
 

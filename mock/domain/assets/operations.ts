@@ -14,9 +14,9 @@ import type { Asset } from './model.ts';
 import { canonicalAsset, presentAsset } from './present.ts';
 import { archive, assetNotFound, remove, undelete, unarchive, update, type AssetPatch } from './transitions.ts';
 
-/** `/assets/{id}` and `/assets/{assetId}/...` name the id differently. */
+/** Every asset operation names its path parameter `assetId` (V12). */
 function assetIdOf(ctx: RequestContext): string {
-  return ctx.pathParams.id ?? ctx.pathParams.assetId ?? '';
+  return ctx.pathParams.assetId ?? '';
 }
 
 /**

@@ -104,7 +104,7 @@ export const campaignHandlers: HandlerTable = {
 
   getCampaign: {
     run(ctx) {
-      const campaign = findCampaign(ctx, ctx.pathParams.id);
+      const campaign = findCampaign(ctx, ctx.pathParams.campaignId);
       if (campaign.deletedAt !== null && !showDeleted(ctx.query)) throw campaignNotFound(); // PAGE-010
       const body = canonicalCampaign(ctx.account, campaign, ctx.now);
       return { status: 200, body, etagOf: body }; // ETAG-001, ETAG-002
@@ -136,17 +136,17 @@ export const campaignHandlers: HandlerTable = {
   },
 
   updateCampaign: {
-    target: (ctx) => canonicalCampaign(ctx.account, liveCampaign(ctx, ctx.pathParams.id), ctx.now), // ETAG-004
+    target: (ctx) => canonicalCampaign(ctx.account, liveCampaign(ctx, ctx.pathParams.campaignId), ctx.now), // ETAG-004
     run(ctx) {
-      const campaign = liveCampaign(ctx, ctx.pathParams.id);
+      const campaign = liveCampaign(ctx, ctx.pathParams.campaignId);
       return respond(ctx, commit(ctx, updateCampaign(campaign, ctx.body as CampaignUpdate))); // CAMP-018, CAMP-023, CAMP-027
     },
   },
 
   deleteCampaign: {
-    target: (ctx) => canonicalCampaign(ctx.account, deletableCampaign(ctx, ctx.pathParams.id), ctx.now), // ETAG-004
+    target: (ctx) => canonicalCampaign(ctx.account, deletableCampaign(ctx, ctx.pathParams.campaignId), ctx.now), // ETAG-004
     run(ctx) {
-      const campaign = findCampaign(ctx, ctx.pathParams.id); // deleteCampaign: 409 during a cascade, then 404 if deleted
+      const campaign = findCampaign(ctx, ctx.pathParams.campaignId); // deleteCampaign: 409 during a cascade, then 404 if deleted
       const t = deleteCampaign(campaign, creativesOf(ctx.account, campaign), { cascadeSeconds: ctx.account.faults.cascadeSeconds }, ctx.now); // CAMP-005..010, CAMP-017
       return respond(ctx, commit(ctx, t));
     },

@@ -23,7 +23,7 @@ export const catalogHandlers: HandlerTable = {
   getProduct: {
     cacheable: true,
     run(ctx) {
-      const product = ctx.account.products.get(ctx.pathParams.id!);
+      const product = ctx.account.products.get(ctx.pathParams.productId!);
       if (!product) throw new ApiError('PRODUCT_NOT_FOUND', 'No such product.');
       return { status: 200, body: presentProduct(product, ctx.store.publicOrigin) };
     },

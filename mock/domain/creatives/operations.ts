@@ -76,16 +76,16 @@ export const creativeHandlers: HandlerTable = {
     cacheable: true,
     run(ctx) {
       const v = view(ctx);
-      const c = readableCreative(ctx, ctx.pathParams.id);
+      const c = readableCreative(ctx, ctx.pathParams.creativeId);
       if (c.deletedAt !== null && !v.showDeleted) throw creativeNotFound(); // PAGE-010: deleted ones only with showDeleted
       return { status: 200, body: presentCreative(ctx.account, c, v), etagOf: canonicalCreative(ctx.account, c, ctx.store.publicOrigin) }; // ETAG-002
     },
   },
 
   updateCreative: {
-    target: (ctx) => canonicalCreative(ctx.account, liveCreative(ctx, ctx.pathParams.id), ctx.store.publicOrigin), // ETAG-004
+    target: (ctx) => canonicalCreative(ctx.account, liveCreative(ctx, ctx.pathParams.creativeId), ctx.store.publicOrigin), // ETAG-004
     run(ctx) {
-      const c = liveCreative(ctx, ctx.pathParams.id);
+      const c = liveCreative(ctx, ctx.pathParams.creativeId);
       const campaignAspectRatio = ctx.account.campaigns.get(c.campaignId)?.aspectRatio ?? null;
       // CRTV-024..028, META-*, EVT-010, EVT-029..033
       const next = commit(ctx, updateCreative(c, ctx.body as CreativeUpdate, { campaignAspectRatio }));
@@ -94,9 +94,9 @@ export const creativeHandlers: HandlerTable = {
   },
 
   deleteCreative: {
-    target: (ctx) => canonicalCreative(ctx.account, liveCreative(ctx, ctx.pathParams.id), ctx.store.publicOrigin), // ETAG-004
+    target: (ctx) => canonicalCreative(ctx.account, liveCreative(ctx, ctx.pathParams.creativeId), ctx.store.publicOrigin), // ETAG-004
     run(ctx) {
-      const c = liveCreative(ctx, ctx.pathParams.id); // D32: deleting a deleted creative is a 404
+      const c = liveCreative(ctx, ctx.pathParams.creativeId); // D32: deleting a deleted creative is a 404
       const next = commit(ctx, deleteCreative(c, ctx.now)); // CRTV-018..020, EVT-011
       return respond(ctx, next, { showDeleted: true }); // CRTV-029: deletedAt set
     },

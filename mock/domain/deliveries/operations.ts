@@ -41,7 +41,7 @@ export const deliveryHandlers: HandlerTable = {
   getDelivery: {
     cacheable: true,
     run(ctx) {
-      const d = ctx.account.deliveries.get(ctx.pathParams.id!);
+      const d = ctx.account.deliveries.get(ctx.pathParams.deliveryId!);
       if (!d || !visible(ctx.account, d)) throw new ApiError('DELIVERY_NOT_FOUND', 'No such delivery.'); // GEN-004 (D15)
       return { status: 200, body: presentDelivery(d, ctx.store.publicOrigin) };
     },

@@ -135,7 +135,7 @@ export const runHandlers: HandlerTable = {
   },
   stopRun: {
     run(ctx) {
-      const run = findRun(ctx.account, ctx.pathParams.id!);
+      const run = findRun(ctx.account, ctx.pathParams.runId!);
       // RUN-023, RUN-038: 202 with the run (STOPPING, or unchanged when already STOPPING or final).
       const next = stopRun(envOf(ctx), run.runId);
       return { status: 202, body: presentRun(next), resource: { kind: 'run', id: run.runId } };

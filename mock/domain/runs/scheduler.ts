@@ -22,7 +22,7 @@ import type { TimeSource } from '../../core/clock.ts';
 import type { EventDraft, ResourceKind } from '../../events/model.ts';
 import type { RequestContext } from '../../pipeline/types.ts';
 import { nextId, type AccountState, type Store } from '../../core/store.ts';
-import type { Asset } from '../assets/model.ts';
+import { newAsset, type Asset } from '../assets/model.ts';
 import { chargeHold, creditsOf, placeHold, releaseHold } from '../credits/ledger.ts';
 import { LONG_EDGE_PX } from '../credits/ratecard.ts';
 import { mediaBase, productLabel } from '../../media/links.ts';
@@ -170,25 +170,19 @@ function produceAsset(account: AccountState, run: Run, item: RunItem, now: numbe
   const video = run.modality === 'video';
   const edge = LONG_EDGE_PX[run.imageSize ?? '1K'];
   const base = mediaBase(assetId, productLabel(product)); // D49
-  const asset: Asset = {
+  const asset = newAsset({
     assetId,
     productId: item.productId,
     type: video ? 'VIDEO' : 'STATIC',
     url: base,
     thumbnailUrl: video ? base : null,
-    favorited: false,
-    archived: false,
     name: `${product?.title ?? item.productId} · ${preset?.name ?? run.presetId} #${(item.position % run.creativesPerProduct) + 1}`,
     width: video ? 1080 : edge,
     height: video ? 1920 : edge,
     durationSec: video ? 15 : null,
     playerUrl: video ? base : null,
     createdAt: now,
-    deletedAt: null,
-    notes: null,
-    metadata: {},
-    derivation: null,
-  };
+  });
   account.assets.set(assetId, asset);
   return asset;
 }

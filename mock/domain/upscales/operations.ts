@@ -17,7 +17,7 @@ import { basePath } from '../../../spec/contract.ts';
 import { ApiError } from '../../core/errors.ts';
 import type { HandlerTable, RequestContext } from '../../pipeline/types.ts';
 import { nextId, type AccountState } from '../../core/store.ts';
-import type { Asset } from '../assets/model.ts';
+import { newAsset, type Asset } from '../assets/model.ts';
 import type { Product } from '../catalog/model.ts';
 import { available, budgetStatus, creditsOf, placeHold } from '../credits/ledger.ts';
 import { LONG_EDGE_PX, upscalePrice, type UpscaleTarget } from '../credits/ratecard.ts';
@@ -89,25 +89,16 @@ function materialize(account: AccountState, source: Extract<ResolvedSource, { ki
   const existing = productImageAsset(account, source.key);
   if (existing) return existing;
   const assetId = nextId(account, 'ast');
-  const asset: Asset = {
+  const asset = newAsset({
     assetId,
     productId: source.product.productId,
     type: 'STATIC',
     url: source.url,
-    thumbnailUrl: null,
-    favorited: false,
-    archived: false,
     name: source.image === 'primary' ? `${source.product.title} · primary image` : `${source.product.title} · gallery image ${source.index + 1}`,
     width: source.width,
     height: source.height,
-    durationSec: null,
-    playerUrl: null,
     createdAt: now,
-    deletedAt: null,
-    notes: null,
-    metadata: {},
-    derivation: null,
-  };
+  });
   account.assets.set(assetId, asset);
   account.productImageAssets.set(source.key, assetId);
   return asset;

@@ -6,7 +6,7 @@
  */
 import { mediaBase, productLabel } from '../../media/links.ts';
 import { nextId, type AccountState } from '../../core/store.ts';
-import type { Asset } from '../assets/model.ts';
+import { newAsset, type Asset } from '../assets/model.ts';
 import { chargeHold, creditsOf, releaseHold } from '../credits/ledger.ts';
 import { LONG_EDGE_PX } from '../credits/ratecard.ts';
 import { pick, unit } from '../runs/draw.ts';
@@ -85,30 +85,22 @@ export function deliverAsset(account: AccountState, upscale: Upscale, now: numbe
   const edge = LONG_EDGE_PX[upscale.target];
   const factor = edge / Math.max(parent.width, parent.height);
   const assetId = nextId(account, 'ast');
-  const asset: Asset = {
+  const asset = newAsset({
     assetId,
     productId: parent.productId,
     type: 'STATIC',
     url: mediaBase(assetId, productLabel(account.products.get(parent.productId))), // D49: the picture at the target size
-    thumbnailUrl: null,
-    favorited: false,
-    archived: false,
     name: `${parent.name} (upscaled ${upscale.target})`,
     width: Math.max(1, Math.round(parent.width * factor)),
     height: Math.max(1, Math.round(parent.height * factor)),
-    durationSec: null,
-    playerUrl: null,
     createdAt: now,
-    deletedAt: null,
-    notes: null,
-    metadata: {},
     derivation: {
       kind: 'ai_rerender',
       operation: 'image_upscale',
       parentAssetId: parent.assetId,
       rootAssetId: parent.derivation?.rootAssetId ?? parent.assetId,
     },
-  };
+  });
   account.assets.set(assetId, asset);
   return asset;
 }

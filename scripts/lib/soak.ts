@@ -1,7 +1,7 @@
 /**
  * Concurrency soak on loopback: a REAL server (`buildMock()` listening on 127.0.0.1, port 0, real
  * clock) in this process, and many clients over real sockets with keep-alive, bounded in requests
- * and in time. Run by `npm run soak` and, short, by scripts/lib/fuzz/soak.test.ts.
+ * and in time. Run by `npm run soak` and, short, by scripts/lib/soak.test.ts.
  *
  * While a mixed load of reads and writes runs on its own accounts, exact scenarios run on
  * dedicated accounts and must hold to the unit:
@@ -20,13 +20,13 @@
 import http from 'node:http';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { basePath, matchOperation } from '../../../spec/contract.ts';
-import { buildMock } from '../../../mock/adapters/node/app.ts';
-import { Clock } from '../../../mock/core/clock.ts';
-import { accountViolations, formatViolations, INVARIANTS } from '../../../mock/testkit/invariants.ts';
-import { setGlobalGeneration } from '../../../mock/domain/runs/settings.ts';
-import type { AccountState } from '../../../mock/core/store.ts';
-import { violations, type TestResponse } from '../../../mock/testkit/harness.ts';
+import { basePath, matchOperation } from '../../spec/contract.ts';
+import { buildMock } from '../../mock/adapters/node/app.ts';
+import { Clock } from '../../mock/core/clock.ts';
+import { accountViolations, formatViolations, INVARIANTS } from '../../mock/testkit/invariants.ts';
+import { setGlobalGeneration } from '../../mock/domain/runs/settings.ts';
+import type { AccountState } from '../../mock/core/store.ts';
+import { violations, type TestResponse } from '../../mock/testkit/harness.ts';
 
 export interface SoakOptions {
   /** Length of the mixed load, seconds. */

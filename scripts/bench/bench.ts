@@ -17,12 +17,12 @@
  *    load, req/s moves with whatever else the machine runs). Resident memory of that process (VmRSS
  *    and the peak VmHWM) after seeding and after the load. Targets: the same cost per page, < 300 MB.
  * 3. Runs: a 1,000-item run in manual time reaches finalizedAt with one clock advance in < 1 s
- *    (scripts/bench-runs.ts, run as is).
+ *    (scripts/bench/runs.ts, run as is).
  * 5. Start: cgs-mock (the package's compiled JavaScript, scripts/build.ts) from launch to its first
  *    answer, against `npm start` (tsx), several starts each. Target < 1.5 s.
  * 6. Proxy: the latency cgs-proxy (proxy/server.ts) adds in front of the mock, at 1 and 10
  *    connections, direct and through the proxy alternately over the rounds (medians of the rounds).
- * 7. MSW (in-process, mock/adapters/msw/msw.ts; scripts/bench-msw.ts in its own process): one request at
+ * 7. MSW (in-process, mock/adapters/msw/msw.ts; scripts/bench/msw.ts in its own process): one request at
  *    a time in Node, the handler path (msw's getResponse) beside the core's runPipeline alone and a
  *    fetch through msw/node's interceptor; target: handler median < 0.2 ms. And the size of the
  *    in-process mock's browser bundle (esbuild, minified; raw and gzip).
@@ -51,10 +51,10 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { runLoad, type LoadOptions, type LoadResult } from './lib/load.ts';
-import { freePort } from '../mock/adapters/node/launch.ts';
+import { runLoad, type LoadOptions, type LoadResult } from '../lib/load.ts';
+import { freePort } from '../../mock/adapters/node/launch.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BASE = '/api/public/v1';
 const LIST = '/creatives?limit=50';
 
@@ -571,16 +571,16 @@ async function phasePage(): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Phase 3: a 1,000-item run in manual time (scripts/bench-runs.ts)
+// Phase 3: a 1,000-item run in manual time (scripts/bench/runs.ts)
 
 async function phaseRuns(): Promise<void> {
-  console.log(`\n## 3. A 1,000-item run, manual clock, one advance (scripts/bench-runs.ts ${RUNS_REPEATS})\n`);
-  const child = start('bench-runs', ['--import', 'tsx', 'scripts/bench-runs.ts', String(RUNS_REPEATS)]);
+  console.log(`\n## 3. A 1,000-item run, manual clock, one advance (scripts/bench/runs.ts ${RUNS_REPEATS})\n`);
+  const child = start('bench-runs', ['--import', 'tsx', 'scripts/bench/runs.ts', String(RUNS_REPEATS)]);
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   const output = child.output().trim();
   console.log(output);
   const totals = [...output.matchAll(/total ([\d.]+) ms/g)].map((m) => Number(m[1]));
-  if (code !== 0 || totals.length === 0) throw new Error(`scripts/bench-runs.ts failed (${code})`);
+  if (code !== 0 || totals.length === 0) throw new Error(`scripts/bench/runs.ts failed (${code})`);
   const worst = Math.max(...totals);
   const line = `- 1,000-item run to finalizedAt with one clock advance: median **${fmtMs(median(totals))} ms**, worst ${fmtMs(worst)} ms of ${totals.length} (the first includes warm-up; target < 1,000 ms): ${verdict(worst < 1000)}`;
   console.log(`\n${line}`);
@@ -701,7 +701,7 @@ async function phaseMedia(): Promise<void> {
 let builtDir: string | undefined;
 async function packageBuild(): Promise<string> {
   if (!builtDir) {
-    const { build } = await import('./build.ts');
+    const { build } = await import('../build.ts');
     builtDir = path.join(ROOT, '.tmp', `bench-dist-${process.pid}`);
     build(builtDir);
     process.on('exit', () => rmSync(builtDir!, { recursive: true, force: true }));
@@ -808,14 +808,14 @@ async function phaseProxy(): Promise<void> {
 
 async function phaseMsw(): Promise<void> {
   const requests = Math.max(100, Number(flags['msw-requests']));
-  console.log(`\n## 7. In-process (MSW): one request at a time in Node, ${requests} requests per way (scripts/bench-msw.ts)\n`);
-  const child = start('bench-msw', ['--import', 'tsx', 'scripts/bench-msw.ts', String(requests)]);
+  console.log(`\n## 7. In-process (MSW): one request at a time in Node, ${requests} requests per way (scripts/bench/msw.ts)\n`);
+  const child = start('bench-msw', ['--import', 'tsx', 'scripts/bench/msw.ts', String(requests)]);
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   const output = child.output().trim();
   console.log(output);
   const way = (name: string) => {
     const m = new RegExp(`^msw: ${name} median ([\\d.]+) ms p99 ([\\d.]+) ms`, 'm').exec(output);
-    if (!m) throw new Error(`scripts/bench-msw.ts printed no ${name} figure (${code}):\n${output}`);
+    if (!m) throw new Error(`scripts/bench/msw.ts printed no ${name} figure (${code}):\n${output}`);
     return { p50: Number(m[1]), p99: Number(m[2]) };
   };
   const pipeline = way('pipeline');
@@ -871,7 +871,7 @@ try {
 const elapsed = (performance.now() - began) / 1000;
 
 console.log(`\n---------------------------------------------------------------------------------------------`);
-console.log(`Summary (Markdown, for the README):\n`);
+console.log(`Summary (Markdown, for docs/benchmarks.md):\n`);
 console.log(
   [
     '## Benchmarks',

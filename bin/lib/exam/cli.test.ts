@@ -1,0 +1,58 @@
+/**
+ * The exams' command lines: bad options are exit 2 with the usage; the reports are written in the
+ * suite's three forms from one run (a receiver on 127.0.0.1 that accepts everything: exit 1, its
+ * violations in the console, rules.md and junit.xml).
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { clientCheck } from './client-cli.ts';
+import { webhooksCheck } from './webhooks-cli.ts';
+
+const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const out = mkdtempSync(join(tmpdir(), 'exam-cli-'));
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+describe('the exams\' command lines', () => {
+  it.each([
+    ['cgs-client-check without a command', () => clientCheck(['--seed', '1'])],
+    ['cgs-client-check with a bad seed', () => clientCheck(['--seed', '-1', '--', 'true'])],
+    ['cgs-webhooks-check without a secret', () => webhooksCheck(['--url', 'http://127.0.0.1:9/'])],
+    ['cgs-webhooks-check with a malformed secret', () => webhooksCheck(['--url', 'http://127.0.0.1:9/', '--secret', 'whsec_short'])],
+    ['cgs-webhooks-check with a URL that is not http', () => webhooksCheck(['--url', 'ftp://127.0.0.1/', '--secret', SECRET])],
+  ])('%s: exit 2 with the usage', async (_name, run) => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      expect(await run()).toBe(2);
+      expect(errors.mock.calls.flat().join('\n')).toMatch(/usage: cgs-/);
+    } finally {
+      errors.mockRestore();
+    }
+  });
+
+  it('cgs-webhooks-check against a receiver that accepts everything: exit 1, and the console, rules.json, rules.md and junit.xml say which rules failed and why', async () => {
+    const server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => response.writeHead(200).end());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const logs = vi.spyOn(console, 'log').mockImplementation(() => {});
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      expect(await webhooksCheck(['--url', url, '--secret', SECRET, '--out', out])).toBe(1);
+      const printed = logs.mock.calls.flat().join('\n');
+      expect(printed).toMatch(/FAIL RECV-003/);
+      expect(printed).toMatch(/#\d+ garbled signature: .* answered 200, expected non-2xx/);
+      const json = JSON.parse(readFileSync(join(out, 'rules.json'), 'utf8')) as { summary: Record<string, number>; rules: { id: string; result: string }[] };
+      expect(json.rules.filter((r) => r.result === 'failed').map((r) => r.id).sort()).toEqual(['RECV-001', 'RECV-002', 'RECV-003', 'RECV-005']);
+      expect(readFileSync(join(out, 'rules.md'), 'utf8')).toMatch(/### RECV-002\n\n> A receiver verifies every delivery/);
+      expect(readFileSync(join(out, 'junit.xml'), 'utf8')).toMatch(/<testcase classname="cgs-webhooks-check" name="RECV-003 [^"]*"><failure message="RECV-003 violated">/);
+    } finally {
+      logs.mockRestore();
+      server.close();
+    }
+  });
+});

@@ -1,0 +1,94 @@
+/**
+ * The shape of the code (docs/layout.md, D65), held against its imports: no module imports itself
+ * back through others (type-only imports count: they tie the files as much for a reader), the
+ * bottom layers reach no higher, and nothing that ships imports the test support. Tests, generated
+ * code and fixtures are left out of the graph.
+ */
+import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { dirname, join, normalize } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../spec/versions.ts';
+
+const SOURCE = /^(bin|conformance|mock|platform|proxy|scripts|spec)\/.*\.ts$/;
+const LEFT_OUT = /\.(test|spec)\.ts$|\/generated\/|\/fixtures\/|\/tests\//;
+
+/** Each module's relative imports (static, dynamic and type-only), resolved to repository paths. */
+export function importGraph(files: readonly string[], read: (path: string) => string): Map<string, string[]> {
+  const known = new Set(files);
+  const graph = new Map<string, string[]>();
+  const specifier = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm;
+  for (const file of files) {
+    const targets = new Set<string>();
+    for (const [, spec] of read(file).matchAll(specifier)) {
+      const target = normalize(join(dirname(file), spec!));
+      if (known.has(target)) targets.add(target);
+    }
+    graph.set(file, [...targets]);
+  }
+  return graph;
+}
+
+/** Every circle of the graph, each as the files of one strongly connected component (Tarjan). */
+export function circles(graph: Map<string, string[]>): string[][] {
+  let index = 0;
+  const indices = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const out: string[][] = [];
+  const visit = (node: string): void => {
+    indices.set(node, index);
+    low.set(node, index);
+    index += 1;
+    stack.push(node);
+    onStack.add(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!indices.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node)!, indices.get(next)!));
+    }
+    if (low.get(node) === indices.get(node)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1 || (graph.get(node) ?? []).includes(node)) out.push(component.sort());
+    }
+  };
+  for (const node of graph.keys()) if (!indices.has(node)) visit(node);
+  return out;
+}
+
+const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' })
+  .split('\n')
+  .filter((f) => SOURCE.test(f) && !LEFT_OUT.test(f));
+const graph = importGraph(files, (path) => readFileSync(join(ROOT, path), 'utf8'));
+const reaches = (from: RegExp, to: RegExp): string[] =>
+  [...graph].flatMap(([file, targets]) => (from.test(file) ? targets.filter((t) => to.test(t)).map((t) => `${file} -> ${t}`) : []));
+
+describe('the shape of the code', () => {
+  it('finds a circle where there is one (the checker itself)', () => {
+    const g = new Map([['a.ts', ['b.ts']], ['b.ts', ['c.ts']], ['c.ts', ['a.ts']], ['d.ts', ['a.ts']]]);
+    expect(circles(g)).toEqual([['a.ts', 'b.ts', 'c.ts']]);
+    const read = (p: string) => ({ 'x/a.ts': "import type { B } from './b.ts';", 'x/b.ts': "export const v = await import('../x/a.ts');" })[p] ?? '';
+    expect(circles(importGraph(['x/a.ts', 'x/b.ts'], read))).toEqual([['x/a.ts', 'x/b.ts']]);
+  });
+
+  it('has no import circles', () => {
+    expect(graph.size).toBeGreaterThan(100);
+    expect(circles(graph)).toEqual([]);
+  });
+
+  it('the bottom layers reach no higher: platform/ and spec/ import nothing of mock/, the domain nothing of the pipeline but the handler types it implements', () => {
+    expect([...reaches(/^(platform|spec)\//, /^mock\//), ...reaches(/^platform\//, /^spec\//), ...reaches(/^mock\/domain\//, /^mock\/pipeline\/(?!types\.ts$)/)]).toEqual([]);
+  });
+
+  it('nothing that ships imports the test support (mock/testkit/)', () => {
+    expect(reaches(/^(bin|conformance|mock|platform|proxy|spec)\/(?!.*testkit\/)/, /^mock\/testkit\//)).toEqual([]);
+  });
+});
