@@ -80,7 +80,7 @@ export const accountHandlers: ControlHandlers = {
 
   getAccount(request, ctx) {
     const account = ctx.account(request.params.accountId!);
-    return { status: 200, body: presentAccount(account, ctx.services.clock.now()) };
+    return { status: 200, body: presentAccount(account, ctx.services.clock.forAccount(account.accountId).now()) };
   },
 
   updateAccount(request, ctx) {
@@ -88,7 +88,7 @@ export const accountHandlers: ControlHandlers = {
     const body = request.body as { name?: string; suspended?: boolean };
     if (body.name !== undefined) account.name = body.name;
     if (body.suspended !== undefined) account.suspended = body.suspended;
-    return { status: 200, body: presentAccount(account, ctx.services.clock.now()) };
+    return { status: 200, body: presentAccount(account, ctx.services.clock.forAccount(account.accountId).now()) };
   },
 
   updatePlan(request, ctx) {

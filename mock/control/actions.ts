@@ -131,7 +131,8 @@ async function runOperation(account: AccountState, request: OperationActionBody,
   if (!handler) throw new ControlError(501, 'ACTION_UNKNOWN', `This build of the mock has no handler for ${operation.operationId} yet.`);
   const requestId = `req_${randomHex(10)}`;
   const instance = basePath + operation.path.replace(/\{([^{}]+)\}/g, (_m, name: string) => encodeURIComponent(pathParams[name] ?? ''));
-  const { clock, store } = services;
+  const { store } = services;
+  const clock = services.clock.forAccount(account.accountId); // the account's own clock (D91)
   const requestContext: RequestContext = {
     requestId,
     operation,
@@ -167,7 +168,7 @@ function runDashboardAction(account: AccountState, request: DashboardActionBody,
   const { services } = ctx;
   const requestId = `req_${randomHex(10)}`;
   try {
-    const now = services.clock.now();
+    const now = services.clock.forAccount(account.accountId).now();
     const result = action(account, request.input ?? {}, now);
     const eventIds: string[] = [];
     for (const e of result.events) {

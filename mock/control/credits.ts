@@ -14,14 +14,14 @@ export const creditHandlers: ControlHandlers = {
   getCredits(request, ctx) {
     const account = ctx.account(request.params.accountId!);
     const filter = { refId: request.query.refId as string | undefined, limit: request.query.limit as number | undefined };
-    return { status: 200, body: { accountId: account.accountId, ...creditsView(creditsOf(account), ctx.services.clock.now(), filter) } };
+    return { status: 200, body: { accountId: account.accountId, ...creditsView(creditsOf(account), ctx.services.clock.forAccount(account.accountId).now(), filter) } };
   },
 
   updateCredits(request, ctx) {
     const account = ctx.account(request.params.accountId!);
     const result = applyCreditSettings(creditsOf(account), request.body ?? {});
     if (!result.ok) throw new ControlError(422, 'VALIDATION_ERROR', 'The credit settings are invalid; nothing changed.', result.errors);
-    return { status: 200, body: { accountId: account.accountId, ...creditsView(creditsOf(account), ctx.services.clock.now()) } };
+    return { status: 200, body: { accountId: account.accountId, ...creditsView(creditsOf(account), ctx.services.clock.forAccount(account.accountId).now()) } };
   },
 };
 

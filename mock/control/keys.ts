@@ -76,7 +76,7 @@ export const keyHandlers: ControlHandlers = {
         scopes: body.scopes,
         expiresInDays: body.expiresInDays ?? null,
         legacy: body.legacy === true,
-        now: ctx.services.clock.now(),
+        now: ctx.services.clock.forAccount(account.accountId).now(),
       });
       const { record } = created;
       return { status: 201, body: { keyId: record.keyId, key: created.key, name: record.name, scopes: [...record.scopes], expiresAt: isoOrNull(record.expiresAt) } };
@@ -88,7 +88,7 @@ export const keyHandlers: ControlHandlers = {
 
   revokeKey(request, ctx) {
     const account = ctx.account(request.params.accountId!);
-    const now = ctx.services.clock.now();
+    const now = ctx.services.clock.forAccount(account.accountId).now();
     const record = revokeKey(account, request.params.keyId!, now);
     if (!record) throw keyNotFound(request.params.keyId!);
     return { status: 200, body: presentKey(record, now) };
@@ -96,7 +96,7 @@ export const keyHandlers: ControlHandlers = {
 
   expireKey(request, ctx) {
     const account = ctx.account(request.params.accountId!);
-    const now = ctx.services.clock.now();
+    const now = ctx.services.clock.forAccount(account.accountId).now();
     const record = expireKey(account, request.params.keyId!, now);
     if (!record) throw keyNotFound(request.params.keyId!);
     return { status: 200, body: presentKey(record, now) };

@@ -88,7 +88,7 @@ describe('POST /__mock/state/save', () => {
     const text = readFileSync(file, 'utf8');
     expect(res.body).toEqual({ path: file, bytes: Buffer.byteLength(text), accounts: 1, clock: '2026-01-01T00:00:42.000Z' });
     const store = new Store();
-    expect(restoreState(store, parseSnapshot(text))).toEqual({ epochMs: Date.parse('2026-01-01T00:00:42.000Z'), mode: 'manual' });
+    expect(restoreState(store, parseSnapshot(text))).toEqual({ epochMs: Date.parse('2026-01-01T00:00:42.000Z'), mode: 'manual', accountOffsetsMs: {} });
     expect(store.accounts.get(created.body.accountId)?.name).toBe('Saved');
     expect(store.accounts.get(created.body.accountId)?.initialCredits).toEqual({ balance: 9, dailyBudget: null });
   });

@@ -6,7 +6,7 @@
  *   accounts.ts  createAccount, getAccount, updateAccount, updatePlan, updateSettings
  *   credits.ts   getCredits, updateCredits (the credits ledger's views and setter)
  *   keys.ts      createKey, revokeKey, expireKey
- *   clock.ts     getClock, setClock
+ *   clock.ts     getClock, setClock, getAccountClock, advanceAccountClock
  *   faults.ts    updateAccountFaults, getGlobalFaults, updateGlobalFaults
  *   limits.ts    getLimits, updateLimits, updateAccountLimits
  *   events.ts    listEvents
@@ -39,7 +39,7 @@ import { accountHandlers } from './accounts.ts';
 import { actionHandlers } from './actions.ts';
 import { clockHandlers } from './clock.ts';
 import { creditHandlers } from './credits.ts';
-import { controlOperations, controlValidator, parameterValidator, type ControlOperation } from './document.ts';
+import { controlOperations, controlValidator, parameterValidator, type ControlOperation, type DocumentReader } from './document.ts';
 import { eventHandlers } from './events.ts';
 import { faultHandlers } from './faults.ts';
 import { generationHandlers } from './generation.ts';
@@ -104,7 +104,7 @@ function prefixed(errors: FieldError[], name: string): FieldError[] {
 }
 
 /** Path and query parameters, checked against their schemas (query values coerced). */
-function readParameters(operation: ControlOperation, rawParams: Record<string, string>, rawQuery: Record<string, unknown>): { params: Record<string, string>; query: Record<string, unknown> } {
+function readParameters(validators: Validators, operation: ControlOperation, rawParams: Record<string, string>, rawQuery: Record<string, unknown>): { params: Record<string, string>; query: Record<string, unknown> } {
   const params: Record<string, string> = {};
   const query: Record<string, unknown> = {};
   const errors: FieldError[] = [];
@@ -115,7 +115,7 @@ function readParameters(operation: ControlOperation, rawParams: Record<string, s
       continue;
     }
     const holder = { value };
-    const validate = parameterValidator(p.schemaPointer);
+    const validate = validators.parameterValidator(p.schemaPointer);
     if (!validate(holder)) {
       errors.push(...prefixed(fieldErrors(validate.errors ?? []), p.name));
       continue;
@@ -128,7 +128,7 @@ function readParameters(operation: ControlOperation, rawParams: Record<string, s
 }
 
 /** The JSON body, checked against the operation's schema; undefined when none was sent. */
-function readBody(operation: ControlOperation, raw: Uint8Array | string | undefined): unknown {
+function readBody(validators: Validators, operation: ControlOperation, raw: Uint8Array | string | undefined): unknown {
   const spec = operation.requestBody;
   if (!spec) return undefined; // operations without a body ignore one
   // UTF-8 as Buffer#toString decodes it: bad sequences replaced, a byte-order mark kept.
@@ -143,19 +143,38 @@ function readBody(operation: ControlOperation, raw: Uint8Array | string | undefi
   } catch (error) {
     throw validationError(400, `The body is not valid JSON: ${(error as Error).message}`, [{ field: 'body', message: 'malformed JSON' }]);
   }
-  const validate = controlValidator(spec.schemaPointer);
+  const validate = validators.bodyValidator(spec.schemaPointer);
   if (!validate(parsed)) throw validationError(422, 'The body does not match the operation\'s schema.', fieldErrors(validate.errors ?? []));
   return parsed;
 }
 
-interface ControlRoute {
+type Validators = Pick<DocumentReader, 'bodyValidator' | 'parameterValidator'>;
+
+/**
+ * A plane served from its own OpenAPI document behind its own prefix: the control plane (/__mock,
+ * spec/mock-control.yaml) or the conformance hooks (/__hooks, spec/conformance-hooks.yaml, mock/hooks/).
+ * Both are served by `dispatchPlane`: the same routing, token check, validation and problem+json.
+ */
+export interface Plane {
+  /** Stripped from the path before matching the document's templates ('' when they include it). */
+  prefix: string;
+  /** The document, for messages (`spec/mock-control.yaml`). */
+  documentName: string;
+  routes(): ControlRoute[];
+  validators: Validators;
+  /** The realm of `WWW-Authenticate` on a 401, and its detail. */
+  realm: string;
+  unauthorized: string;
+}
+
+export interface ControlRoute {
   operation: ControlOperation;
   handler: ControlHandler;
   /** A literal segment, or null for a `{param}` segment (its name in `param`). */
   segments: { literal: string | null; param: string | null }[];
 }
 
-function routeOf(operation: ControlOperation, handler: ControlHandler): ControlRoute {
+export function routeOf(operation: ControlOperation, handler: ControlHandler): ControlRoute {
   const segments = operation.path
     .split('/')
     .slice(1)
@@ -265,23 +284,38 @@ function queryOf(url: string): Record<string, string | string[]> {
  * are thin adapters over it. Never throws: a bug of the mock answers 500 (reported).
  */
 export async function dispatchControl(services: MockServices, options: ControlOptions, request: ControlHttpRequest): Promise<ControlHttpResponse> {
+  return dispatchPlane(controlPlane, services, options, request);
+}
+
+const controlPlane: Plane = {
+  prefix: '',
+  documentName: 'spec/mock-control.yaml',
+  routes: () => controlRoutes(),
+  validators: { bodyValidator: controlValidator, parameterValidator },
+  realm: 'mock-control',
+  unauthorized: 'This mock was started with a control token: send it as `Authorization: Bearer <token>` on every request under /__mock (the public API is not affected).',
+};
+
+/** dispatchControl for any plane (the control plane, the conformance hooks). Never throws. */
+export async function dispatchPlane(plane: Plane, services: MockServices, options: ControlOptions, request: ControlHttpRequest): Promise<ControlHttpResponse> {
   const pathname = request.url.split('?')[0] ?? request.url;
   const authorization = request.headers['authorization'];
   if (!controlTokenCheck(options.controlToken)(Array.isArray(authorization) ? authorization.join(', ') : authorization)) {
-    const error = new ControlError(401, 'UNAUTHORIZED', 'This mock was started with a control token: send it as `Authorization: Bearer <token>` on every request under /__mock (the public API is not affected).');
-    return problemResponse(error, pathname, controlRequestId(), { 'www-authenticate': 'Bearer realm="mock-control"' });
+    const error = new ControlError(401, 'UNAUTHORIZED', plane.unauthorized);
+    return problemResponse(error, pathname, controlRequestId(), { 'www-authenticate': `Bearer realm="${plane.realm}"` });
   }
-  const parts = pathname.split('/').slice(1);
+  const relative = plane.prefix !== '' && pathname.startsWith(plane.prefix) ? pathname.slice(plane.prefix.length) : pathname;
+  const parts = relative.split('/').slice(1);
   const method = request.method.toLowerCase();
-  const matching = controlRoutes().map((route) => ({ route, params: matchRoute(route, parts) })).filter((m) => m.params !== undefined);
+  const matching = plane.routes().map((route) => ({ route, params: matchRoute(route, parts) })).filter((m) => m.params !== undefined);
   // A literal segment beats a parameter (none overlap today; this keeps it so if one is added).
   matching.sort((a, b) => b.route.segments.filter((s) => s.literal !== null).length - a.route.segments.filter((s) => s.literal !== null).length);
   const hit = matching.find((m) => m.route.operation.method === method);
   if (!hit) {
     const error =
       matching.length > 0
-        ? new ControlError(405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${pathname}; see spec/mock-control.yaml.`)
-        : new ControlError(404, 'NOT_FOUND', `No control operation at ${pathname}; see spec/mock-control.yaml.`);
+        ? new ControlError(405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${pathname}; see ${plane.documentName}.`)
+        : new ControlError(404, 'NOT_FOUND', `No operation at ${pathname}; see ${plane.documentName}.`);
     // A 405 names the methods the path has (RFC 9110 15.5.6), HEAD wherever GET is.
     const headers: Record<string, string> = {};
     if (matching.length > 0) {
@@ -291,7 +325,7 @@ export async function dispatchControl(services: MockServices, options: ControlOp
     }
     return problemResponse(error, pathname, controlRequestId(), headers);
   }
-  return serve(hit.route.operation, hit.route.handler, hit.params ?? {}, request, pathname, services, options);
+  return serve(plane, hit.route.operation, hit.route.handler, hit.params ?? {}, request, pathname, services, options);
 }
 
 /**
@@ -301,13 +335,18 @@ export async function dispatchControl(services: MockServices, options: ControlOp
  * the first control request (see controlDocument); main.ts calls controlRoutes() right after listening.
  */
 export function registerControlRoutes(app: FastifyInstance, services: MockServices, options: ControlOptions = {}): void {
+  registerPlaneRoutes(app, '/__mock', (request) => dispatchControl(services, options, request));
+}
+
+/** One fastify route per prefix in front of a plane's dispatch (the control plane, the conformance hooks). */
+export function registerPlaneRoutes(app: FastifyInstance, prefix: string, dispatch: (request: ControlHttpRequest) => Promise<ControlHttpResponse>): void {
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const gone = new AbortController();
     reply.raw.once('close', () => {
       if (!reply.raw.writableFinished) gone.abort();
     });
     const body = request.body;
-    const response = await dispatchControl(services, options, {
+    const response = await dispatch({
       method: request.method,
       url: request.url,
       headers: request.headers,
@@ -318,8 +357,8 @@ export function registerControlRoutes(app: FastifyInstance, services: MockServic
     reply.status(response.status).headers(response.headers);
     return response.body === undefined ? reply.send() : reply.send(response.body);
   };
-  app.route({ method: ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'], url: '/__mock/*', handler });
-  app.route({ method: ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'], url: '/__mock', handler });
+  app.route({ method: ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'], url: `${prefix}/*`, handler });
+  app.route({ method: ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'], url: prefix, handler });
 }
 
 /**
@@ -370,6 +409,7 @@ function openStream(reply: FastifyReply, status: number, start: NonNullable<Cont
 }
 
 async function serve(
+  plane: Plane,
   operation: ControlOperation,
   handler: ControlHandler,
   pathParams: Record<string, string>,
@@ -393,8 +433,8 @@ async function serve(
     },
   };
   try {
-    const { params, query } = readParameters(operation, pathParams, queryOf(request.url));
-    const input: ControlRequest = { params, query, body: readBody(operation, request.body) };
+    const { params, query } = readParameters(plane.validators, operation, pathParams, queryOf(request.url));
+    const input: ControlRequest = { params, query, body: readBody(plane.validators, operation, request.body) };
     const result = await handler(input, ctx);
     if (result.stream) return { status: result.status, headers: { ...STREAM_HEADERS }, stream: result.stream };
     if (result.body === undefined) return { status: result.status, headers: {} };

@@ -20,6 +20,7 @@ export type ControlErrorCode =
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'UNAUTHORIZED'
+  | 'HOOK_NOT_SUPPORTED'
   | 'LEASE_UNAVAILABLE'
   | 'LEASE_NOT_FOUND';
 

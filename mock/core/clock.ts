@@ -18,6 +18,11 @@
  *
  * `wallNow()` is the real time whatever the mode: what a signature a receiver checks against its own
  * clock must carry (`webhook-timestamp`, mock/events/webhooks.ts).
+ *
+ * Per-account test clocks (Stripe's model, D91): `forAccount(id)` is an account's clock, reading
+ * the mock's time plus that account's own advance. Everything of the account that is timed reads
+ * and schedules on it, so advancing one account (`AccountClock.advance`) runs that account's
+ * schedule and nobody else's, while advancing the mock's clock moves every account.
  */
 
 export type ClockMode = 'real' | 'manual';
@@ -120,7 +125,21 @@ export interface OutsideWork {
 
 export const DEFAULT_MANUAL_START: number = Date.UTC(2026, 0, 1, 0, 0, 0);
 
-export class Clock {
+/**
+ * What a service reads time from and schedules on: the mock's clock, or one account's
+ * (`Clock.forAccount`). A service that works for one account takes that account's clock.
+ */
+export interface TimeSource {
+  readonly mode: ClockMode;
+  now(): number;
+  nowIso(): string;
+  wallNow(): number;
+  wallTimer(ms: number, run: () => void): { cancel(): void };
+  schedule(at: number, run: () => void): Scheduled;
+  after(seconds: number, run: () => void): Scheduled;
+}
+
+export class Clock implements TimeSource {
   private modeValue: ClockMode;
   /** Manual mode: the current time. Real mode: the reading when real mode was entered. */
   private base: number;
@@ -137,6 +156,8 @@ export class Clock {
   private advancing: Promise<void> = Promise.resolve();
   private readonly onTaskError: (error: unknown) => void;
   private readonly wall: () => number;
+  /** The per-account clocks made so far (forAccount). */
+  private readonly accounts = new Map<string, AccountClock>();
 
   constructor(options: ClockOptions = {}) {
     this.wall = options.wall ?? Date.now;
@@ -208,9 +229,41 @@ export class Clock {
    */
   advanceSettled(seconds: number, work: OutsideWork): Promise<void> {
     if (!(seconds >= 0) || !Number.isFinite(seconds)) return Promise.reject(new RangeError('advance takes a finite, non-negative number of seconds'));
-    const run = this.advancing.then(() => this.advanceInSteps(Math.round(seconds * 1000), work));
+    return this.serialized(() => this.advanceInSteps(Math.round(seconds * 1000), work));
+  }
+
+  /** Runs `step` after every advance already under way (the mock's or an account's) finished. */
+  serialized(step: () => Promise<void>): Promise<void> {
+    const run = this.advancing.then(step);
     this.advancing = run.catch(() => undefined);
     return run;
+  }
+
+  /** Reports an error a scheduled task threw (an account's task too). */
+  taskFailed(error: unknown): void {
+    this.onTaskError(error);
+  }
+
+  /** An account's test clock (made on first use): this clock's time plus the account's own advance. */
+  forAccount(accountId: string): AccountClock {
+    let clock = this.accounts.get(accountId);
+    if (!clock) {
+      clock = new AccountClock(this, accountId);
+      this.accounts.set(accountId, clock);
+    }
+    return clock;
+  }
+
+  /** Each account's own advance in milliseconds (only those advanced): what a state file keeps. */
+  accountOffsets(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const [id, clock] of this.accounts) if (clock.offsetMs > 0) out[id] = clock.offsetMs;
+    return out;
+  }
+
+  /** Restores saved advances (a loaded state file), before anything is scheduled on those accounts. */
+  restoreAccountOffsets(offsets: Readonly<Record<string, number>>): void {
+    for (const [id, ms] of Object.entries(offsets)) if (Number.isFinite(ms) && ms > 0) this.forAccount(id).restoreOffset(ms);
   }
 
   private async advanceInSteps(ms: number, work: OutsideWork): Promise<void> {
@@ -271,6 +324,8 @@ export class Clock {
     while (this.heap.pop()) {
       /* drained */
     }
+    for (const account of this.accounts.values()) account.forget();
+    this.accounts.clear();
     this.rearm();
   }
 
@@ -333,4 +388,174 @@ export function realTimeout(ms: number, run: () => void): () => void {
   const timer = setTimeout(run, Math.max(0, Math.min(ms, 2 ** 31 - 1)));
   timer.unref?.();
   return () => clearTimeout(timer);
+}
+
+/**
+ * One account's test clock (D91): its time is the mock's clock plus the account's own advance
+ * (`offsetMs`). Its tasks wait in its own heap, in account time; the mock's clock holds one wake-up
+ * task for the earliest of them, at the mock time it falls due (account time minus the advance),
+ * so that advancing the mock runs every account's tasks in time order (and real time fires them),
+ * while `advance` here moves only this account: its advance grows and its due tasks run, in order,
+ * each seeing its own due time.
+ */
+export class AccountClock implements TimeSource {
+  private advance_ = 0;
+  private readonly heap = new TaskHeap();
+  private seq = 0;
+  private nextId = 1;
+  /** While one of its tasks runs, now() reads its due time. */
+  private running: number | undefined;
+  private draining = false;
+  /** The wake-up task on the mock's clock, and the account time it is for. */
+  private wake: { scheduled: Scheduled; at: number } | undefined;
+
+  constructor(
+    private readonly clock: Clock,
+    readonly accountId: string,
+  ) {}
+
+  get mode(): ClockMode {
+    return this.clock.mode;
+  }
+
+  /** How far this account is ahead of the mock's clock, in milliseconds. */
+  get offsetMs(): number {
+    return this.advance_;
+  }
+
+  now(): number {
+    return this.running ?? this.clock.now() + this.advance_;
+  }
+
+  nowIso(): string {
+    return new Date(this.now()).toISOString();
+  }
+
+  wallNow(): number {
+    return this.clock.wallNow();
+  }
+
+  wallTimer(ms: number, run: () => void): { cancel(): void } {
+    return this.clock.wallTimer(ms, run);
+  }
+
+  /** Schedule `run` at `at` (epoch ms of this account's time). A time in the past runs at the next drain. */
+  schedule(at: number, run: () => void): Scheduled {
+    const task: Task = { id: this.nextId++, at, seq: this.seq++, run, cancelled: false };
+    this.heap.push(task);
+    this.rearm();
+    return {
+      id: task.id,
+      at,
+      cancel: () => {
+        task.cancelled = true;
+      },
+    };
+  }
+
+  after(seconds: number, run: () => void): Scheduled {
+    return this.schedule(this.now() + Math.round(seconds * 1000), run);
+  }
+
+  /** When this account's earliest task is due (its time), or undefined. */
+  nextDue(): number | undefined {
+    for (let top = this.heap.peek(); top; top = this.heap.peek()) {
+      if (!top.cancelled) return top.at;
+      this.heap.pop();
+    }
+    return undefined;
+  }
+
+  /** Tasks of this account not yet run (cancelled ones included until they surface). */
+  get pending(): number {
+    return this.heap.size;
+  }
+
+  /** Move this account's time forward by `seconds` and run its due tasks in order (no other account moves). */
+  advance(seconds: number): void {
+    if (!(seconds >= 0) || !Number.isFinite(seconds)) throw new RangeError('advance takes a finite, non-negative number of seconds');
+    const target = this.now() + Math.round(seconds * 1000);
+    this.drain(target);
+    this.advance_ = Math.max(this.advance_, target - this.clock.now());
+    this.rearm();
+  }
+
+  /**
+   * `advance` waiting for work outside the clock between tasks (Clock.advanceSettled), one after
+   * another with every other advance of the mock.
+   */
+  advanceSettled(seconds: number, work: OutsideWork): Promise<void> {
+    if (!(seconds >= 0) || !Number.isFinite(seconds)) return Promise.reject(new RangeError('advance takes a finite, non-negative number of seconds'));
+    const ms = Math.round(seconds * 1000);
+    return this.clock.serialized(async () => {
+      const target = this.now() + ms;
+      for (;;) {
+        const finished = this.drain(target, () => work.busy());
+        if (finished && !work.busy()) break;
+        await work.settle();
+      }
+      this.advance_ = Math.max(this.advance_, target - this.clock.now());
+      this.rearm();
+    });
+  }
+
+  /** A saved advance (mock/persistence.ts), restored before anything is scheduled. */
+  restoreOffset(ms: number): void {
+    this.advance_ = ms;
+    this.rearm();
+  }
+
+  /** Drop its tasks and its wake-up (the mock's reset: the account is gone). */
+  forget(): void {
+    while (this.heap.pop()) {
+      /* drained */
+    }
+    this.wake?.scheduled.cancel();
+    this.wake = undefined;
+  }
+
+  /**
+   * Runs its tasks due by `until` (account time) in order, its advance growing to each task's due
+   * time as it runs (time never goes backwards); stops early after a task when `pause()` says so.
+   */
+  private drain(until: number, pause?: () => boolean): boolean {
+    if (this.draining) return false;
+    this.draining = true;
+    try {
+      for (let top = this.heap.peek(); top && top.at <= until; top = this.heap.peek()) {
+        this.heap.pop();
+        if (top.cancelled) continue;
+        const at = Math.max(top.at, this.clock.now() + this.advance_);
+        this.advance_ = at - this.clock.now();
+        this.running = at;
+        try {
+          top.run();
+        } catch (error) {
+          this.clock.taskFailed(error);
+        } finally {
+          this.running = undefined;
+        }
+        if (pause?.()) return false;
+      }
+      return true;
+    } finally {
+      this.draining = false;
+      this.rearm();
+    }
+  }
+
+  /** Keep one wake-up on the mock's clock, at the mock time its earliest task falls due. */
+  private rearm(): void {
+    if (this.draining) return;
+    const due = this.nextDue();
+    if (this.wake && this.wake.at === due && this.wake.scheduled.at === (due ?? 0) - this.advance_) return;
+    this.wake?.scheduled.cancel();
+    this.wake = undefined;
+    if (due === undefined) return;
+    const scheduled = this.clock.schedule(due - this.advance_, () => {
+      this.wake = undefined;
+      this.drain(this.clock.now() + this.advance_);
+    });
+    this.wake = { scheduled, at: due };
+  }
 }

@@ -40,7 +40,7 @@
  */
 import { randomHex, sha256 } from '../../platform/crypto.ts';
 import { webhookDelivery } from '../../spec/contract.ts';
-import { monotonicMs, type Clock } from '../core/clock.ts';
+import { monotonicMs, type Clock, type TimeSource } from '../core/clock.ts';
 import { signedWithDefects, withPayloadDefects } from '../core/defects.ts';
 import type { AccountState, Store } from '../core/store.ts';
 import type { AccountWebhooks, AttemptRecord, OpenDelivery, SentRequest } from './state.ts';
@@ -177,8 +177,8 @@ export class WebhookService {
    * construction calls it.
    */
   resume(): void {
-    const now = this.clock.now();
     for (const account of this.store.accounts.values()) {
+      const now = this.timeOf(account).now();
       for (const event of account.events) {
         if (this.scheduled.has(event)) continue;
         if (this.dueOf(account, event) > now) this.onEvent(account, event);
@@ -196,7 +196,7 @@ export class WebhookService {
           }
         }
         this.armed.add(delivery);
-        this.clock.schedule(delivery.nextAttemptAt ?? now, () => this.attempt(account, state, delivery));
+        this.timeOf(account).schedule(delivery.nextAttemptAt ?? now, () => this.attempt(account, state, delivery));
       }
     }
   }
@@ -207,7 +207,7 @@ export class WebhookService {
   /** Registers an endpoint; the answer carries the secret, which is never shown again. */
   createEndpoint(account: AccountState, input: EndpointInput): { endpoint: WebhookEndpoint; secret: string } {
     const checked = checkEndpointInput(input);
-    const now = this.clock.now();
+    const now = this.timeOf(account).now();
     const endpoint: WebhookEndpoint = {
       endpointId: `whe_${randomHex(8)}`,
       url: checked.url,
@@ -242,7 +242,7 @@ export class WebhookService {
     if (checked.description !== undefined) endpoint.description = checked.description;
     if (checked.enabled !== undefined) endpoint.enabled = checked.enabled;
     if (checked.chaos !== undefined) endpoint.chaos = { ...endpoint.chaos, ...checked.chaos };
-    endpoint.updatedAt = this.clock.now();
+    endpoint.updatedAt = this.timeOf(account).now();
     return endpoint;
   }
 
@@ -347,6 +347,11 @@ export class WebhookService {
   // -------------------------------------------------------------------------------------------
   // Scheduling
 
+  /** The account's own clock (D91): its processing delay, attempts and retries follow it. */
+  private timeOf(account: AccountState): TimeSource {
+    return this.clock.forAccount(account.accountId);
+  }
+
   /** The account is still the store's (not dropped by a reset). */
   private isLive(account: AccountState): boolean {
     return this.store.accounts.get(account.accountId) === account;
@@ -367,7 +372,7 @@ export class WebhookService {
     if (waiting) return void waiting.push(event);
     const batch = [event];
     batches.set(due, batch);
-    this.clock.schedule(due, () => {
+    this.timeOf(account).schedule(due, () => {
       batches.delete(due);
       this.process(account, state, batch);
     });
@@ -411,7 +416,7 @@ export class WebhookService {
   /** One attempt, due now (inside a clock task): prepared synchronously, sent on the endpoint's queue. */
   private attempt(account: AccountState, state: AccountWebhooks, delivery: OpenDelivery): void {
     if (!this.isLive(account)) return;
-    const now = this.clock.now();
+    const now = this.timeOf(account).now();
     delivery.nextAttemptAt = null; // on the wire from here until settled
     const close = () => void state.open.delete(delivery.deliveryId);
     const base = { deliveryId: delivery.deliveryId, eventId: delivery.event.eventId, endpointId: delivery.endpointId, type: delivery.event.type, duplicate: false, scheduledAt: now };
@@ -462,7 +467,7 @@ export class WebhookService {
       row.nextAttemptAt = next;
       delivery.nextAttemptAt = next;
       this.told(account, row);
-      this.clock.schedule(next, () => this.attempt(account, state, delivery));
+      this.timeOf(account).schedule(next, () => this.attempt(account, state, delivery));
     });
   }
 

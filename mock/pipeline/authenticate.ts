@@ -56,12 +56,13 @@ export interface Authenticated {
 }
 
 /** AUTH-*: missing, malformed, unknown, revoked or expired key, or a lapsed plan: 401. */
-export function authenticate(store: Store, operation: OperationInfo, authorization: string | undefined, now: number): Authenticated {
+export function authenticate(store: Store, operation: OperationInfo, authorization: string | undefined, now: number | ((accountId: string) => number)): Authenticated {
   const token = bearerToken(authorization);
   if (!token || !KEY_PATTERN.test(token)) throw unauthorized(operation);
   const key = store.keysByHash.get(hashKey(token));
   if (!key || key.revokedAt !== null) throw unauthorized(operation);
-  if (key.expiresAt !== null && key.expiresAt <= now) throw unauthorized(operation);
+  // Expiry is judged on the key's account's clock (D91).
+  if (key.expiresAt !== null && key.expiresAt <= (typeof now === 'number' ? now : now(key.accountId))) throw unauthorized(operation);
   const account = store.accounts.get(key.accountId);
   if (!account || account.suspended) throw unauthorized(operation);
   // Entitlement is re-checked on every request.

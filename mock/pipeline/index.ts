@@ -77,11 +77,13 @@ export async function runPipeline(services: PipelineServices, raw: RawRequest): 
   const trace: Trace = { requestId: nextRequestId(), account: undefined, keyId: undefined };
   let response = await stages(services, raw, trace);
   const account = trace.account ?? ownerOfToken(services.store, raw);
+  // The journal's time is the account's (D91).
+  const accountAt = account ? at + services.clock.forAccount(account.accountId).offsetMs : at;
   // An exam's account: its answers gain the unknown members the exam serves, and are recorded for its judges.
   const exam = account ? services.exams?.get(account.accountId) : undefined;
   if (exam) response = exam.shape(trace.requestId, response);
-  if (account) journal.record(account, trace.requestId, at, monotonicMs() - started, trace.keyId, raw, response);
-  if (exam) exam.record(journal.total(account!), trace.requestId, at, trace.keyId, raw, response);
+  if (account) journal.record(account, trace.requestId, accountAt, monotonicMs() - started, trace.keyId, raw, response);
+  if (exam) exam.record(journal.total(account!), trace.requestId, accountAt, trace.keyId, raw, response);
   return response;
 }
 
@@ -114,7 +116,7 @@ async function stages(services: PipelineServices, raw: RawRequest, trace: Trace)
     // authenticate (a 401 still counts against the per-IP cap and the presented token's limit)
     let auth: ReturnType<typeof authenticate>;
     try {
-      auth = authenticate(store, operation, raw.headers.authorization, now);
+      auth = authenticate(store, operation, raw.headers.authorization, (accountId) => clock.forAccount(accountId).now());
     } catch (error) {
       decision = rateLimit(limiter, store, { operation, ip: raw.ip, tokenHash: tokenHashOf(raw) }, now);
       if (!decision.allowed) throw rateLimited(decision);
@@ -123,13 +125,16 @@ async function stages(services: PipelineServices, raw: RawRequest, trace: Trace)
     const { key, account } = auth;
     trace.account = account;
     trace.keyId = key.keyId;
+    // From here on, the account's own clock (D91): its idempotency records, its changes, its schedule.
+    const time = clock.forAccount(account.accountId);
+
     // the client exam's adversity for this request, if its account sits an exam (mock/exam/session.ts)
     const plan: ExamPlan | undefined = services.exams?.get(account.accountId)?.plan(requestId, operation, raw);
 
     // rate-limit (a forced 429 is a fault on demand)
     const scenarios = scenariosOf(raw.headers.prefer);
     const examLimited = plan && ExamSession.rateLimited(plan);
-    decision = rateLimit(limiter, store, { operation, ip: raw.ip, keyId: key.keyId, account }, now, examLimited !== undefined || forcedRateLimit(account, scenarios));
+    decision = rateLimit(limiter, store, { operation, ip: raw.ip, keyId: key.keyId, account, offsetMs: time.offsetMs }, now, examLimited !== undefined || forcedRateLimit(account, scenarios));
     if (!decision.allowed) throw examLimited ?? rateLimited(decision);
 
     // authorize
@@ -147,7 +152,7 @@ async function stages(services: PipelineServices, raw: RawRequest, trace: Trace)
     // idempotency
     // (the fingerprint hashes the body: only a request with a key needs it)
     const print = input.idempotencyKey === undefined ? '' : fingerprint(operation, raw.path, input.body);
-    const start = beginIdempotent(account, input.idempotencyKey, print, now);
+    const start = beginIdempotent(account, input.idempotencyKey, print, time.now());
     if ('replay' in start) {
       // IDEM-013, D72: a replay answers what a fresh request would while the plan no longer
       // grants the operation (authentication, scope and writes paused were checked above)
@@ -166,7 +171,7 @@ async function stages(services: PipelineServices, raw: RawRequest, trace: Trace)
     try {
       // A slow write holds its key in progress until the clock moves (IDEMPOTENCY_IN_PROGRESS drills).
       const slowMs = scenarios.has('slow') ? 5000 : plan?.adversity === 'slow' ? SLOW_MS : account.faults.slowWritesMs;
-      if (slowMs > 0 && (isWrite(operation) || plan?.adversity === 'slow')) await new Promise<void>((resolve) => clock.after(slowMs / 1000, resolve));
+      if (slowMs > 0 && (isWrite(operation) || plan?.adversity === 'slow')) await new Promise<void>((resolve) => time.after(slowMs / 1000, resolve));
       const handler = services.handlers[operation.operationId];
       if (!handler) throw new Error(`no handler for ${operation.operationId}`);
 
@@ -187,10 +192,10 @@ async function stages(services: PipelineServices, raw: RawRequest, trace: Trace)
         account,
         key,
         actor,
-        now: clock.now(), // read after any wait: the change happens now
-        clock,
+        now: time.now(), // read after any wait: the change happens now
+        clock: time,
         store,
-        emit: (resource, drafts) => services.events.record(account, resource, drafts, actor, clock.now()),
+        emit: (resource, drafts) => services.events.record(account, resource, drafts, actor, time.now()),
       };
 
       // preconditions: the target is loaded first, so a missing resource answers 404, not 412

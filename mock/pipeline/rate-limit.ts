@@ -29,6 +29,8 @@ export interface RateSubject {
   keyId?: string;
   account?: AccountState;
   tokenHash?: string;
+  /** The account's own clock advance in ms (D91): the key's and the account's windows follow it. */
+  offsetMs?: number;
 }
 
 /**
@@ -105,9 +107,10 @@ export function limitsFor(store: Store, subject: RateSubject): LimitCheck[] {
   const groupQuota = quota(store, account, limits.groupLimit.name, limits.groupLimit.quota);
   const ipCheck: LimitCheck = { counter: limits.ipCounters.of(subject.ip), quota: quota(store, account, limits.ipCap.name, limits.ipCap.quota), windowSeconds: window };
   if (subject.keyId && account) {
+    const offset = subject.offsetMs ? { offsetMs: subject.offsetMs } : {};
     return [
-      { counter: limits.keyCounters.of(subject.keyId), quota: groupQuota, windowSeconds: window },
-      { counter: limits.accountCounters.of(account.accountId), quota: quota(store, account, limits.accountCap.name, limits.accountCap.quota), windowSeconds: window },
+      { counter: limits.keyCounters.of(subject.keyId), quota: groupQuota, windowSeconds: window, ...offset },
+      { counter: limits.accountCounters.of(account.accountId), quota: quota(store, account, limits.accountCap.name, limits.accountCap.quota), windowSeconds: window, ...offset },
       ipCheck,
     ];
   }

@@ -1,7 +1,7 @@
 /** Types shared by the pipeline stages and the operation handlers. */
 import type { ApiError } from '../core/errors.ts';
 import type { OperationInfo } from '../../spec/contract.ts';
-import type { Clock } from '../core/clock.ts';
+import type { TimeSource } from '../core/clock.ts';
 import type { Actor, ApiKeyRecord } from '../domain/accounts/model.ts';
 import type { EventDraft, ResourceKind } from '../events/model.ts';
 import type { AccountState, Store } from '../core/store.ts';
@@ -49,7 +49,7 @@ export interface RequestContext {
   actor: Actor;
   /** Clock reading at the start of the operation (epoch ms). */
   now: number;
-  clock: Clock;
+  clock: TimeSource;
   store: Store;
   /** Record events of a change (actor and time are filled in). */
   emit(resource: { kind: ResourceKind; id: string }, drafts: readonly EventDraft[]): void;

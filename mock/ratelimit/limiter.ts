@@ -16,6 +16,8 @@ export interface LimitCheck {
   counter: string;
   quota: number;
   windowSeconds: number;
+  /** The account's own clock advance (ms) for a key's or an account's limit (D91); absent: none. */
+  offsetMs?: number;
 }
 
 export interface LimitState {
@@ -120,7 +122,9 @@ export class Limiter {
   }
 
   /** Fill slot i with `check` in the window that holds `now` (windows are aligned on the clock). */
-  private evaluate(i: number, check: LimitCheck, now: number): Slot {
+  private evaluate(i: number, check: LimitCheck, mockNow: number): Slot {
+    // A key's and an account's windows run on the account's clock (D91); the per-IP caps on the mock's.
+    const now = check.offsetMs === undefined ? mockNow : mockNow + check.offsetMs;
     const windowMs = check.windowSeconds * 1000;
     const windowStart = Math.floor(now / windowMs) * windowMs;
     const counter = this.counters.get(check.counter);

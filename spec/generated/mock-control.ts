@@ -516,6 +516,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__mock/accounts/{accountId}/clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account's id (`accountId` from createAccount, or `acc_demo`). */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read an account's test clock
+         * @description The account's time (the mock's clock plus the account's own advance), how far it is ahead, and its own scheduled tasks.
+         */
+        get: operations["getAccountClock"];
+        put?: never;
+        /**
+         * Advance one account's test clock
+         * @description Moves only this account's time forward by `advanceSeconds` and runs its tasks that fall due,
+         *     in time order, each seeing its own due time (webhook attempts are awaited as in `setClock`);
+         *     `toNextTask` (after `advanceSeconds`) advances it exactly to its earliest task. No other
+         *     account moves; `setClock` still moves every account. The mode is the mock's.
+         */
+        post: operations["advanceAccountClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/__mock/reset": {
         parameters: {
             query?: never;
@@ -1534,6 +1564,26 @@ export interface components {
             pendingTasks: number;
             /** @description When the earliest scheduled task is due, or null when none is scheduled. */
             nextTaskAt: components["schemas"]["Timestamp"] | null;
+        };
+        /** @description An account's test clock. */
+        AccountClockState: {
+            /** @description The account. */
+            accountId: string;
+            now: components["schemas"]["Timestamp"];
+            /** @description How far the account's clock is ahead of the mock's. */
+            advancedSeconds: number;
+            mode: components["schemas"]["ClockMode"];
+            /** @description The account's scheduled tasks not yet run. */
+            pendingTasks: number;
+            /** @description When the account's earliest scheduled task is due (its time), or null. */
+            nextTaskAt: components["schemas"]["Timestamp"] | null;
+        };
+        /** @description An advance of one account's clock. */
+        AccountClockChange: {
+            /** @description Seconds to move the account's time forward (at most ten years). */
+            advanceSeconds?: number;
+            /** @description Advance the account to its earliest scheduled task (`nextTaskAt`) and run it; false does nothing. */
+            toNextTask?: boolean;
         };
         /** @description A clock change. */
         ClockChange: {
@@ -3034,6 +3084,62 @@ export interface operations {
             422: components["responses"]["Unprocessable"];
         };
     };
+    getAccountClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account's id (`accountId` from createAccount, or `acc_demo`). */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account's clock. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountClockState"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["AccountNotFound"];
+        };
+    };
+    advanceAccountClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account's id (`accountId` from createAccount, or `acc_demo`). */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /** @description The advance; no body or an empty object only reads the clock. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["AccountClockChange"];
+            };
+        };
+        responses: {
+            /** @description The account's clock after the advance. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountClockState"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["AccountNotFound"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
     reset: {
         parameters: {
             query?: never;
@@ -3847,6 +3953,8 @@ export const controlRoutes = {
   exportScenario: { method: 'GET', path: '/__mock/accounts/{accountId}/scenario', pathParams: ['accountId'] },
   getClock: { method: 'GET', path: '/__mock/clock', pathParams: [] },
   setClock: { method: 'POST', path: '/__mock/clock', pathParams: [] },
+  getAccountClock: { method: 'GET', path: '/__mock/accounts/{accountId}/clock', pathParams: ['accountId'] },
+  advanceAccountClock: { method: 'POST', path: '/__mock/accounts/{accountId}/clock', pathParams: ['accountId'] },
   reset: { method: 'POST', path: '/__mock/reset', pathParams: [] },
   saveState: { method: 'POST', path: '/__mock/state/save', pathParams: [] },
   listDefects: { method: 'GET', path: '/__mock/defects', pathParams: [] },

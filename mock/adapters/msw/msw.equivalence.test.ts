@@ -197,6 +197,8 @@ async function controlSession(recording: RecordingServer): Promise<void> {
   const deliveryId = (deliveries.body as { data: { deliveryId: string }[] }).data[0]?.deliveryId ?? 'whd_none';
   await call('resendWebhookDelivery', 'POST', `${account}/webhook-deliveries/${deliveryId}/resend`);
   await call('setClock', 'POST', '/__mock/clock', { advanceSeconds: 5 });
+  await call('getAccountClock', 'GET', `${account}/clock`);
+  await call('advanceAccountClock', 'POST', `${account}/clock`, { advanceSeconds: 5 });
   await call('listEvents', 'GET', `${account}/events?limit=20`);
   await call('listRequests', 'GET', `${account}/requests?limit=20`);
   await call('deleteWebhookEndpoint', 'DELETE', `${account}/webhook-endpoints/${endpointId}`);

@@ -28,6 +28,7 @@ import { apiVersion, basePath } from '../../../spec/contract.ts';
 import type { ApiVersion } from '../../../spec/api-versions.ts';
 import { Clock } from '../../core/clock.ts';
 import { dispatchControl, type ControlHttpResponse } from '../../control/routes.ts';
+import { dispatchHooks } from '../../hooks/routes.ts';
 import type { ControlOptions } from '../../control/types.ts';
 import { createServices, type MockServices } from '../../core/services.ts';
 import { ApiError, reasonPhrase } from '../../core/errors.ts';
@@ -285,6 +286,20 @@ export function createMockHandlers(options: MockHandlersOptions): MockHandlers {
     return controlResponse(response, head);
   };
 
+  const hooksPlane = async ({ request }: { request: Request }): Promise<Response> => {
+    await ready;
+    const url = new URL(request.url);
+    const head = request.method === 'HEAD';
+    const response = await dispatchHooks(services, controlOptions, {
+      method: head ? 'GET' : request.method,
+      url: url.pathname.slice(basePathname.length) + url.search,
+      headers: headersOf(request),
+      body: await bodyOf(request),
+      signal: request.signal,
+    });
+    return controlResponse(response, head);
+  };
+
   const mediaFiles = async ({ request }: { request: Request }): Promise<Response> => {
     const url = new URL(request.url);
     const head = request.method === 'HEAD';
@@ -294,7 +309,7 @@ export function createMockHandlers(options: MockHandlersOptions): MockHandlers {
   };
 
   const apiBase = `${baseUrl}${basePath}`;
-  const handlers: RequestHandler[] = [new PrefixHandler(apiBase, api), new PrefixHandler(`${baseUrl}/__mock`, controlPlane), new PrefixHandler(`${baseUrl}/media`, mediaFiles)];
+  const handlers: RequestHandler[] = [new PrefixHandler(apiBase, api), new PrefixHandler(`${baseUrl}/__mock`, controlPlane), new PrefixHandler(`${baseUrl}/__hooks`, hooksPlane), new PrefixHandler(`${baseUrl}/media`, mediaFiles)];
 
   const demo =
     seed === false

@@ -17,6 +17,7 @@ import { createServices, type CoreOptions, type MockServices } from '../../core/
 import type { ControlOptions } from '../../control/types.ts';
 import { registerConsole } from '../../console/serve.ts';
 import { registerControlRoutes } from '../../control/routes.ts';
+import { registerHooksRoutes } from '../../hooks/routes.ts';
 import { ApiError, reasonPhrase } from '../../core/errors.ts';
 import { apiFront, BODY_LIMIT_BYTES, discardRest, edgeResponse, isApiTarget, LINGER_MAX_BYTES, LINGER_MAX_MS, malformedUrl, nodeBytes } from './front.ts';
 import { originOf } from '../../media/links.ts';
@@ -109,6 +110,7 @@ export function buildMock(options: MockOptions = {}): Mock {
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => done(null, body));
 
   registerControlRoutes(app, services, control);
+  registerHooksRoutes(app, services, control);
   app.addHook('onClose', async () => services.leases.dispose());
   registerConsole(app);
 

@@ -167,7 +167,7 @@ const clock = new Clock({ mode: clockMode, ...(clockMode === 'manual' && snapsho
 const store = new Store();
 if (snapshot) {
   try {
-    restoreState(store, snapshot);
+    clock.restoreAccountOffsets(restoreState(store, snapshot).accountOffsetsMs);
   } catch (error) {
     if (error instanceof PersistenceError) fail(`cannot load --state ${statePath}: ${error.message}`, 1);
     throw error;

@@ -161,7 +161,7 @@ describe('a round trip of state built through the API', () => {
     const snapshot = loadStateFile(file)!;
     const store = new Store();
     const resumed = restoreState(store, snapshot);
-    expect(resumed).toEqual({ epochMs: h.clock.now(), mode: 'manual' });
+    expect(resumed).toEqual({ epochMs: h.clock.now(), mode: 'manual', accountOffsetsMs: {} });
 
     // --- every collection, in order
     const original = h.mock.services.store;

@@ -43,7 +43,7 @@ export interface StateSnapshot {
   format: typeof STATE_FORMAT;
   version: number;
   /** The clock's reading when saved (ISO for people, epoch ms for the load) and its mode. */
-  clock: { now: string; epochMs: number; mode: ClockMode };
+  clock: { now: string; epochMs: number; mode: ClockMode; accountOffsetsMs?: Record<string, number> };
   /** The Store's fields, encoded. */
   store: unknown;
 }
@@ -238,7 +238,7 @@ const DERIVED_STORE_FIELDS = new Set(['keysByHash']);
 function snapshotState(store: Store, clock: Clock): StateSnapshot {
   const fields: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(store)) if (!DERIVED_STORE_FIELDS.has(name)) fields[name] = value;
-  return { format: STATE_FORMAT, version: STATE_VERSION, clock: { now: clock.nowIso(), epochMs: clock.now(), mode: clock.mode }, store: encode(fields) };
+  return { format: STATE_FORMAT, version: STATE_VERSION, clock: { now: clock.nowIso(), epochMs: clock.now(), mode: clock.mode, accountOffsetsMs: clock.accountOffsets() }, store: encode(fields) };
 }
 
 export function serializeState(store: Store, clock: Clock): string {
@@ -289,7 +289,7 @@ function withDefaults(account: AccountState): AccountState {
  * Load a snapshot into `store`, which is reset first. Returns the clock reading to resume from;
  * the caller builds or sets its clock (only mock/core/clock.ts reads the wall clock).
  */
-export function restoreState(store: Store, snapshot: StateSnapshot): { epochMs: number; mode: ClockMode } {
+export function restoreState(store: Store, snapshot: StateSnapshot): { epochMs: number; mode: ClockMode; accountOffsetsMs: Record<string, number> } {
   const fields = decode(snapshot.store);
   if (!isRecord(fields) || !(fields.accounts instanceof Map)) throw new PersistenceError('the state file has no accounts');
   store.reset();
@@ -312,7 +312,9 @@ export function restoreState(store: Store, snapshot: StateSnapshot): { epochMs: 
     store.addAccount(account);
     for (const record of account.keys.values()) store.addKey(record);
   }
-  return { epochMs: snapshot.clock.epochMs, mode: snapshot.clock.mode };
+  // Each account's own clock advance (D91); a file saved before per-account clocks has none.
+  const offsets = isRecord(snapshot.clock.accountOffsetsMs) ? snapshot.clock.accountOffsetsMs : {};
+  return { epochMs: snapshot.clock.epochMs, mode: snapshot.clock.mode, accountOffsetsMs: offsets };
 }
 
 // ---------------------------------------------------------------------------------------------

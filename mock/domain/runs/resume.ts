@@ -12,7 +12,8 @@ import { resumeRun, type GenerationEnv } from './scheduler.ts';
 export function resumeGeneration(store: Store, clock: Clock, events: EventLog): void {
   for (const account of store.accounts.values()) {
     // run.completed carries no actor (EVT-027).
-    const env: GenerationEnv = { account, store, clock, emit: (resource, drafts) => events.record(account, resource, drafts, undefined, clock.now()) };
+    const time = clock.forAccount(account.accountId); // the account's own clock (D91)
+    const env: GenerationEnv = { account, store, clock: time, emit: (resource, drafts) => events.record(account, resource, drafts, undefined, time.now()) };
     for (const run of account.runs.values()) resumeRun(env, run);
     for (const upscale of account.upscales.values()) resumeUpscale(env, upscale);
   }

@@ -18,7 +18,7 @@
  * or item has moved on, or when the account has left the store (reset, state load), so no task
  * ever needs cancelling.
  */
-import type { Clock } from '../../core/clock.ts';
+import type { TimeSource } from '../../core/clock.ts';
 import type { EventDraft, ResourceKind } from '../../events/model.ts';
 import type { RequestContext } from '../../pipeline/types.ts';
 import { nextId, type AccountState, type Store } from '../../core/store.ts';
@@ -40,7 +40,7 @@ export const BASE_ITEM_SECONDS = 10;
 export interface GenerationEnv {
   account: AccountState;
   store: Store;
-  clock: Clock;
+  clock: TimeSource;
   emit(resource: { kind: ResourceKind; id: string }, drafts: readonly EventDraft[]): void;
 }
 
