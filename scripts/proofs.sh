@@ -13,4 +13,10 @@ bash -n scripts/test.sh
 step "the gate on broken targets: the whole suite through cgs-conformance against a conforming mock and 8 broken ones (conformance/defects/ proxy), each with its rule first, exit 1, its wall time beside the conforming run's (scripts/prove-gate.ts; table in conformance-report/gate/gate.md)"
 npx tsx scripts/prove-gate.ts
 
+step "a correct target behind a real network (#23): the mock's API behind a front that hides /__mock, one account pair given as keys only (with history) and shared by 4 workers, real clock: 0 failures (scripts/prove-real-target.ts)"
+npx tsx scripts/prove-real-target.ts --workers 4 --out real-keys
+
+step "the whole suite through a front that rewrites reason phrases, re-chunks and gzips bodies, re-cases and reorders headers (the control plane passed through): 0 failures (scripts/prove-real-target.ts)"
+npx tsx scripts/prove-real-target.ts --hide '' --reasons rewrite --rechunk --headers --compress --clock manual --out real-network
+
 wait_together
