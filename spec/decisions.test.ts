@@ -1,6 +1,6 @@
 /**
  * Decision references (#17 item 9): every `x-assumption` of spec/openapi.yaml,
- * spec/mock-control.yaml and spec/schemas/conformance-config.schema.json names at least one decision of docs/decisions.md, every id it names exists
+ * spec/mock-control.yaml, spec/conformance-hooks.yaml and spec/schemas/conformance-config.schema.json names at least one decision of docs/decisions.md, every id it names exists
  * there, every decision is cited by some `x-assumption` (it is marked where it lives), and every
  * `decision:` of spec/rules.yaml exists. Whether a citation says what the decision says is read by
  * people; this keeps the references from pointing nowhere.
@@ -50,6 +50,7 @@ describe('decision references', () => {
     const marks = [
       ...assumptions(parse(read('spec/openapi.yaml'))).map((m) => ({ ...m, at: `spec/openapi.yaml ${m.at}` })),
       ...assumptions(parse(read('spec/mock-control.yaml'))).map((m) => ({ ...m, at: `spec/mock-control.yaml ${m.at}` })),
+      ...assumptions(parse(read('spec/conformance-hooks.yaml'))).map((m) => ({ ...m, at: `spec/conformance-hooks.yaml ${m.at}` })),
       // The tools' own documents (the gate's config file: its decisions are marked there).
       ...['spec/schemas/conformance-config.schema.json'].flatMap((path) => assumptions(JSON.parse(read(path))).map((m) => ({ ...m, at: `${path} ${m.at}` }))),
     ];

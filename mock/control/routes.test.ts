@@ -134,6 +134,7 @@ describe('errors every operation shares', () => {
       updateWebhookEndpoint: '{}',
       updateAccountWebhookSettings: '{}',
       updateGeneration: '{}',
+      startExam: '{"seed":1}',
     };
     const res = await raw(op.method.toUpperCase(), pathOf(op.path), minimal[op.operationId]);
     expect(res.status, res.text).toBe(404);

@@ -30,7 +30,7 @@ describe('the CORS lists are derived from the documents', () => {
   });
 
   it('allows the methods of both documents', () => {
-    expect(lists.methods).toEqual(['DELETE', 'GET', 'PATCH', 'POST']);
+    expect(lists.methods).toEqual(['DELETE', 'GET', 'PATCH', 'POST', 'PUT']);
   });
 
   it('reads the headers the mock honours beyond the public document from the control document', () => {
@@ -69,7 +69,7 @@ describe('CORS on (the default, any origin)', () => {
       expect(res.status).toBe(204);
       expect(res.body).toBe('');
       expect(res.headers['access-control-allow-origin']).toBe(APP);
-      expect(res.headers['access-control-allow-methods']).toBe('DELETE, GET, PATCH, POST');
+      expect(res.headers['access-control-allow-methods']).toBe('DELETE, GET, PATCH, POST, PUT');
       expect(res.headers['access-control-allow-headers']).toBe(corsLists().requestHeaders.join(', '));
       expect(res.headers['access-control-max-age']).toBe(String(PREFLIGHT_MAX_AGE_SECONDS));
       expect(res.headers['vary']).toContain('Origin');

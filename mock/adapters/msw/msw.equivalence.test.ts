@@ -199,6 +199,15 @@ async function controlSession(recording: RecordingServer): Promise<void> {
   await call('setClock', 'POST', '/__mock/clock', { advanceSeconds: 5 });
   await call('getAccountClock', 'GET', `${account}/clock`);
   await call('advanceAccountClock', 'POST', `${account}/clock`, { advanceSeconds: 5 });
+  await call('listPendingDeliveries', 'GET', `${account}/webhook-deliveries/pending`);
+  await call('listMintedKeys', 'GET', `${account}/keys/minted`);
+  await call('getConsoleKey', 'POST', `${account}/console-key`);
+  await call('exportScenario', 'GET', `${account}/scenario`);
+  await call('loadScenario', 'POST', '/__mock/scenarios', { scenario: { scenario: 1, accounts: [{ as: 'eq', account: { name: 'Equivalence scenario', plan: 'growth', seed: 3 } }] } });
+  await call('startExam', 'PUT', `${account}/exam`, { seed: 7 });
+  await h.request('GET', '/products?limit=5', { key: all }); // one request the exam records
+  await call('getExamReport', 'GET', `${account}/exam`);
+  await call('stopExam', 'DELETE', `${account}/exam`);
   await call('listEvents', 'GET', `${account}/events?limit=20`);
   await call('listRequests', 'GET', `${account}/requests?limit=20`);
   await call('deleteWebhookEndpoint', 'DELETE', `${account}/webhook-endpoints/${endpointId}`);

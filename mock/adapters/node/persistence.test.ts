@@ -186,7 +186,10 @@ describe('a round trip of state built through the API', () => {
     expect([...store.accounts.get(a.accountId)!.webhooks.endpoints.keys()]).toEqual([hook.body.endpointId]);
     expect(serializeState(store, new Clock({ mode: 'manual', start: resumed.epochMs }))).toBe(readFileSync(file, 'utf8'));
     expect(store.nextAccountNumber()).toBe(original.nextAccountNumber());
-    expect(readFileSync(file, 'utf8')).not.toContain(a.key('read'));
+    // Only the keys the mock minted itself are kept in full (D133); any other key only as its hash.
+    const minted = new Set([...original.accounts.values()].flatMap((account) => Object.values((account as { mintedKeys?: Record<string, string> }).mintedKeys ?? {})));
+    const inFile = readFileSync(file, 'utf8').match(/cgs_[0-9a-f]{64}/g) ?? [];
+    expect(inFile.filter((key) => !minted.has(key))).toEqual([]);
 
     // --- a mock on the restored store answers byte-for-byte what the original answers
     const clock = new Clock({ mode: 'manual', start: resumed.epochMs });
