@@ -355,8 +355,8 @@ test('EVT-035 EVT-036 CAMP-018 CAMP-006 CAMP-012 changes by a dashboard user, st
   const { campaign, creatives } = await readyCampaign(api, control, account, 2);
   const id = campaign.campaignId;
   const steps: [Parameters<typeof actAs>[2], string, Record<string, string>, unknown, string[]][] = [
-    [{ kind: 'user' }, 'updateCampaign', { id }, { name: `${campaign.name} (dashboard)` }, ['campaign.updated']],
-    [{ kind: 'staff' }, 'deleteCampaign', { id }, undefined, ['campaign.deleted', 'creative.deleted', 'creative.deleted']],
+    [{ kind: 'user' }, 'updateCampaign', { campaignId: id }, { name: `${campaign.name} (dashboard)` }, ['campaign.updated']],
+    [{ kind: 'staff' }, 'deleteCampaign', { campaignId: id }, undefined, ['campaign.deleted', 'creative.deleted', 'creative.deleted']],
     [{ kind: 'partner_operator' }, 'undeleteCampaign', { campaignId: id }, undefined, ['campaign.restored', 'creative.restored', 'creative.restored']],
   ];
   for (const [actor, operationId, pathParams, body, types] of steps) {
