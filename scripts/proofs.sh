@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 STEPS_NAME="npm run test:proofs"
 source scripts/lib/steps.sh
 
-step "the gate on broken targets: the whole suite through cgs-conformance against a conforming mock and 8 broken ones (conformance/defects/ proxy), each with its rule first, exit 1, its wall time beside the conforming run's (scripts/prove-gate.ts; table in conformance-report/gate/gate.md)"
+step "the gate on broken targets: the whole suite through cgs-conformance against a conforming mock and 5 broken ones (conformance/defects/ proxy), each with its rule first, exit 1, its wall time beside the conforming run's (scripts/prove-gate.ts; table in conformance-report/gate/gate.md)"
 npx tsx scripts/prove-gate.ts
 
 step "the client exam's defect proof: cgs-client-check passes the example client and fails each of nine faulty variants on exactly its rules (npm run exam:proof, ~2 min: real Retry-After waits)"

@@ -368,6 +368,16 @@ describe('the front over a real socket (the listener the server runs)', () => {
     });
   });
 
+  it('D76 a plain OPTIONS (no CORS preflight) answers 405, and its Allow names the methods the path serves, which OPTIONS is not', async () => {
+    await withServer(async (origin) => {
+      const res = await fetch(`${origin}/api/public/v1/products`, { method: 'OPTIONS' });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(((await res.json()) as { code: string }).code).toBe('METHOD_NOT_ALLOWED');
+      expect(res.headers.get('allow')).toBe('GET, HEAD');
+    });
+  });
+
   it('an API request sent to fastify (app.inject instead of mock.inject) is reported, not a silent 404', async () => {
     const logged: unknown[] = [];
     const mock = buildMock({ logError: (error) => logged.push(error) });
