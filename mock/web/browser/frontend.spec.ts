@@ -110,6 +110,9 @@ test('the control plane answers a page on another origin too', async ({ app, sit
 });
 
 test('/docs/ shows every operation and webhook of both documents, all from the mock', async ({ page, site, problems }) => {
+  // Swagger UI renders two documents of well over 100 operations each: a budget, not a timing claim (a
+  // loaded 2-core machine took more than the default 30 s).
+  test.setTimeout(120_000);
   const offOrigin: string[] = [];
   page.on('request', (request) => {
     if (!request.url().startsWith(`${site.mockOrigin}/`)) offOrigin.push(request.url());
