@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 STEPS_NAME="npm run test:proofs"
 source scripts/lib/steps.sh
 
+step "the package as a team gets it: npm pack, installed into an empty project, each command run from there, the whole suite through the packaged cgs-conformance (bin/package.test.ts, ~2.5 min)"
+npx vitest run bin/package.test.ts
+
 step "the gate on broken targets: the whole suite through cgs-conformance against a conforming mock and 5 broken ones (conformance/defects/ proxy), each with its rule first, exit 1, its wall time beside the conforming run's (scripts/prove-gate.ts; table in conformance-report/gate/gate.md)"
 npx tsx scripts/prove-gate.ts
 

@@ -19,11 +19,16 @@ import type { Fault } from '../examples/client/client.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** Each variant and exactly the rules its exam must fail ([] : it passes, exit 0). */
-export const CATALOGUE: [Fault | 'none', string[]][] = [
+/**
+ * Each variant, exactly the rules its exam must fail ([] : it passes, exit 0), and the rules the same
+ * fault also breaks when the run happens to exercise them (it may fail those too, never others): a
+ * client that retries with a new key breaks CLIENT-002 only if one of its writes met a 429, which
+ * four exams on one mock (sharing its per-IP caps) do not always serve.
+ */
+export const CATALOGUE: [Fault | 'none', string[], string[]?][] = [
   ['none', []],
   ['ignore-retry-after', ['CLIENT-001', 'CLIENT-003', 'CLIENT-004']],
-  ['new-key-on-retry', ['CLIENT-003', 'CLIENT-004']],
+  ['new-key-on-retry', ['CLIENT-003', 'CLIENT-004'], ['CLIENT-002']],
   ['stop-at-empty-page', ['CLIENT-005']],
   ['rebuild-cursor', ['CLIENT-006']],
   ['retry-422', ['CLIENT-009']],
@@ -48,7 +53,7 @@ async function main(): Promise<void> {
     const queue = [...selected];
     const worker = async () => {
       for (let next = queue.shift(); next; next = queue.shift()) {
-        const [fault, expected] = next;
+        const [fault, expected, mayAlso = []] = next;
         const result = await runClientExam({
           command: [process.execPath, '--import', 'tsx', 'examples/client/tasks.ts'],
           seed: Number(values.seed),
@@ -61,7 +66,9 @@ async function main(): Promise<void> {
         const failed = result.rules.filter((r) => r.result === 'failed').map((r) => r.id).sort();
         const passed = result.rules.filter((r) => r.result === 'passed').length;
         const code = exitCode(result);
-        const ok = JSON.stringify(failed) === JSON.stringify(expected) && code === (expected.length ? 1 : 0);
+        const required = expected.every((id) => failed.includes(id));
+        const onlyItsOwn = failed.every((id) => expected.includes(id) || mayAlso.includes(id));
+        const ok = required && onlyItsOwn && code === (expected.length ? 1 : 0);
         console.log(`${ok ? 'ok  ' : 'FAIL'} ${fault.padEnd(24)} exit ${code}, failed [${failed.join(' ')}]${ok ? '' : `, expected [${expected.join(' ')}]`}; ${passed} passed${result.error ? `; ${result.error}` : ''}`);
         if (!ok) {
           problems.push(fault);
