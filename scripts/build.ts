@@ -70,7 +70,7 @@ const isModule = (path: string): boolean => path.endsWith('.ts') && !path.endsWi
  * conformance suite (conformance/, run by cgs-conformance) is shipped whole.
  */
 const isTest = (path: string): boolean =>
-  path.endsWith('.test.ts') || path.startsWith('mock/testkit/') || (path.startsWith('mock/') && (path.endsWith('.spec.ts') || path.endsWith('playwright.config.ts') || path.startsWith('mock/web/browser/')));
+  path.endsWith('.test.ts') || path.startsWith('mock/testkit/') || (path.startsWith('mock/') && (path.endsWith('.spec.ts') || path.endsWith('playwright.config.ts') || path.startsWith('mock/web/browser/') || path === 'mock/console/harness.ts'));
 
 /** The test frameworks (and property-testing library) no shipped module may import. */
 const TEST_FRAMEWORKS = ['vitest', 'fast-check', '@playwright/test'];

@@ -5,24 +5,19 @@
  * on any view.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
+import type { AddressInfo } from 'node:net';
 import { buildMock, type Mock } from '../adapters/node/app.ts';
 import { Clock } from '../core/clock.ts';
 import { watch, type Problems } from '../web/browser/fixtures.ts';
+import { accessible, controlAt, expectClean, openView, startConsoleSite } from './harness.ts';
 
 let mock: Mock;
 let origin: string;
 let accountId: string;
 let keys: Record<string, { keyId: string; key: string }>;
 
-async function control(method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${origin}/__mock${path}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : undefined;
-}
+const control = (method: string, path: string, body?: unknown): Promise<any> => controlAt(origin, method, path, body);
 
 function api(path: string, key: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Response> {
   return fetch(`${origin}/api/public/v1${path}`, {
@@ -38,12 +33,7 @@ const json = (res: Response): Promise<any> => res.json();
 test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async () => {
-  mock = buildMock({ clock: new Clock({ mode: 'manual' }) });
-  await mock.app.listen({ port: 0, host: '127.0.0.1' });
-  origin = `http://127.0.0.1:${(mock.app.server.address() as AddressInfo).port}`;
-  const created = await control('POST', '/accounts', { name: 'Console tests' });
-  accountId = created.accountId;
-  keys = created.keys;
+  ({ mock, origin, accountId, keys } = await startConsoleSite('Console tests'));
 });
 
 test.afterAll(async () => {
@@ -52,23 +42,13 @@ test.afterAll(async () => {
 
 let problems: Problems;
 
-/** Opens a view of the console for the account and waits until its live stream is connected. */
 async function open(page: Page, view: string, account = accountId): Promise<void> {
-  problems = watch(page);
-  await page.goto(`${origin}/console/#/${view}/${account}`);
-  await expect(page.getByRole('status', { name: 'Live updates' })).toHaveText('live');
-}
-
-/** No serious or critical axe violation on the page as it is now. */
-async function accessible(page: Page): Promise<void> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')}`);
-  expect(bad).toEqual([]);
+  problems = await openView(page, origin, view, account);
 }
 
 /** What went wrong in the page; the console aborting its own stream when it switches account is not a failure. */
 function clean(): void {
-  expect(problems.list.filter((p) => !/__mock\/stream.*ERR_ABORTED/.test(p))).toEqual([]);
+  expectClean(problems, /__mock\/stream.*ERR_ABORTED/);
 }
 
 test('accounts and keys: create an account, read its keys, revoke one (its next request is a 401), change the plan, pause writes; make a key (it works) and expire it (a 401), set the credits balance, override a rate limit (the API reports the quota)', async ({ page }) => {

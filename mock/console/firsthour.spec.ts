@@ -7,12 +7,10 @@
  * at 1280 px the header keeps one line with tasks scheduled and the journal fits its card.
  */
 import { readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-import { buildMock, type Mock } from '../adapters/node/app.ts';
-import { Clock } from '../core/clock.ts';
-import { watch, type Problems } from '../web/browser/fixtures.ts';
+import type { Mock } from '../adapters/node/app.ts';
+import type { Problems } from '../web/browser/fixtures.ts';
+import { accessible, controlAt, expectClean, openView, startConsoleSite } from './harness.ts';
 
 let mock: Mock;
 let origin: string;
@@ -20,12 +18,7 @@ let accountId: string;
 let keys: Record<string, { keyId: string; key: string }>;
 const scenarioFile = new URL('../../examples/scenarios/campaign-review.yaml', import.meta.url);
 
-async function control(method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${origin}/__mock${path}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : undefined;
-}
+const control = (method: string, path: string, body?: unknown): Promise<any> => controlAt(origin, method, path, body);
 
 const api = (path: string, key: string): Promise<any> => fetch(`${origin}/api/public/v1${path}`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json() as Promise<any>);
 
@@ -33,12 +26,7 @@ const api = (path: string, key: string): Promise<any> => fetch(`${origin}/api/pu
 test.describe.configure({ mode: 'serial', timeout: 120_000 });
 
 test.beforeAll(async () => {
-  mock = buildMock({ clock: new Clock({ mode: 'manual' }) });
-  await mock.app.listen({ port: 0, host: '127.0.0.1' });
-  origin = `http://127.0.0.1:${(mock.app.server.address() as AddressInfo).port}`;
-  const created = await control('POST', '/accounts', { name: 'First hour' });
-  accountId = created.accountId;
-  keys = created.keys;
+  ({ mock, origin, accountId, keys } = await startConsoleSite('First hour'));
 });
 
 test.afterAll(async () => {
@@ -48,20 +36,12 @@ test.afterAll(async () => {
 let problems: Problems;
 
 async function open(page: Page, view: string, account = accountId): Promise<void> {
-  problems = watch(page);
-  await page.goto(`${origin}/console/#/${view}/${account}`);
-  await expect(page.getByRole('status', { name: 'Live updates' })).toHaveText('live');
-}
-
-async function accessible(page: Page): Promise<void> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')}`);
-  expect(bad).toEqual([]);
+  problems = await openView(page, origin, view, account);
 }
 
 function clean(): void {
   // Aborted on purpose: the stream when the page switches account, thumbnails when the test reloads the page.
-  expect(problems.list.filter((p) => !/(__mock\/stream|\/media\/).*ERR_ABORTED/.test(p))).toEqual([]);
+  expectClean(problems, /(__mock\/stream|\/media\/).*ERR_ABORTED/);
 }
 
 const consoleKeys = async (id = accountId) => (await control('GET', `/accounts/${id}`)).keys.filter((k: { name: string }) => k.name === 'console' || k.name === 'console (read)');
