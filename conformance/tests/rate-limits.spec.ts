@@ -1,16 +1,20 @@
 /**
- * Rate limits (RATE-*): the RateLimit and RateLimit-Policy headers on every response, errors
- * included; a read over its limit is a plain-text 429 with Retry-After and remaining=0, and the next
- * read after Retry-After succeeds; per-key budgets; a generation-plane 429 is problem+json
- * RATE_LIMITED.
+ * Rate limits (RATE-*), all of them: the RateLimit and RateLimit-Policy headers on every response,
+ * errors included (RATE-019, RATE-020, RATE-024); the default per-key group limits and account/IP
+ * caps in RateLimit-Policy, and the counters each write group shares (RATE-007, RATE-010..013,
+ * RATE-015, RATE-017); a request over its limit: a plain-text read-plane 429 (RATE-003), a
+ * problem+json generation-plane 429 (RATE-001), Retry-After and remaining=0 (RATE-021, RATE-023,
+ * RATE-026); per-key budgets (RATE-005); caps counted per kind of traffic (RATE-016, RATE-018); a
+ * tie reported as the smaller limit (RATE-022).
  *
- * The 429 tests lower one account's limit through /__mock (`limits` on POST /__mock/accounts) and
- * use an unpaced client. The mock's clock is shared by every worker, so they observe under
- * `clock.still` and judge only what happened inside one window.
+ * Scenes: fresh accounts with lowered limits, a campaign whose creatives are generated with the
+ * dashboard action (`readyCampaign`). Limit checks use an unpaced client and observe under
+ * `clock.still`, judging only what happened inside one window.
  */
-import { expect, needsOperations, test, type ApiClient, type ApiResponse } from '../fixtures/index.ts';
+import { expect, needsOperations, skipWhenAbsent, test, type ApiClient, type ApiResponse } from '../fixtures/index.ts';
 import { parseRateLimit, parseRateLimitPolicy } from '../checks/grammar.ts';
 import { operations } from '../../spec/contract.ts';
+import { allAssets, allCreatives, newKey, pick, readyCampaign, uniqueName, type Asset, type Product } from '../fixtures/resources.ts';
 
 function rateLimitOf(response: ApiResponse) {
   const parsed = parseRateLimit(response.header('ratelimit') ?? '');
@@ -49,6 +53,30 @@ function expectCountdown(response: ApiResponse, quota: number, n: number): void 
   expect(policyQuotas(response), `RateLimit-Policy lists every limit checked: ${response.header('ratelimit-policy')}`).toContain(quota);
 }
 
+function policyItems(response: ApiResponse): string[] {
+  return (response.header('ratelimit-policy') ?? '').split(',').map((item) => item.trim()).filter((item) => item !== '');
+}
+
+/** Two writes of one group in a row: both succeed, report the group limit of 60, and the second has one less left. */
+function expectShared(first: ApiResponse, second: ApiResponse, what: string): void {
+  for (const [n, response] of [['first', first], ['second', second]] as const) {
+    expect(response.status >= 200 && response.status < 300, `${what}: the ${n} write succeeds:\n${response.describe()}`).toBe(true);
+  }
+  const a = rateLimitOf(first);
+  const b = rateLimitOf(second);
+  expect(a.limit, `${what}: the first write is closest to its group limit: RateLimit: ${first.header('ratelimit')}`).toBe(60);
+  expect(b.limit, `${what}: the second write is closest to its group limit: RateLimit: ${second.header('ratelimit')}`).toBe(60);
+  expect(b.remaining, `${what}: one counter of 60 for both (${first.header('ratelimit')} then ${second.header('ratelimit')})`).toBe(a.remaining - 1);
+  for (const response of [first, second]) expect(policyItems(response), `${what}: RateLimit-Policy: ${response.header('ratelimit-policy')}`).toContain('60;w=60');
+}
+
+async function someAsset(api: ApiClient): Promise<Asset> {
+  return pick(await allAssets(api), () => true, 'the account has no live asset');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Headers on every response
+
 test('RATE-020 RATE-019 RATE-024 every response carries RateLimit and RateLimit-Policy, errors included', async ({ api }) => {
   const responses: [string, ApiResponse][] = [
     ['200', await api.get('/products', { query: { limit: 1 } })],
@@ -64,6 +92,67 @@ test('RATE-020 RATE-019 RATE-024 every response carries RateLimit and RateLimit-
     expect(new Set(quotas).size, `identical limits are listed once: ${response.header('ratelimit-policy')}`).toBe(quotas.length);
   }
 });
+
+// ---------------------------------------------------------------------------------------------
+// Default limits and caps; counters shared by a write group
+
+test('RATE-007 RATE-015 a read-plane GET lists its 200/min limit and the caps of 1000/min per account and 2000/min per IP', { tag: '@exclusive' }, async ({ api }) => {
+  const response = await api.get('/products', { query: { limit: 1 } });
+  expect(response).toHaveStatus(200);
+  const items = policyItems(response);
+  for (const quota of ['200;w=60', '1000;w=60', '2000;w=60']) expect(items, `RateLimit-Policy: ${response.header('ratelimit-policy')}`).toContain(quota);
+  const reported = rateLimitOf(response);
+  expect(reported.limit, `a fresh key is closest to the group limit: RateLimit: ${response.header('ratelimit')}`).toBe(200);
+});
+
+test('RATE-010 RATE-017 approve and reject share one 60/min counter; a write lists the caps of 300/min per account and 600/min per IP', { tag: ['@control', '@exclusive'] }, async ({ api, control, account }) => {
+  const { creatives } = await readyCampaign(api, control, account, 2);
+  const review = api.as('creatives:review').unpaced();
+  const [one, two] = creatives.map((c) => encodeURIComponent(c.creativeId));
+  const approved = await review.post(`/creatives/${one}/approve`, { idempotencyKey: newKey('approve') });
+  const rejected = await review.post(`/creatives/${two}/reject`, { idempotencyKey: newKey('reject') });
+  expectShared(approved, rejected, 'approve then reject');
+  for (const response of [approved, rejected]) {
+    for (const quota of ['300;w=60', '600;w=60']) expect(policyItems(response), `RateLimit-Policy: ${response.header('ratelimit-policy')}`).toContain(quota);
+  }
+});
+
+test('RATE-011 RATE-017 PATCH and DELETE of creatives share one 60/min counter', { tag: ['@control', '@exclusive'] }, async ({ api, control, account }) => {
+  const { creatives } = await readyCampaign(api, control, account, 2);
+  const writer = api.as('creatives:write').unpaced();
+  const [one, two] = creatives.map((c) => encodeURIComponent(c.creativeId));
+  const patched = await writer.patch(`/creatives/${one}`, { body: { metadata: { channel: 'conformance' } } });
+  const deleted = await writer.delete(`/creatives/${two}`);
+  expectShared(patched, deleted, 'creative PATCH then DELETE');
+  for (const quota of ['300;w=60', '600;w=60']) expect(policyItems(deleted), `RateLimit-Policy: ${deleted.header('ratelimit-policy')}`).toContain(quota);
+});
+
+test('RATE-012 RATE-017 PATCH and archive of assets share one 60/min counter', { tag: ['@control', '@exclusive'] }, async ({ api }) => {
+  const asset = await someAsset(api);
+  const writer = api.as('assets:write').unpaced();
+  const path = `/assets/${encodeURIComponent(asset.assetId)}`;
+  const patched = await writer.patch(path, { body: { favorited: !asset.favorited } });
+  const archived = await writer.post(`${path}/archive`, { idempotencyKey: newKey('archive') });
+  expectShared(patched, archived, 'asset PATCH then archive');
+  for (const quota of ['300;w=60', '600;w=60']) expect(policyItems(archived), `RateLimit-Policy: ${archived.header('ratelimit-policy')}`).toContain(quota);
+});
+
+test('RATE-013 RATE-017 POST and PATCH of campaigns share one 60/min counter', { tag: ['@control', '@exclusive'] }, async ({ api }) => {
+  const products = await api.get('/products', { query: { limit: 1 } });
+  expect(products).toHaveStatus(200);
+  const product = (products.json as { data: Product[] }).data[0];
+  skipWhenAbsent(product === undefined, 'the account has no product');
+  const writer = api.as('campaigns:write').unpaced();
+  const created = await writer.post('/campaigns', { body: { name: uniqueName('campaign'), brandId: product!.brandId, productIds: [product!.productId] }, idempotencyKey: newKey('campaign') });
+  expect(created).toHaveStatus(201);
+  const campaignId = (created.json as { campaignId: string }).campaignId;
+  const patched = await writer.patch(`/campaigns/${encodeURIComponent(campaignId)}`, { body: { name: uniqueName('renamed') } });
+  expectShared(created, patched, 'campaign POST then PATCH');
+  for (const quota of ['300;w=60', '600;w=60']) expect(policyItems(patched), `RateLimit-Policy: ${patched.header('ratelimit-policy')}`).toContain(quota);
+});
+
+// ---------------------------------------------------------------------------------------------
+// A request over its limit
 
 test('RATE-003 RATE-021 RATE-023 RATE-026 a read over its limit is a 429 of the documented type (plain text in 1.9.0) with Retry-After and remaining=0, and the read after Retry-After succeeds', { tag: ['@control', '@exclusive'] }, async ({ accounts, apiFor, clock }) => {
   const quota = 3;
@@ -139,4 +228,118 @@ test('RATE-021 waiting the reported reset after remaining=0 restores the budget 
     expect(response.retriedAfter, `paced read ${index + 1} needed no retry: waiting reset seconds after remaining=0 is enough`).toBeUndefined();
   }
   expect(responses.some((r) => rateLimitOf(r).remaining === 0), 'the budget of 2 ran out along the way').toBe(true);
+});
+
+test('RATE-003 a review, a creative write, an asset write and a campaign write refused with 429 answer plain text, not JSON', { tag: '@control' }, async ({ accounts, apiFor }) => {
+  // Quotas of 0 refuse every request of those groups, whatever the window, and a refusal consumes
+  // nothing: no clock sensitivity, nothing changes.
+  const account = await accounts.create({ limits: { 'group:creative_reviews': 0, 'group:creative_writes': 0, 'group:asset_writes': 0, 'group:campaign_writes': 0 } });
+  const reader = apiFor(account);
+  const creative = pick(await allCreatives(reader), () => true, 'the account has no readable creative');
+  const asset = await someAsset(reader);
+  const product = (await reader.get('/products', { query: { limit: 1 } })).json as { data: Product[] };
+  const c = encodeURIComponent(creative.creativeId);
+  const writes: [string, Promise<ApiResponse>][] = [
+    ['approve', apiFor(account, 'creatives:review').unpaced().post(`/creatives/${c}/approve`, { idempotencyKey: newKey('approve') })],
+    ['creative PATCH', apiFor(account, 'creatives:write').unpaced().patch(`/creatives/${c}`, { body: { metadata: { cf: '1' } } })],
+    ['asset PATCH', apiFor(account, 'assets:write').unpaced().patch(`/assets/${encodeURIComponent(asset.assetId)}`, { body: { favorited: !asset.favorited } })],
+    ['campaign POST', apiFor(account, 'campaigns:write').unpaced().post('/campaigns', { body: { name: uniqueName('limited'), brandId: product.data[0]!.brandId, productIds: [product.data[0]!.productId] }, idempotencyKey: newKey('campaign') })],
+  ];
+  for (const [what, pending] of writes) {
+    const response = await pending;
+    expect(response, what).toHaveStatus(429);
+    expect(response.contentType, `${what}: ${response.describe()}`).toBe('text/plain');
+    expect(() => JSON.parse(response.text), `${what}: the body is not JSON`).toThrow();
+  }
+});
+
+test('RATE-011 PATCH, DELETE and undelete of creatives spend one counter of 60: the 61st creative write in a window is refused', { tag: '@control' }, async ({ accounts, apiFor, control, clock }) => {
+  // Each attempt (the shared clock may move, and the attempt is made again) has a fresh account:
+  // a fresh key, so a fresh counter, and a creative of its own.
+  const seen = await clock.still(async () => {
+    const account = await accounts.create();
+    const { creatives } = await readyCampaign(apiFor(account), control, account, 1);
+    const id = encodeURIComponent(creatives[0]!.creativeId);
+    const writer = apiFor(account, 'creatives:write').unpaced();
+    const answers: ApiResponse[] = [await writer.delete(`/creatives/${id}`), await writer.post(`/creatives/${id}/undelete`, { idempotencyKey: newKey('undelete') })];
+    for (let i = answers.length; i < 60; i += 1) answers.push(await writer.patch(`/creatives/${id}`, { body: { metadata: { cf_count: String(i) } } }));
+    answers.push(await writer.post(`/creatives/${id}/undelete`, { idempotencyKey: newKey('undelete') }));
+    return answers;
+  });
+  seen.slice(0, 60).forEach((r, i) => expect(r, `creative write ${i + 1} of 60`).toHaveStatus(200));
+  expect(seen.slice(0, 3).map((r) => ({ limit: rateLimitOf(r).limit, remaining: rateLimitOf(r).remaining })), 'DELETE, undelete and PATCH count down one limit of 60').toEqual([
+    { limit: 60, remaining: 59 },
+    { limit: 60, remaining: 58 },
+    { limit: 60, remaining: 57 },
+  ]);
+  expect(seen[60]!, 'the 61st creative write (an undelete) in the window').toHaveStatus(429);
+  expect(rateLimitOf(seen[60]!)).toMatchObject({ limit: 60, remaining: 0 });
+});
+
+test('RATE-018 RATE-016 the generation cap is counted apart from reads and writes: with it exhausted, a read and a write pass; with the read cap exhausted, generation reads pass', { tag: '@control' }, async ({ accounts, apiFor, clock }) => {
+  const cap = 2;
+  const seen = await clock.still(async () => {
+    const generation = await accounts.create({ limits: { 'account:generation': cap } });
+    const runs = apiFor(generation, 'runs:read').unpaced();
+    const gen: ApiResponse[] = [];
+    for (let i = 0; i <= cap; i += 1) gen.push(await runs.get('/presets', { query: { limit: 1 } }));
+    const read = await apiFor(generation).unpaced().get('/products', { query: { limit: 1 } });
+    const asset = (await allAssets(apiFor(generation)))[0];
+    const write = asset === undefined ? undefined : await apiFor(generation, 'assets:write').unpaced().patch(`/assets/${encodeURIComponent(asset.assetId)}`, { body: { favorited: !asset.favorited } });
+    const reads = await accounts.create({ limits: { 'account:read': cap } });
+    const reader = apiFor(reads).unpaced();
+    const plain: ApiResponse[] = [];
+    for (let i = 0; i <= cap; i += 1) plain.push(await reader.get('/products', { query: { limit: 1 } }));
+    const genRead = await apiFor(reads, 'runs:read').unpaced().get('/presets', { query: { limit: 1 } });
+    return { gen, read, write, plain, genRead };
+  });
+  seen.gen.slice(0, cap).forEach((r, i) => expect(r, `generation read ${i + 1} under a generation cap of ${cap}`).toHaveStatus(200));
+  expect(seen.gen[cap]!, 'over the generation cap').toHaveStatus(429);
+  expect(seen.read, 'a read-plane GET is not counted against the generation cap').toHaveStatus(200);
+  expect(policyQuotas(seen.read)).not.toContain(cap);
+  expect(seen.write, 'a write is not counted against the generation cap').toBeDefined();
+  expect(seen.write!).toHaveStatus(200);
+  seen.plain.slice(0, cap).forEach((r, i) => expect(r, `read ${i + 1} under a read cap of ${cap}`).toHaveStatus(200));
+  expect(seen.plain[cap]!, 'over the read cap').toHaveStatus(429);
+  expect(seen.genRead, 'a generation read is not counted against the read cap').toHaveStatus(200);
+  expect(policyQuotas(seen.genRead)).not.toContain(cap);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Caps per kind of traffic; ties
+
+test('RATE-018 caps are counted per kind of traffic: with the account read cap exhausted, a write in the same window succeeds', { tag: ['@control', '@exclusive'] }, async ({ accounts, apiFor, clock }) => {
+  const cap = 3;
+  const { reads, write } = await clock.still(async () => {
+    const account = await accounts.create({ limits: { 'account:read': cap } });
+    const reader = apiFor(account, 'read').unpaced();
+    const reads: ApiResponse[] = [await reader.get('/assets', { query: { limit: 1 } })];
+    const asset = (reads[0]!.json as { data?: Asset[] } | undefined)?.data?.[0];
+    for (let i = 1; i <= cap; i += 1) reads.push(await reader.get('/products', { query: { limit: 1 } }));
+    const write = asset === undefined ? undefined : await apiFor(account, 'assets:write').unpaced().patch(`/assets/${encodeURIComponent(asset.assetId)}`, { body: { favorited: !asset.favorited } });
+    return { reads, write };
+  });
+  skipWhenAbsent(write === undefined, 'the account has no live asset');
+  // a control plane that ignores this part of spec/mock-control.yaml fails the test
+  expect(!reads.some((r) => r.status === 429 || policyQuotas(r).includes(cap)), 'the mock does not apply `limits` overrides').toBe(false);
+  reads.slice(0, cap).forEach((r, i) => expect(r, `read ${i + 1} under an account read cap of ${cap}`).toHaveStatus(200));
+  expect(reads[cap]!, `read ${cap + 1} over the account read cap`).toHaveStatus(429);
+  expect(write!, 'a write in the same window is not counted against the read cap').toHaveStatus(200);
+  expect(policyQuotas(write!), `the write is not checked against the read cap: ${write!.header('ratelimit-policy')}`).not.toContain(cap);
+});
+
+test('RATE-022 when two limits are equally close to exhaustion, RateLimit reports the smaller one', { tag: ['@control', '@exclusive'] }, async ({ accounts, apiFor, clock }) => {
+  const response = await clock.still(async () => {
+    const account = await accounts.create({ limits: { 'group:read': 3, 'account:read': 4 } });
+    // Another key of the account puts the account counter one ahead of the read key's group counter.
+    const other = await apiFor(account, 'runs:read').unpaced().get('/products', { query: { limit: 1 } });
+    expect(other).toHaveStatus(200);
+    return apiFor(account, 'read').unpaced().get('/products', { query: { limit: 1 } });
+  });
+  expect(response).toHaveStatus(200);
+  const quotas = policyQuotas(response);
+  // a control plane that ignores this part of spec/mock-control.yaml fails the test
+  expect(!quotas.includes(3) || !quotas.includes(4), `the mock does not apply \`limits\` overrides: ${response.header('ratelimit-policy')}`).toBe(false);
+  // group:read 3 - 1 = 2 left; account:read 4 - 2 = 2 left: a tie, reported as the smaller limit.
+  expect(rateLimitOf(response), `RateLimit: ${response.header('ratelimit')}`).toEqual(expect.objectContaining({ limit: 3, remaining: 2 }));
 });
