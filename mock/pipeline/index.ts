@@ -13,7 +13,7 @@ import { randomHex } from '../../platform/crypto.ts';
 import { allowedMethods, matchOperation, type OperationInfo } from '../../spec/contract.ts';
 import { monotonicMs, type Clock } from '../core/clock.ts';
 import type { Actor } from '../domain/accounts/model.ts';
-import { ApiError, REASON_PHRASES } from '../core/errors.ts';
+import { ApiError } from '../core/errors.ts';
 import type { EventLog } from '../events/log.ts';
 import type { Decision, Limiter } from '../ratelimit/limiter.ts';
 import type { AccountState, Store } from '../core/store.ts';
@@ -25,7 +25,8 @@ import { beginIdempotent, finishIdempotent, fingerprint } from './idempotency.ts
 import { checkIfMatch } from './preconditions.ts';
 import { forcedRateLimit, rateLimit, rateLimited } from './rate-limit.ts';
 import type { RequestJournal } from './journal.ts';
-import { errorResponse, jsonResponse, PROBLEM_TYPE, withRateLimitHeaders } from './respond.ts';
+import { errorResponse, jsonResponse, withRateLimitHeaders } from './respond.ts';
+import { internalErrorResponse } from '../core/problem.ts';
 import { accountStamp, ResponseCache } from './response-cache.ts';
 import { ExamSession, SLOW_MS, type ExamPlan, type ExamRegistry } from '../exam/session.ts';
 import type { HandlerTable, RawRequest, RawResponse, RequestContext } from './types.ts';
@@ -225,14 +226,7 @@ async function stages(services: PipelineServices, raw: RawRequest, trace: Trace)
   } catch (error) {
     if (error instanceof ApiError) return withRateLimitHeaders(errorResponse(error, operation, raw.fullPath, requestId), decision, operation);
     services.logError(error, `${raw.method} ${raw.fullPath}`);
-    return withRateLimitHeaders(
-      {
-        status: 500,
-        headers: { 'content-type': PROBLEM_TYPE },
-        body: JSON.stringify({ type: '/errors/INTERNAL_ERROR', title: REASON_PHRASES[500], status: 500, code: 'INTERNAL_ERROR', detail: 'The mock failed unexpectedly; this is a bug in the mock.', instance: raw.fullPath, requestId }),
-      },
-      decision,
-    );
+    return withRateLimitHeaders(internalErrorResponse(raw.fullPath, requestId), decision);
   }
 }
 
