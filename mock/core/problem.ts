@@ -3,6 +3,7 @@
  * respond stage, the control plane and the hooks, the node server's edge and its 500s all answer
  * through it.
  */
+import type { components } from '../../spec/generated/openapi.ts';
 import { reasonPhrase, type ApiError } from './errors.ts';
 
 export const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
@@ -15,16 +16,8 @@ export interface Problem {
   extensions?: object;
 }
 
-export interface ProblemBody {
-  type: string;
-  title: string;
-  status: number;
-  code: string;
-  detail?: string;
-  instance?: string;
-  requestId: string;
-  [extension: string]: unknown;
-}
+/** The document's Problem (the control plane's has the same members and its own `errors`). */
+export type ProblemBody = components['schemas']['Problem'];
 
 /** The body: `title` is the status's reason phrase (ERR-003), the same as the status line's. */
 export function problemFields(problem: Problem, instance: string, requestId: string): ProblemBody {
