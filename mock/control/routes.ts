@@ -35,6 +35,7 @@ import { equalBytes, randomHex, sha256 } from '../../platform/crypto.ts';
 import type { FieldError } from '../core/errors.ts';
 import { internalErrorResponse, problemResponse as writeProblem } from '../core/problem.ts';
 import { fieldErrors } from '../pipeline/validate.ts';
+import { nextRequestId } from '../pipeline/context.ts';
 import { toQuery } from '../pipeline/query.ts';
 import { accountHandlers } from './accounts.ts';
 import { actionHandlers } from './actions.ts';
@@ -253,7 +254,7 @@ function problemResponse(error: ControlError, instance: string, requestId: strin
 }
 
 function controlRequestId(): string {
-  return `req_control_${randomHex(8)}`;
+  return nextRequestId('control');
 }
 
 /** The query of a request target, as fastify's parser gives it (a repeated name: an array). */
