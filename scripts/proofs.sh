@@ -13,7 +13,7 @@ npx vitest run bin/package.test.ts
 step "the gate on broken targets: the whole suite through cgs-conformance against a conforming mock and 5 broken ones (conformance/defects/ proxy), each with its rule first, exit 1, its wall time beside the conforming run's (scripts/prove-gate.ts; table in conformance-report/gate/gate.md)"
 npx tsx scripts/prove-gate.ts
 
-step "the client exam's defect proof: cgs-client-check passes the example client and fails each of nine faulty variants on exactly its rules (npm run exam:proof, ~2 min: real Retry-After waits)"
+step "the client exam's defect proof: cgs-client-check passes the example client and fails each of thirteen faulty variants on exactly its rules (npm run exam:proof, ~1.5 min: real Retry-After waits)"
 npm run --silent exam:proof
 
 step "a correct target behind a real network (#23): the mock's API behind a front that hides /__mock, one account pair given as keys only (with history) and shared by 4 workers, real clock: 0 failures (scripts/prove-real-target.ts)"

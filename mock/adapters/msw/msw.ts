@@ -43,6 +43,7 @@ import { loadScenario, type Scenario, type ScenarioLoaded } from '../../scenario
 
 export { ScenarioError, type Scenario, type ScenarioLoaded, type ScenarioProblem } from '../../scenario/apply.ts';
 import type { ExamRuleReport } from '../../exam/judge.ts';
+import { connectionDropped } from '../../exam/session.ts';
 
 export { ControlProblem, type ControlArgs, type ControlBody, type ControlOperationId, type ControlQuery, type ControlResult, type MockControl } from './control.ts';
 /** The public API's generated types (openapi-typescript of spec/openapi.yaml), for typing a client's results. */
@@ -108,7 +109,7 @@ export interface MockHandlers {
   control: MockControl & { examReport(): Promise<ExamRuleReport> };
   /** The in-process mock's services (store, clock, event log...): for what the control plane does not offer. */
   services: MockServices;
-  /** The demo account when `seed` is not false: its id and its keys by name (`all`, and one per scope). */
+  /** The demo account when `seed` is not false: its id and its keys by name (`all`, and one per scope; with `exam`, `expired` too). */
   demo: { accountId: string; keys: Record<string, string> } | undefined;
   /** Resolves once the demo account and the scenario exist (the handlers wait for it themselves). */
   ready: Promise<void>;
@@ -234,8 +235,14 @@ export function createMockHandlers(options: MockHandlersOptions): MockHandlers {
   if (options.exam && seed === false) throw new Error('createMockHandlers: exam needs the demo account (seed not false)');
   const exam = options.exam;
   let loaded: ScenarioLoaded | undefined;
+  let examExpiredKey: string | undefined;
   const seeded = (seed === false ? Promise.resolve() : seedDemo(services, seed)).then(async () => {
-    if (exam) await typed.startExam(DEMO_ACCOUNT_ID, { seed: exam.seed, ...(exam.rate !== undefined ? { rate: exam.rate } : {}) });
+    if (!exam) return;
+    await typed.startExam(DEMO_ACCOUNT_ID, { seed: exam.seed, ...(exam.rate !== undefined ? { rate: exam.rate } : {}) });
+    // The exam's expired key (D171, `demo.keys.expired`): a 401 the client must surface, not retry (CLIENT-019).
+    const made = await typed.createKey(DEMO_ACCOUNT_ID, { name: 'exam expired', scopes: ['read'] });
+    await typed.expireKey(DEMO_ACCOUNT_ID, made.keyId);
+    examExpiredKey = made.key;
   });
   const scenario = options.scenario;
   const ready =
@@ -267,7 +274,10 @@ export function createMockHandlers(options: MockHandlersOptions): MockHandlers {
     const body = await bodyOf(request);
     if (body !== undefined && body.length > BODY_LIMIT_BYTES) raw.refused = new ApiError('PAYLOAD_TOO_LARGE', `Request bodies are limited to ${BODY_LIMIT_BYTES} bytes.`);
     else raw.body = body as RawRequest['body'];
-    return toResponse(await runPipeline(services, raw), head);
+    const response = await runPipeline(services, raw);
+    // the client exam's dropped connection (D170): the write was applied, the client gets a network error
+    if (connectionDropped(response)) return HttpResponse.error();
+    return toResponse(response, head);
   };
 
   const controlPlane = async ({ request }: { request: Request }): Promise<Response> => {
@@ -317,7 +327,7 @@ export function createMockHandlers(options: MockHandlersOptions): MockHandlers {
       : {
           accountId: DEMO_ACCOUNT_ID,
           get keys(): Record<string, string> {
-            return Object.fromEntries(demoKeys(services, seed));
+            return { ...Object.fromEntries(demoKeys(services, seed)), ...(examExpiredKey !== undefined ? { expired: examExpiredKey } : {}) };
           },
         };
 
