@@ -99,7 +99,7 @@ describe('in-process: createMockHandlers({ exam }) and control.examReport()', ()
 
   it('the example client walks every creative through the exam\'s 429, empty and sparse pages and keeps the rules', async () => {
     await good.ready;
-    const client = new Client(`${BASE}/api/public/v1`, good.demo!.keys.all!);
+    const client = new Client(`${BASE}/api/public/v1`, good.demo!.keys['all']!.key);
     expect((await client.all('/creatives', { limit: 5 })).length).toBeGreaterThan(5);
     const report = await good.control.examReport();
     expect(report.rules['CLIENT-001']!.result).toBe('passed');
@@ -109,7 +109,7 @@ describe('in-process: createMockHandlers({ exam }) and control.examReport()', ()
 
   it('the same client stopping at the first empty page fails CLIENT-005, with the page that proves it', async () => {
     await faulty.ready;
-    const client = new Client('http://faulty.exam.test/api/public/v1', faulty.demo!.keys.all!, 'stop-at-empty-page');
+    const client = new Client('http://faulty.exam.test/api/public/v1', faulty.demo!.keys['all']!.key, 'stop-at-empty-page');
     await client.all('/creatives', { limit: 5 });
     await client.all('/campaigns', { limit: 50 });
     const report = await faulty.control.examReport();
