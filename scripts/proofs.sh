@@ -22,4 +22,7 @@ npx tsx scripts/prove-real-target.ts --workers 4 --out real-keys
 step "the whole suite through a front that rewrites reason phrases, re-chunks and gzips bodies, re-cases and reorders headers (the control plane passed through): 0 failures (scripts/prove-real-target.ts)"
 npx tsx scripts/prove-real-target.ts --hide '' --reasons rewrite --rechunk --headers --compress --clock manual --out real-network
 
+step "the exams as a team gets them: npm pack, installed into an empty project, cgs-client-check passes the example client (exit 0) and fails a faulty one (1), cgs-webhooks-check passes the example receiver (0), both refuse a bad flag (2) (bin/exam-package.test.ts, ~1-5 min: its own pack and install)"
+npx vitest run bin/exam-package.test.ts
+
 wait_together
