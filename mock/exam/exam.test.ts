@@ -128,7 +128,7 @@ describe('in-process: createMockHandlers({ exam }) and control.examReport()', ()
 
   it('the example client walks every creative through the exam\'s 429, empty and sparse pages and keeps the rules', async () => {
     await good.ready;
-    const client = new Client(`${BASE}/api/public/v1`, good.demo!.keys.all!);
+    const client = new Client(`${BASE}/api/public/v1`, good.demo!.keys['all']!.key);
     expect((await client.all('/creatives', { limit: 5 })).length).toBeGreaterThan(5);
     const report = await good.control.examReport();
     expect(report.rules['CLIENT-001']!.result).toBe('passed');
@@ -138,7 +138,7 @@ describe('in-process: createMockHandlers({ exam }) and control.examReport()', ()
 
   it('the exam\'s expired key (demo.keys.expired) answers 401; surfaced it passes CLIENT-019, sent again unchanged it fails', async () => {
     await good.ready;
-    const read = () => fetch(`${BASE}/api/public/v1/presets`, { headers: { authorization: `Bearer ${good.demo!.keys.expired!}` } });
+    const read = () => fetch(`${BASE}/api/public/v1/presets`, { headers: { authorization: `Bearer ${good.demo!.keys.expired!.key}` } });
     expect((await read()).status).toBe(401);
     expect((await good.control.examReport()).rules['CLIENT-019']!.result).toBe('passed');
     expect((await read()).status).toBe(401);
@@ -147,7 +147,7 @@ describe('in-process: createMockHandlers({ exam }) and control.examReport()', ()
 
   it('the same client stopping at the first empty page fails CLIENT-005, with the page that proves it', async () => {
     await faulty.ready;
-    const client = new Client('http://faulty.exam.test/api/public/v1', faulty.demo!.keys.all!, 'stop-at-empty-page');
+    const client = new Client('http://faulty.exam.test/api/public/v1', faulty.demo!.keys['all']!.key, 'stop-at-empty-page');
     await client.all('/creatives', { limit: 5 });
     await client.all('/campaigns', { limit: 50 });
     const report = await faulty.control.examReport();

@@ -113,7 +113,7 @@ describe('in-process (msw): the handler answers a network error after applying t
   const target = async (i: number): Promise<Target> => {
     const m = mocks[i]!;
     await m.ready;
-    return { base: `http://${['raw', 'good', 'faulty'][i]}.drop.exam.test/api/public/v1`, key: m.demo!.keys.all!, report: () => m.control.examReport() };
+    return { base: `http://${['raw', 'good', 'faulty'][i]}.drop.exam.test/api/public/v1`, key: m.demo!.keys.all!.key, report: () => m.control.examReport() };
   };
 
   it('fetch rejects after the run was made; the same key replays it; one run more', async () => rawScene(await target(0)));
