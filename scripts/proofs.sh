@@ -19,7 +19,7 @@ together "a correct target behind a real network (#23): the mock's API behind a 
 together "the client exam's defect proof: cgs-client-check passes the example client and fails each of nine faulty variants on exactly its rules (npm run exam:proof: real Retry-After waits)" npm run --silent exam:proof
 
 step "the package as a team gets it: npm pack, installed into an empty project, each command run from there, the whole suite through the packaged cgs-conformance (bin/package.test.ts, ~1.5 min)"
-npx vitest run bin/package.test.ts
+npx vitest run --project package
 
 step "the gate on broken targets: the whole suite through cgs-conformance against a conforming mock and 5 broken ones (conformance/defects/ proxy), each with its rule first, exit 1, its wall time beside the conforming run's (scripts/prove-gate.ts; table in conformance-report/gate/gate.md)"
 npx tsx scripts/prove-gate.ts

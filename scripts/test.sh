@@ -27,8 +27,8 @@ npm run --silent contract:diff
 step "typecheck (npm run typecheck)"
 npm run --silent typecheck
 
-step "unit tests (npx vitest run; the packaged-command test, bin/package.test.ts, runs in npm run test:proofs)"
-npx vitest run --exclude bin/package.test.ts
+step "unit tests (npx vitest run, projects unit and isolated; the packaged-command test, project package, runs in npm run test:proofs)"
+npx vitest run --project unit --project isolated
 
 step "every pinned, observable rule is named by a conformance test (npm run rules:coverage)"
 npm run --silent rules:coverage
