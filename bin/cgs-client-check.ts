@@ -10,7 +10,11 @@
  * spec/rules.yaml: a summary, rules.json, rules.md and junit.xml. Exit 0: every exercised rule
  * held; 1: one did not; 2: the exam could not run.
  */
-import { clientCheck } from './lib/exam/client-cli.ts';
+import { requirePackages, SERVER_PACKAGES } from './lib/help-requires.ts';
+
+// The exam's modules load the mock's server (optional peer dependencies, D195): checked first.
+requirePackages('cgs-client-check', SERVER_PACKAGES);
+const { clientCheck } = await import('./lib/exam/client-cli.ts');
 
 clientCheck(process.argv.slice(2)).then(
   (code) => process.exit(code),

@@ -10,10 +10,17 @@
  *   cgs-conformance-merge shard-1/ shard-2/ shard-3/ [--out conformance-report] [--rules-only] [--require pinned]
  */
 import { resolve } from 'node:path';
-import { mergeReports } from '../conformance/reporters/merge.ts';
 import { EXIT, parseMergeArgs, summarize, type RulesJson } from './lib/conformance.ts';
+import { requirePackages, SUITE_PACKAGES } from './lib/help-requires.ts';
 
-const USAGE = 'usage: cgs-conformance-merge <shard report dirs...> [--out DIR (default ./conformance-report)] [--rules-only] [--require pinned]';
+const USAGE = `usage: cgs-conformance-merge <shard report dirs...> [--out DIR] [--rules-only] [--require pinned]
+
+Merges the --report-dir of each shard of cgs-conformance --shard I/N into one report and judges it.
+
+  --out DIR          where the merged rules.json, rules.md, html/ and junit.xml go (default ./conformance-report)
+  --rules-only       merge only the rules report, not the HTML and JUnit (default: all of them)
+  --require pinned   also fail when a pinned rule went unjudged in every shard (default: off; env CONFORMANCE_REQUIRE)
+  --help             print this help and exit`;
 let args: ReturnType<typeof parseMergeArgs>;
 try {
   args = parseMergeArgs(process.argv.slice(2));
@@ -21,6 +28,13 @@ try {
   console.error(`cgs-conformance-merge: ${(error as Error).message}\n${USAGE}`);
   process.exit(EXIT.couldNotJudge);
 }
+if (args.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+// Playwright merges the HTML and JUnit reports: an optional peer dependency, checked before it loads.
+requirePackages('cgs-conformance-merge', SUITE_PACKAGES);
+const { mergeReports } = await import('../conformance/reporters/merge.ts');
 try {
   const outputDir = resolve(args.out ?? 'conformance-report');
   const result = mergeReports({ inputs: args.inputs.map((dir) => resolve(dir)), outputDir, rulesOnly: args.rulesOnly });

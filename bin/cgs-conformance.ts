@@ -18,11 +18,10 @@ import { createRequire } from 'node:module';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXIT, planRun, preflight, SetupError, summarize, UsageError, USAGE, type ConformancePlan, type RulesJson } from './lib/conformance.ts';
+import { requirePackages, SERVER_PACKAGES, SUITE_PACKAGES } from './lib/help-requires.ts';
 
 const self = fileURLToPath(import.meta.url);
 const CONFIG = fileURLToPath(new URL(`../conformance/playwright.config${extname(self)}`, import.meta.url));
-/** Playwright's command line, resolved from this package: the same instance the suite's tests import. */
-const PLAYWRIGHT_CLI = createRequire(import.meta.url).resolve('@playwright/test/cli');
 
 let plan: ConformancePlan;
 try {
@@ -36,6 +35,10 @@ if (plan.help) {
   console.log(USAGE);
   process.exit(EXIT.conforms);
 }
+// Optional peer dependencies (D195): Playwright, and the mock's server when the suite starts it itself.
+requirePackages('cgs-conformance', plan.target ? SUITE_PACKAGES : [...SUITE_PACKAGES, ...SERVER_PACKAGES]);
+/** Playwright's command line, resolved from this package: the same instance the suite's tests import. */
+const PLAYWRIGHT_CLI = createRequire(import.meta.url).resolve('@playwright/test/cli');
 
 try {
   for (const note of await preflight(plan)) console.log(`cgs-conformance: ${note}`);

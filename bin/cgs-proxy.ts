@@ -16,12 +16,14 @@ import { startValidatingProxy } from '../proxy/server.ts';
 const USAGE = `usage: cgs-proxy --target URL [--port 4011] [--host 127.0.0.1] [--report-dir DIR] [--fail-on-violation]
                  [--enforce-assumptions] [--quiet]
 
-  --target URL            the implementation's base URL, e.g. http://127.0.0.1:4010/api/public/v1
-  --port N, --host H      where the proxy listens (default 127.0.0.1:4011); clients use the same base path
+  --target URL            the implementation's base URL, e.g. http://127.0.0.1:4010/api/public/v1 (required)
+  --port N                port the proxy listens on; clients use the target's base path (default 4011)
+  --host H                address the proxy binds (default 127.0.0.1)
   --report-dir DIR        rules.json and rules.md, written on exit (default ./proxy-report)
-  --fail-on-violation     exit 1 on exit when any response broke the contract (a gate)
+  --fail-on-violation     exit 1 on exit when any response broke the contract, a gate (default: exit 0)
   --enforce-assumptions   count violations of decided gaps (x-assumption) too; default: printed as warnings
-  --quiet                 print only the summary on exit, not each violation`;
+  --quiet                 print only the summary on exit, not each violation (default: each one)
+  --help                  print this help and exit`;
 
 let values: { target?: string; port?: string; host?: string; 'report-dir'?: string; 'fail-on-violation'?: boolean; 'enforce-assumptions'?: boolean; quiet?: boolean; help?: boolean };
 try {

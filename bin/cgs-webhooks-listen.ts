@@ -2,7 +2,7 @@
 /**
  * cgs-webhooks-listen: a local webhook receiver that verifies every delivery with the
  * `standardwebhooks` package and prints it (scripts/webhooks-listen.ts, `npm run webhooks:listen`):
- * `cgs-webhooks-listen --port 4020 --secret whsec_... [--no-replay-window] [--verbose]`.
+ * `cgs-webhooks-listen --port 4020 --secret whsec_... [--verbose]`.
  */
 import { main } from '../scripts/webhooks-listen.ts';
 

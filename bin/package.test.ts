@@ -139,14 +139,14 @@ const created = await mock.control.createAccount({ plan: 'growth', empty: true }
 const key: string = created.keys['all']!.key;
 // @ts-expect-error createAccount takes the document's CreateAccountRequest: no such field
 void (() => mock.control.createAccount({ tier: 'pro' }));
-const response = await fetch('http://api.test/api/public/v1/products?limit=1', { headers: { authorization: \`Bearer \${mock.demo!.keys['read']}\` } });
+const response = await fetch('http://api.test/api/public/v1/products?limit=1', { headers: { authorization: \`Bearer \${mock.demo!.keys['read']!.key}\` } });
 const page = (await response.json()) as { data: components['schemas']['Product'][] };
 const mine = await fetch('http://api.test/api/public/v1/products', { headers: { authorization: \`Bearer \${key}\` } });
 const clock = await mock.control.advanceClock(60);
 const missing = await mock.control.getAccount('acc_none').catch((error: unknown) => (error instanceof ControlProblem ? error.code : String(error)));
 server.close();
 mock.dispose();
-console.log(JSON.stringify({ status: response.status, products: page.data.length, demoKey: mock.demo!.keys['read'], mine: mine.status, now: clock.now, missing }));
+console.log(JSON.stringify({ status: response.status, products: page.data.length, demoKey: mock.demo!.keys['read']!.key, mine: mine.status, now: clock.now, missing }));
 `,
     );
     writeFileSync(

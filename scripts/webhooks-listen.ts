@@ -156,7 +156,15 @@ export async function main(argv: string[] = process.argv.slice(2), command = 'np
       help: { type: 'boolean', default: false },
     },
   });
-  const usage = `usage: ${command} --port 4020 --secret whsec_... [--verbose]`;
+  const usage = `usage: ${command} --secret whsec_... [--port 4020] [--verbose]
+
+A local webhook receiver on 127.0.0.1: verifies each delivery's signature and five-minute replay
+window (standardwebhooks), answers 204 or 400, and prints it.
+
+  --secret whsec_...   the endpoint's signing secret, as the mock answered when it was registered (required)
+  --port N             port to listen on; 0 picks a free one (default 4020)
+  --verbose            print each delivery's whole payload too (default: one line each)
+  --help               print this help and exit`;
   if (values.help) return void console.log(usage);
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0..65535\n${usage}`);

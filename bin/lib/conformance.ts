@@ -55,10 +55,12 @@ export const USAGE = `usage: cgs-conformance [--config FILE] [--base-url URL] [-
   --reporter NAME       what prints while the run goes: list, dot (default) or line
   --max-failures N      stop the run after N failed tests (default ${DEFAULT_MAX_FAILURES}: a broken target is reported
                         in about the time a conforming run takes, its first causes found); 0 judges every test
-  playwright options    --grep, --grep-invert, --workers, --retries, -x, --timeout,
-                        --global-timeout, --repeat-each, --trace, --project, --output, --list,
-                        --forbid-only, --fail-on-flaky-tests, --fully-parallel, --pass-with-no-tests,
-                        --quiet, --last-failed, --no-deps, test file filters; anything after -- as is.
+  --help                print this help and exit
+  playwright options    passed to Playwright as they are: --grep (-g), --grep-invert, --workers (-j),
+                        --retries, -x, --timeout, --global-timeout, --repeat-each, --trace, --project,
+                        --output, --tsconfig, --list, --forbid-only, --fail-on-flaky-tests,
+                        --fully-parallel, --pass-with-no-tests, --quiet, --last-failed, --no-deps,
+                        test file filters; anything after -- as is.
 
 Exit status: 0 the implementation conforms (every test that ran passed, no rule failed, at least one
 test passed, and with --require pinned every pinned rule was judged); 1 it does not conform; 2 the
@@ -66,11 +68,12 @@ run could not judge it (bad flags or config, unreachable target, refused keys, m
 required hook or key profile missing, nothing judged): the message says what to do.`;
 
 /** cgs-conformance-merge's options (node:util parseArgs, strict). */
-const MERGE_OPTIONS = { out: { type: 'string' }, 'rules-only': { type: 'boolean' }, require: { type: 'string' } } as const;
+const MERGE_OPTIONS = { out: { type: 'string' }, 'rules-only': { type: 'boolean' }, require: { type: 'string' }, help: { type: 'boolean' } } as const;
 
 /** cgs-conformance-merge's command line; throws with what is wrong. */
-export function parseMergeArgs(args: readonly string[]): { out?: string; rulesOnly: boolean; requirePinned: boolean; inputs: string[] } {
+export function parseMergeArgs(args: readonly string[]): { out?: string; rulesOnly: boolean; requirePinned: boolean; inputs: string[]; help?: true } {
   const { values, positionals } = parseArgs({ args: [...args], options: MERGE_OPTIONS, allowPositionals: true, strict: true });
+  if (values.help) return { rulesOnly: false, requirePinned: false, inputs: [], help: true };
   if (positionals.length === 0) throw new Error('name at least one shard report directory');
   if (values.require !== undefined && values.require !== 'pinned') throw new Error(`--require is pinned here (hooks and key profiles are required of each shard's run), not ${values.require}`);
   return { ...(values.out !== undefined ? { out: values.out } : {}), rulesOnly: values['rules-only'] === true, requirePinned: values.require === 'pinned', inputs: positionals };

@@ -4,7 +4,7 @@
  * axe check, and the page's problems.
  */
 import type { AddressInfo } from 'node:net';
-import AxeBuilder from '@axe-core/playwright';
+import { AxeBuilder } from '@axe-core/playwright';
 import { expect, type Page } from '@playwright/test';
 import { buildMock, type Mock } from '../adapters/node/app.ts';
 import { Clock } from '../core/clock.ts';

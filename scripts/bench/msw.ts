@@ -36,7 +36,7 @@ const mock = createMockHandlers({ baseUrl: BASE_URL });
 await mock.ready;
 const high = 1_000_000_000;
 await mock.control.updateLimits({ 'group:read': high, 'account:read': high, 'ip:read': high });
-const key = mock.demo!.keys['read'];
+const key = mock.demo!.keys['read']!.key;
 if (!key) throw new Error('no demo read key');
 const url = `${BASE_URL}${basePath}${PATH}?${new URLSearchParams(QUERY).toString()}`;
 

@@ -4,7 +4,19 @@ import { loadLedger } from '../../../conformance/reporters/ledger.ts';
 import { runClientExam } from './client.ts';
 import { consoleSummary, exitCode, writeReports } from './report.ts';
 
-const USAGE = 'usage: cgs-client-check [--seed N] [--rate 0..1] [--mock-url URL [--control-token TOKEN]] [--timeout-s N] [--out DIR] -- <command ...>';
+const USAGE = `usage: cgs-client-check [options] -- <command ...>
+
+Runs the command (your SDK's example or tests) against an exam account with CGS_BASE_URL, CGS_API_KEY
+and CGS_KEYS, serves it the adversity the contract allows, and judges its requests against the
+CLIENT- rules. Exit 0: every exercised rule held; 1: one did not; 2: the exam could not run.
+
+  --seed N                the exam's schedule of adversity: the same seed, the same exam (default 1)
+  --rate 0..1             probability of adversity once each kind was served (default 0.3)
+  --mock-url URL          a running mock to make the exam account on (default: one started here on 127.0.0.1)
+  --control-token TOKEN   that mock's control token (default: env CGS_CONTROL_TOKEN)
+  --timeout-s N           seconds the command may run before it is stopped (default 300)
+  --out DIR               where rules.json, rules.md and junit.xml go (default exam-report/client)
+  --help                  print this help and exit`;
 
 export async function clientCheck(argv: string[]): Promise<number> {
   const split = argv.indexOf('--');

@@ -5,7 +5,17 @@ import { loadLedger } from '../../../conformance/reporters/ledger.ts';
 import { consoleSummary, exitCode, writeReports } from './report.ts';
 import { DEFAULT_TIMEOUT_MS, runWebhooksExam } from './webhooks.ts';
 
-const USAGE = 'usage: cgs-webhooks-check --url <receiver URL> --secret <whsec_...> [--seed N] [--timeout-ms N] [--out DIR]';
+const USAGE = `usage: cgs-webhooks-check --url <receiver URL> --secret <whsec_...> [options]
+
+Sends your webhook receiver a seeded battery of signed deliveries and judges its answers against the
+RECV- rules. Exit 0: every judged rule held; 1: one did not; 2: the exam could not run.
+
+  --url URL               the receiver's http(s) URL (required)
+  --secret whsec_...      the signing secret the receiver verifies with (required)
+  --seed N                the battery's seed: the same seed, the same deliveries (default 1)
+  --timeout-ms N          how long to wait for each answer, in milliseconds (default ${DEFAULT_TIMEOUT_MS})
+  --out DIR               where rules.json, rules.md and junit.xml go (default exam-report/webhooks)
+  --help                  print this help and exit`;
 
 export async function webhooksCheck(argv: string[]): Promise<number> {
   let values;

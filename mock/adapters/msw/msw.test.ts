@@ -34,7 +34,7 @@ describe('createMockHandlers', () => {
   it('answers the API with the bytes and headers the server sends for the same seed (HEAD: no body, the same length)', async () => {
     const served = buildMock({ clock: new Clock({ mode: 'manual' }), publicUrl: BASE });
     await seedDemo(served.services, 42);
-    const key = mock.demo!.keys['all']!;
+    const key = mock.demo!.keys['all']!.key;
     for (const path of ['/campaigns?limit=3', '/creatives?limit=2&status=APPROVED', '/campaigns/nope']) {
       const inProcess = await fetch(`${API}${path}`, { headers: auth(key) });
       const viaServer = await served.inject({ method: 'GET', url: `/api/public/v1${path}`, headers: auth(key) });
@@ -90,13 +90,28 @@ describe('createMockHandlers', () => {
     // reset: every account gone, the demo account of the seed back with the same keys
     expect(await mock.control.reset()).toBeUndefined();
     await expect(mock.control.getAccount(created.accountId)).rejects.toMatchObject({ status: 404, code: 'ACCOUNT_NOT_FOUND' });
-    expect((await fetch(`${API}/creatives?limit=1`, { headers: auth(mock.demo!.keys['all']!) })).status).toBe(200);
+    expect((await fetch(`${API}/creatives?limit=1`, { headers: auth(mock.demo!.keys['all']!.key) })).status).toBe(200);
+  });
+
+  it('D132: mock.demo.keys has the shape of createAccount().keys (a KeyProfile per name), and each key is the demo account\'s', async () => {
+    const created = await mock.control.createAccount({ plan: 'growth' });
+    const demo = mock.demo!.keys;
+    expect(Object.keys(demo).sort()).toEqual(Object.keys(created.keys).sort());
+    for (const [name, profile] of Object.entries(demo)) {
+      expect(Object.keys(profile).sort(), name).toEqual(Object.keys(created.keys[name]!).sort());
+      expect(profile.scopes, name).toEqual(created.keys[name]!.scopes);
+      expect(profile.key, name).toMatch(/^cgs_[0-9a-f]{64}$/);
+    }
+    const stored = (await mock.control.getAccount(mock.demo!.accountId)).keys;
+    expect(stored.find((k) => k.keyId === demo['all']!.keyId)?.last4).toBe(demo['all']!.key.slice(-4));
+    const me = await fetch(`${API}/creatives?limit=1`, { headers: auth(demo['read']!.key) });
+    expect(me.status).toBe(200);
   });
 
   it('delivers webhooks signed as the server signs them, when the clock reaches them', async () => {
     const accountId = mock.demo!.accountId;
     const endpoint = await mock.control.createWebhookEndpoint(accountId, { url: 'http://127.0.0.1:9/hooks', eventTypes: ['campaign.updated'] });
-    const key = mock.demo!.keys['all']!;
+    const key = mock.demo!.keys['all']!.key;
     const list = (await (await fetch(`${API}/campaigns?limit=1`, { headers: auth(key) })).json()) as { data: { campaignId: string }[] };
     const patched = await fetch(`${API}/campaigns/${list.data[0]!.campaignId}`, { method: 'PATCH', headers: { ...auth(key), 'content-type': 'application/json' }, body: '{"name":"Renamed in-process"}' });
     expect(patched.status, await patched.clone().text()).toBe(200);

@@ -6,7 +6,7 @@
  *   const mock = createMockHandlers({ baseUrl: 'http://api.test' });
  *   const server = setupServer(...mock.handlers);
  *   const { keys } = await mock.control.createAccount({ plan: 'growth' });
- *   await fetch('http://api.test/api/public/v1/creatives', { headers: { authorization: `Bearer ${keys.all.key}` } });
+ *   await fetch('http://api.test/api/public/v1/creatives', { headers: { authorization: `Bearer ${keys['all']!.key}` } });
  *
  * One in-process mock (the services of mock/core/services.ts) behind three sets of handlers:
  *
@@ -28,7 +28,6 @@ import { apiVersion, basePath } from '../../../spec/contract.ts';
 import type { ApiVersion } from '../../../spec/api-versions.ts';
 import { Clock } from '../../core/clock.ts';
 import { dispatchControl, type ControlHttpResponse } from '../../control/routes.ts';
-import { dispatchHooks } from '../../hooks/routes.ts';
 import type { ControlOptions } from '../../control/types.ts';
 import { createServices, type MockServices } from '../../core/services.ts';
 import { ApiError, reasonPhrase } from '../../core/errors.ts';
@@ -38,11 +37,14 @@ import { runPipeline } from '../../pipeline/index.ts';
 import { toQuery } from '../../pipeline/query.ts';
 import type { RawRequest, RawResponse } from '../../pipeline/types.ts';
 import { demoKeys, seedDemo, DEMO_ACCOUNT_ID } from '../../seed/account.ts';
+import { hashKey } from '../../domain/accounts/keys.ts';
+import type { components as ControlComponents } from '../../../spec/generated/mock-control.ts';
 import { createControl, eventStream, type MockControl } from './control.ts';
 import { loadScenario, type Scenario, type ScenarioLoaded } from '../../scenario/apply.ts';
 
 export { ScenarioError, type Scenario, type ScenarioLoaded, type ScenarioProblem } from '../../scenario/apply.ts';
 import type { ExamRuleReport } from '../../exam/judge.ts';
+import { connectionDropped } from '../../exam/session.ts';
 
 export { ControlProblem, type ControlArgs, type ControlBody, type ControlOperationId, type ControlQuery, type ControlResult, type MockControl } from './control.ts';
 /** The public API's generated types (openapi-typescript of spec/openapi.yaml), for typing a client's results. */
@@ -101,6 +103,9 @@ export interface MockHandlersOptions {
 /** The in-process exam's judgement (the control plane's getExamReport of the demo account). */
 export type { ExamRuleReport } from '../../exam/judge.ts';
 
+/** A key of the demo account: the control plane's KeyProfile, the shape of `control.createAccount().keys[name]`. */
+export type DemoKey = ControlComponents['schemas']['KeyProfile'];
+
 export interface MockHandlers {
   /** MSW handlers: pass them to setupServer / setupWorker (or `server.use`). */
   handlers: RequestHandler[];
@@ -108,8 +113,12 @@ export interface MockHandlers {
   control: MockControl & { examReport(): Promise<ExamRuleReport> };
   /** The in-process mock's services (store, clock, event log...): for what the control plane does not offer. */
   services: MockServices;
-  /** The demo account when `seed` is not false: its id and its keys by name (`all`, and one per scope). */
-  demo: { accountId: string; keys: Record<string, string> } | undefined;
+  /**
+   * The demo account when `seed` is not false: its id and its keys by name (`all`, and one per
+   * scope; with `exam`, `expired` too), each `{ keyId, key, scopes }` as `control.createAccount()`
+   * answers them (D132): `mock.demo.keys['all']!.key` is the bearer token.
+   */
+  demo: { accountId: string; keys: Record<string, DemoKey> } | undefined;
   /** Resolves once the demo account and the scenario exist (the handlers wait for it themselves). */
   ready: Promise<void>;
   /** What the `scenario` option made (its accounts with their keys), once `ready` resolved; else undefined. */
@@ -211,6 +220,26 @@ function absoluteBase(baseUrl: string): string {
   return absolute.replace(/\/+$/, '');
 }
 
+/**
+ * The stateful mock in-process as MSW handlers, with its control plane as typed methods
+ * (docs/msw.md, docs/frontend.md).
+ *
+ * @example
+ * import { setupServer } from 'msw/node';
+ * import { createMockHandlers } from 'creative-generation-contract-toolkit/msw';
+ *
+ * const mock = createMockHandlers({ baseUrl: 'http://api.test' }); // seed 42: acc_demo, mock.demo.keys
+ * const server = setupServer(...mock.handlers);
+ * server.listen({ onUnhandledRequest: 'error' });
+ * const { accountId, keys } = await mock.control.createAccount({ plan: 'growth' });
+ * const response = await fetch('http://api.test/api/public/v1/creatives?limit=20', {
+ *   headers: { authorization: `Bearer ${keys['all']!.key}` }, // mock.demo!.keys['all']!.key: the same shape
+ * });
+ * await mock.control.advanceClock(30); // runs progress, webhooks fall due
+ * await mock.control.updateAccountFaults(accountId, { forcedRateLimits: 1 }); // the next request answers 429
+ * server.close();
+ * mock.dispose();
+ */
 export function createMockHandlers(options: MockHandlersOptions): MockHandlers {
   const baseUrl = absoluteBase(options.baseUrl);
   if (options.apiVersion !== undefined && options.apiVersion !== apiVersion) {
@@ -234,8 +263,14 @@ export function createMockHandlers(options: MockHandlersOptions): MockHandlers {
   if (options.exam && seed === false) throw new Error('createMockHandlers: exam needs the demo account (seed not false)');
   const exam = options.exam;
   let loaded: ScenarioLoaded | undefined;
+  let examExpiredKey: string | undefined;
   const seeded = (seed === false ? Promise.resolve() : seedDemo(services, seed)).then(async () => {
-    if (exam) await typed.startExam(DEMO_ACCOUNT_ID, { seed: exam.seed, ...(exam.rate !== undefined ? { rate: exam.rate } : {}) });
+    if (!exam) return;
+    await typed.startExam(DEMO_ACCOUNT_ID, { seed: exam.seed, ...(exam.rate !== undefined ? { rate: exam.rate } : {}) });
+    // The exam's expired key (D171, `demo.keys.expired`): a 401 the client must surface, not retry (CLIENT-019).
+    const made = await typed.createKey(DEMO_ACCOUNT_ID, { name: 'exam expired', scopes: ['read'] });
+    await typed.expireKey(DEMO_ACCOUNT_ID, made.keyId);
+    examExpiredKey = made.key;
   });
   const scenario = options.scenario;
   const ready =
@@ -267,7 +302,10 @@ export function createMockHandlers(options: MockHandlersOptions): MockHandlers {
     const body = await bodyOf(request);
     if (body !== undefined && body.length > BODY_LIMIT_BYTES) raw.refused = new ApiError('PAYLOAD_TOO_LARGE', `Request bodies are limited to ${BODY_LIMIT_BYTES} bytes.`);
     else raw.body = body as RawRequest['body'];
-    return toResponse(await runPipeline(services, raw), head);
+    const response = await runPipeline(services, raw);
+    // the client exam's dropped connection (D170): the write was applied, the client gets a network error
+    if (connectionDropped(response)) return HttpResponse.error();
+    return toResponse(response, head);
   };
 
   const controlPlane = async ({ request }: { request: Request }): Promise<Response> => {
@@ -290,6 +328,8 @@ export function createMockHandlers(options: MockHandlersOptions): MockHandlers {
     await ready;
     const url = new URL(request.url);
     const head = request.method === 'HEAD';
+    // The hooks plane (its document and validators, about 50 KiB of a browser bundle) loads on its first request.
+    const { dispatchHooks } = await import('../../hooks/routes.ts');
     const response = await dispatchHooks(services, controlOptions, {
       method: head ? 'GET' : request.method,
       url: url.pathname.slice(basePathname.length) + url.search,
@@ -316,8 +356,14 @@ export function createMockHandlers(options: MockHandlersOptions): MockHandlers {
       ? undefined
       : {
           accountId: DEMO_ACCOUNT_ID,
-          get keys(): Record<string, string> {
-            return Object.fromEntries(demoKeys(services, seed));
+          get keys(): Record<string, DemoKey> {
+            const named: [string, string][] = [...demoKeys(services, seed), ...(examExpiredKey !== undefined ? [['expired', examExpiredKey] as [string, string]] : [])];
+            return Object.fromEntries(
+              named.map(([name, key]): [string, DemoKey] => {
+                const record = services.store.keysByHash.get(hashKey(key))!;
+                return [name, { keyId: record.keyId, key, scopes: [...record.scopes] }];
+              }),
+            );
           },
         };
 

@@ -62,8 +62,27 @@ function integerFlag(name: string, raw: string, min: number, max: number): numbe
   return value;
 }
 
-const USAGE =
-  'usage: cgs-mock (or npm start --) [--port N] [--host H] [--seed N] [--clock real|manual] [--state FILE] [--scenario FILE] [--defect NAME]... [--response-cache on|off] [--public-url URL] [--control-token TOKEN] [--insecure-control] [--cors on|off] [--cors-origin ORIGIN,...] [--api-version current|next]';
+const USAGE = `usage: cgs-mock (or npm start --) [options]
+
+The stateful mock of the Creative Generation Service API at http://HOST:PORT/api/public/v1, its
+control plane at /__mock, the conformance hooks at /__hooks, the console at /console/, the documents
+at /docs/; prints the demo account's keys.
+
+  --port N                  port to listen on; 0 picks a free one (default 4010; env PORT)
+  --host H                  address to bind (default 127.0.0.1; env HOST)
+  --seed N                  seed of the demo data and demo keys: the same seed, the same keys (default 42)
+  --clock real|manual       real time, or time that moves only by POST /__mock/clock (default real, or the state file's)
+  --state FILE              load FILE at start when it exists, save it on exit and on POST /__mock/state/save (default: none)
+  --scenario FILE           make the accounts of a scenario file (YAML or JSON, docs/frontend.md) and print their keys (default: none)
+  --defect NAME             start with an injected contract violation; repeatable or comma-separated (default: none)
+  --response-cache on|off   keep the bytes of cacheable reads until the account changes (default on)
+  --public-url URL          origin and path prefix handed out in media URLs (default: where it listens; env PUBLIC_URL)
+  --control-token TOKEN     require Authorization: Bearer TOKEN on /__mock and /__hooks (default: none; env CGS_CONTROL_TOKEN)
+  --insecure-control        allow a non-loopback --host without a control token (default: refused)
+  --cors on|off             answer CORS preflights and let pages of other origins read answers (default on)
+  --cors-origin ORIGIN,...  only these origins; comma-separated or repeated (default: any origin)
+  --api-version current|next  the document served: next is the pending version (default current; env MOCK_API_VERSION)
+  --help                    print this help and exit`;
 
 let values: {
   help?: boolean;
