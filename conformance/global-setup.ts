@@ -1,9 +1,12 @@
 /**
  * Before the run: pick the target. With CONFORMANCE_BASE_URL set, check that it answers and that
- * keys are available (the /__mock control plane, or CONFORMANCE_KEYS). Without it, start the mock
+ * accounts are available (the accounts hook of CONFORMANCE_HOOKS_URL, or CONFORMANCE_KEYS); a
+ * target that serves the mock's /__mock and no hooks URL given gets its own /__hooks. Without it, start the mock
  * (`mock/adapters/node/main.ts --port <free> --clock manual`, one per worker, each with a control token: with tsx
  * in the checkout, the compiled dist/mock/adapters/node/main.js in the package) on a free loopback port, wait until
- * it answers, and point the workers at it through the environment (global-teardown.ts stops it).
+ * it answers, and point the workers at it through the environment (global-teardown.ts stops it),
+ * its hooks included (CONFORMANCE_HOOKS_URL=<origin>/__hooks): the suite sets every scene through
+ * the hooks, on the mock as on any target.
  */
 import type { FullConfig } from '@playwright/test';
 import { spawn } from 'node:child_process';
@@ -108,16 +111,40 @@ async function startMock(index: number, controlToken: string): Promise<{ baseURL
   throw new Error(`the mock exited three times at start; see ${REPORT_DIR}mock-${index}.log`);
 }
 
+/** Whether `hooksURL` answers GET /capabilities with 200 (a 401 stops the run, with what to set). */
+async function servesHooks(hooksURL: string, token: string | undefined): Promise<boolean> {
+  let response: Response;
+  try {
+    response = await fetch(`${hooksURL}/capabilities`, { headers: controlHeaders(token), signal: AbortSignal.timeout(5_000) });
+  } catch {
+    return false;
+  }
+  if (response.status === 401) {
+    throw new Error(`${hooksURL} needs the hooks token: set CONFORMANCE_HOOKS_TOKEN (or CONFORMANCE_CONTROL_TOKEN)${token === undefined ? '' : '; the one given was refused'}`);
+  }
+  await response.arrayBuffer().catch(() => undefined);
+  return response.status === 200;
+}
+
 export default async function globalSetup(config: FullConfig): Promise<void> {
   if (process.env['CONFORMANCE_BASE_URL'] && process.env['CONFORMANCE_LOCAL_MOCK'] !== '1') {
     delete process.env['CONFORMANCE_LOCAL_MOCK'];
     const env = readEnv();
     const origin = new URL(env.baseURL!).origin;
     const hasControlPlane = await servesControlPlane(origin, env.controlToken);
-    if (!hasControlPlane && !env.keys) {
-      throw new Error(`${env.baseURL} serves no /__mock control plane: set CONFORMANCE_KEYS to a JSON object of profile name → key (read, runs:read, runs:write, ...)`);
+    // A mock given as the target (it serves /__mock) serves its hooks beside it (D140).
+    if (env.hooksURL === undefined && hasControlPlane && (await servesHooks(`${origin}/__hooks`, env.hooksToken))) {
+      process.env['CONFORMANCE_HOOKS_URL'] = `${origin}/__hooks`;
     }
-    console.log(`conformance: target ${env.baseURL} (${hasControlPlane ? 'with' : 'without'} the /__mock control plane; @spend ${env.allowSpend ? 'on' : 'off'}; assumptions ${env.assumptions})`);
+    const hooksURL = process.env['CONFORMANCE_HOOKS_URL'];
+    const hooks = hooksURL === undefined ? false : await servesHooks(hooksURL.replace(/\/+$/, ''), env.hooksToken);
+    if (hooksURL !== undefined && !hooks) throw new Error(`CONFORMANCE_HOOKS_URL=${hooksURL} does not answer GET /capabilities with 200`);
+    if (!hooks && !env.keys) {
+      throw new Error(`${env.baseURL}: no accounts hook (CONFORMANCE_HOOKS_URL) and no CONFORMANCE_KEYS: set CONFORMANCE_KEYS to a JSON object of profile name → key (read, runs:read, runs:write, ...)`);
+    }
+    console.log(
+      `conformance: target ${env.baseURL} (${hooks ? `hooks at ${hooksURL}` : 'no hooks'}; ${hasControlPlane ? 'with' : 'without'} the /__mock control plane for leases; @spend ${env.allowSpend ? 'on' : 'off'}; assumptions ${env.assumptions})`,
+    );
     return;
   }
   // One mock per worker slot: each worker owns its mock's clock, so no test sees time moved by a
@@ -129,9 +156,11 @@ export default async function globalSetup(config: FullConfig): Promise<void> {
   const mocks = await Promise.all(Array.from({ length: count }, (_, i) => startMock(i, controlToken)));
   process.env['CONFORMANCE_CONTROL_TOKEN'] = controlToken;
   process.env['CONFORMANCE_BASE_URL'] = mocks[0]!.baseURL;
+  // Each worker uses the hooks of its own mock (env.ts); this names the first one's.
+  process.env['CONFORMANCE_HOOKS_URL'] = `${new URL(mocks[0]!.baseURL).origin}/__hooks`;
   process.env['CONFORMANCE_LOCAL_MOCK_URLS'] = mocks.map((m) => m.baseURL).join(',');
   process.env['CONFORMANCE_LOCAL_MOCK'] = '1';
   process.env['CONFORMANCE_MOCK_PID'] = mocks.map((m) => m.pid).join(',');
   process.env['CONFORMANCE_ALLOW_SPEND'] = '1';
-  console.log(`conformance: started ${count} mock(s), one per worker, at ${mocks.map((m) => m.baseURL).join(', ')} (manual clocks; logs in ${REPORT_DIR}mock-<n>.log)`);
+  console.log(`conformance: started ${count} mock(s), one per worker, at ${mocks.map((m) => m.baseURL).join(', ')} (manual clocks, hooks at <origin>/__hooks; logs in ${REPORT_DIR}mock-<n>.log)`);
 }

@@ -14,13 +14,12 @@
  * Why a folder of its own (not mock/adapters/): it fronts any implementation, the mock being only
  * one, and it is built on the suite's checker; the mock never depends on the suite.
  */
-import { Agent as HttpAgent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { basePath as documentBasePath } from '../spec/contract.ts';
+import { forwardable, http1Upstream, listen } from './forward.ts';
 import { describe, inspect, isApiRequest, Tally, type Inspection, type ObservedExchange } from './inspect.ts';
 
 export interface ProxyOptions {
@@ -60,20 +59,6 @@ export interface ValidatingProxy {
 
 /** Exchanges waiting for the checker thread before further ones go unchecked (counted). */
 const MAX_QUEUED_CHECKS = 10_000;
-
-/** Fields of one connection (RFC 9110 7.6.1), never forwarded; Host names the target instead. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host']);
-
-/** rawHeaders without the hop-by-hop fields and those the Connection field names. */
-function forwardable(raw: readonly string[], connection: string | undefined): string[] {
-  const named = new Set((connection ?? '').split(',').map((name) => name.trim().toLowerCase()).filter(Boolean));
-  const out: string[] = [];
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!.toLowerCase();
-    if (!HOP_BY_HOP.has(name) && !named.has(name)) out.push(raw[i]!, raw[i + 1]!);
-  }
-  return out;
-}
 
 function grouped(raw: readonly string[]): Record<string, string[]> {
   const out: Record<string, string[]> = {};
@@ -115,8 +100,7 @@ export async function startValidatingProxy(options: ProxyOptions): Promise<Valid
   if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new Error(`--target must be an http or https URL, not ${options.target}`);
   const basePath = target.pathname.replace(/\/+$/, '') || documentBasePath;
   const secure = target.protocol === 'https:';
-  const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
-  const send = secure ? httpsRequest : httpRequest;
+  const upstreamTarget = http1Upstream(target);
   const limit = options.maxCaptureBytes ?? 8 * 1024 * 1024;
   const print = options.print ?? (() => {});
   const tally = new Tally();
@@ -221,16 +205,8 @@ export async function startValidatingProxy(options: ProxyOptions): Promise<Valid
       settle();
     };
 
-    const upstream = send(
-      {
-        protocol: target.protocol,
-        hostname: target.hostname,
-        port: target.port,
-        method: incoming.method,
-        path: incoming.url,
-        agent,
-        headers: [...forwardable(incoming.rawHeaders, incoming.headers['connection']), 'Host', target.host],
-      },
+    const upstream = upstreamTarget.open(
+      { method: incoming.method ?? 'GET', path: incoming.url ?? '/', headers: forwardable(incoming.rawHeaders, incoming.headers['connection']) },
       (answer) => {
         outgoing.writeHead(answer.statusCode ?? 502, answer.statusMessage, forwardable(answer.rawHeaders, answer.headers['connection']));
         if (api) answer.on('data', (chunk: Buffer) => responseCapture.push(chunk));
@@ -260,16 +236,10 @@ export async function startValidatingProxy(options: ProxyOptions): Promise<Valid
     incoming.pipe(upstream);
   };
 
-  const server: Server = createServer(handle);
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 4011, options.host ?? '127.0.0.1', () => resolve());
-  });
-  const { port, address } = server.address() as AddressInfo;
+  const server = await listen(handle, { port: options.port ?? 4011, host: options.host ?? '127.0.0.1', keepAliveTimeout: 65_000 });
   return {
-    origin: `http://${address.includes(':') ? `[${address}]` : address}:${port}`,
-    port,
+    origin: server.origin,
+    port: server.port,
     basePath,
     tally,
     get checker() {
@@ -277,11 +247,9 @@ export async function startValidatingProxy(options: ProxyOptions): Promise<Valid
     },
     idle: () => (pending === 0 ? Promise.resolve() : new Promise((resolve) => waiters.push(resolve))),
     close: async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        agent.destroy();
-      });
+      const closed = server.close();
+      upstreamTarget.close();
+      await closed;
       if (pending > 0) await new Promise<void>((resolve) => waiters.push(resolve));
       await worker?.terminate();
     },

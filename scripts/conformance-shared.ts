@@ -1,19 +1,28 @@
 /**
  * The suite as a CI gate runs it, against ONE shared mock (`npm run conformance:shared`): starts
- * one mock (manual clock, a control token), then runs the whole suite against it `--runs` times in
- * a row with `--workers` workers (CONFORMANCE_BASE_URL, CONFORMANCE_CONTROL_TOKEN,
- * CONFORMANCE_ALLOW_SPEND=1, assumptions enforced), and prints per run: passed, failed, skipped,
- * wall time, and the share of it the workers spent in tests. Exit 1 when any run had a failure.
+ * one mock (real clock, a control token), then runs the whole suite against it `--runs` times in a
+ * row with `--workers` workers, through the API and the hooks only (CONFORMANCE_BASE_URL,
+ * CONFORMANCE_HOOKS_URL=<mock>/__hooks with the token; CONFORMANCE_CONTROL_TOKEN only for the leases
+ * of the `@exclusive` tests; CONFORMANCE_ALLOW_SPEND=1, assumptions enforced), and prints per run:
+ * passed, failed, skipped (with the reasons), wall time, the share of it the workers spent in tests,
+ * the tests that held the mock to themselves (`@exclusive`) and the time waited for leases. Exit 1
+ * when any run had a failure.
  *
- *   npx tsx scripts/conformance-shared.ts [--runs 5] [--workers 2] [--port N] [-- <playwright args>]
+ * Every test's time is its own accounts' test clocks (the clock hook), so nobody else moves it and
+ * nothing but what is truly shared (the per-IP caps, anything global) takes the exclusive lease.
+ * The mock's own clock runs in real time, as a real deployment's does: the per-IP rate-limit
+ * windows, which no account's clock moves, turn with it (a manual clock nobody advances would leave
+ * them spent for good).
+ *
+ *   npx tsx scripts/conformance-shared.ts [--runs 5] [--workers 4] [--port N] [--clock real|manual] [-- <playwright args>]
  *
  * Reports: test-results/shared/run-<n>/ (rules.json, junit.xml, html/, the mock's log beside).
  * The same configuration without this script: start a mock with `--control-token`, then
- * `CONFORMANCE_BASE_URL=… CONFORMANCE_CONTROL_TOKEN=… CONFORMANCE_ALLOW_SPEND=1 npm run conformance`.
+ * `CONFORMANCE_BASE_URL=… CONFORMANCE_HOOKS_URL=…/__hooks CONFORMANCE_CONTROL_TOKEN=… CONFORMANCE_ALLOW_SPEND=1 npm run conformance`.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -24,9 +33,11 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT = join(ROOT, 'test-results', 'shared');
 const PLAYWRIGHT = join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
 
-const { values, positionals } = parseArgs({ options: { runs: { type: 'string' }, workers: { type: 'string' }, port: { type: 'string' } }, allowPositionals: true, strict: true });
-const runs = Number(values.runs ?? '1');
-const workers = Number(values.workers ?? '2');
+const { values, positionals } = parseArgs({ options: { runs: { type: 'string' }, workers: { type: 'string' }, port: { type: 'string' }, clock: { type: 'string' } }, allowPositionals: true, strict: true });
+const runs = Number(values.runs ?? '5');
+const workers = Number(values.workers ?? '4');
+const clockMode = values.clock ?? 'real';
+if (clockMode !== 'real' && clockMode !== 'manual') throw new Error('--clock is real or manual');
 if (!Number.isInteger(runs) || runs < 1 || runs > 50) throw new Error('--runs is 1 to 50');
 if (!Number.isInteger(workers) || workers < 1 || workers > 16) throw new Error('--workers is 1 to 16');
 
@@ -36,7 +47,7 @@ const token = `ctl_${randomBytes(24).toString('hex')}`;
 const port = values.port ? Number(values.port) : await freePort();
 const origin = `http://127.0.0.1:${port}`;
 const mockLog = openSync(join(OUT, 'mock.log'), 'w');
-const mock = spawn(process.execPath, ['--import', 'tsx', 'mock/adapters/node/main.ts', '--port', String(port), '--host', '127.0.0.1', '--clock', 'manual'], {
+const mock = spawn(process.execPath, ['--import', 'tsx', 'mock/adapters/node/main.ts', '--port', String(port), '--host', '127.0.0.1', '--clock', clockMode], {
   cwd: ROOT,
   env: { ...process.env, CGS_CONTROL_TOKEN: token },
   stdio: ['ignore', mockLog, mockLog],
@@ -58,13 +69,17 @@ for (;;) {
   if (mock.exitCode !== null || Date.now() > deadline) throw new Error(`the mock did not start; see ${join(OUT, 'mock.log')}`);
   await new Promise((resolve) => setTimeout(resolve, 200));
 }
-console.log(`one shared mock at ${origin} (manual clock, control token); ${runs} run(s) of the suite with ${workers} worker(s)`);
+const exclusiveLines = countExclusive();
+console.log(`one shared mock at ${origin} (${clockMode} clock, control token, hooks at ${origin}/__hooks); ${runs} run(s) of the suite with ${workers} worker(s); ${exclusiveLines} @exclusive tag line(s) in conformance/tests/`);
 
 function run(index: number): Promise<{ code: number; seconds: number }> {
   const started = Date.now();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     CONFORMANCE_BASE_URL: `${origin}/api/public/v1`,
+    CONFORMANCE_HOOKS_URL: `${origin}/__hooks`,
+    CONFORMANCE_HOOKS_TOKEN: token,
+    // Only for the leases of the tests tagged @exclusive (and the shared lease of the others).
     CONFORMANCE_CONTROL_TOKEN: token,
     CONFORMANCE_ALLOW_SPEND: '1',
     CONFORMANCE_ASSUMPTIONS: 'enforce',
@@ -99,6 +114,20 @@ function cpuSeconds(pid: number | 'self', children: boolean): number | undefined
   }
 }
 
+/** Lines of conformance/tests/*.spec.ts that tag a test `@exclusive` (the figure issue #22 asks before and after). */
+function countExclusive(): number {
+  const dir = join(ROOT, 'conformance', 'tests');
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.spec.ts'))
+    .reduce((sum, name) => sum + readFileSync(join(dir, name), 'utf8').split('\n').filter((line) => line.includes("'@exclusive'")).length, 0);
+}
+
+/** Milliseconds the tests waited for a lease (their `lease-wait` annotations, in junit.xml's properties). */
+function leaseWaitMs(dir: string): number {
+  const xml = readFileSync(join(dir, 'junit.xml'), 'utf8');
+  return [...xml.matchAll(/name="lease-wait" value="(\d+) ms/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+}
+
 /** Seconds the tests took, summed over every test (junit.xml), to set against wall time × workers. */
 function testSeconds(dir: string): number {
   const xml = readFileSync(join(dir, 'junit.xml'), 'utf8');
@@ -112,10 +141,18 @@ for (let index = 1; index <= runs; index += 1) {
   const cpuAfter = [cpuSeconds('self', true), cpuSeconds(mock.pid!, false)];
   const dir = join(OUT, `run-${index}`);
   let line = `run ${index}/${runs}: exit ${code}, ${seconds.toFixed(1)} s`;
+  const details: string[] = [];
   try {
-    const { tests } = (JSON.parse(readFileSync(join(dir, 'rules.json'), 'utf8')) as RulesReport).summary;
+    const report = JSON.parse(readFileSync(join(dir, 'rules.json'), 'utf8')) as RulesReport;
+    const { tests } = report.summary;
     const busy = testSeconds(dir);
+    const exclusive = report.tests.filter((t) => t.tags.includes('@exclusive'));
     line += `: ${tests.passed} passed, ${tests.failed} failed, ${tests.skipped} skipped; tests ${busy.toFixed(1)} s in all, ${((100 * busy) / (seconds * workers)).toFixed(0)}% of ${workers} × wall`;
+    line += `; ${exclusive.length} @exclusive test(s) (${exclusive.filter((t) => t.outcome === 'passed').length} passed), ${(leaseWaitMs(dir) / 1000).toFixed(1)} s waited for leases`;
+    const reasons = new Map<string, number>();
+    for (const t of report.tests) if (t.outcome === 'skipped') reasons.set(t.reason ?? '(no reason)', (reasons.get(t.reason ?? '(no reason)') ?? 0) + 1);
+    details.push(...[...reasons].sort((a, b) => b[1] - a[1]).map(([reason, n]) => `    skipped ${n} × ${reason}`));
+    details.push(...report.tests.filter((t) => t.outcome === 'failed').map((t) => `    FAILED ${t.file}: ${t.title}`));
     if (cpuBefore.every((v) => v !== undefined) && cpuAfter.every((v) => v !== undefined)) {
       const suite = cpuAfter[0]! - cpuBefore[0]!;
       const served = cpuAfter[1]! - cpuBefore[1]!;
@@ -126,6 +163,7 @@ for (let index = 1; index <= runs; index += 1) {
   }
   if (code !== 0) failedRuns += 1;
   console.log(line);
+  for (const detail of details) console.log(detail);
 }
 console.log(`${runs - failedRuns} of ${runs} run(s) green against one shared mock with ${workers} worker(s)`);
 stopMock();

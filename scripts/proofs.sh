@@ -1,23 +1,28 @@
 #!/usr/bin/env bash
 # npm run test:proofs: the proofs too long for npm test's 6 minutes (README "Two commands"). .ci/run
-# runs it after npm test; CI as a whole stays well inside 15 minutes on 2 cores. Append a step at the
+# runs it after npm test; CI as a whole stays inside 15 minutes on 2 cores. Append a step at the
 # end, one heading each, as in scripts/test.sh.
+#
+# Order (docs/testing.md, D190-D191): a proof that mostly waits on a real clock (the keys-only run,
+# the client exam's Retry-After waits) starts first with `together`, beside the proofs that keep
+# both cores busy (the package test, the gate, the rewriting front), which run one after another.
+# Each heading prints wall and CPU seconds: compare by CPU on a loaded machine. A new proof that
+# waits more than it computes (a real clock, real Retry-After) goes in the `together` group; one
+# that computes goes with the `step`s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 STEPS_NAME="npm run test:proofs"
 source scripts/lib/steps.sh
 
-step "the package as a team gets it: npm pack, installed into an empty project, each command run from there, the whole suite through the packaged cgs-conformance (bin/package.test.ts, ~2.5 min)"
+together "a correct target behind a real network (#23): the mock's API behind a front that hides /__mock, one account pair given as keys only (with history) and shared by 4 workers, real clock: 0 failures (scripts/prove-real-target.ts)" npx tsx scripts/prove-real-target.ts --workers 4 --out real-keys
+
+together "the client exam's defect proof: cgs-client-check passes the example client and fails each of thirteen faulty variants on exactly its rules (npm run exam:proof: real Retry-After waits)" npm run --silent exam:proof
+
+step "the package as a team gets it: npm pack, installed into an empty project, each command run from there, the whole suite through the packaged cgs-conformance (bin/package.test.ts, ~1.5 min)"
 npx vitest run bin/package.test.ts
 
 step "the gate on broken targets: the whole suite through cgs-conformance against a conforming mock and 5 broken ones (conformance/defects/ proxy), each with its rule first, exit 1, its wall time beside the conforming run's (scripts/prove-gate.ts; table in conformance-report/gate/gate.md)"
 npx tsx scripts/prove-gate.ts
-
-step "the client exam's defect proof: cgs-client-check passes the example client and fails each of nine faulty variants on exactly its rules (npm run exam:proof, ~2 min: real Retry-After waits)"
-npm run --silent exam:proof
-
-step "a correct target behind a real network (#23): the mock's API behind a front that hides /__mock, one account pair given as keys only (with history) and shared by 4 workers, real clock: 0 failures (scripts/prove-real-target.ts)"
-npx tsx scripts/prove-real-target.ts --workers 4 --out real-keys
 
 step "the whole suite through a front that rewrites reason phrases, re-chunks and gzips bodies, re-cases and reorders headers (the control plane passed through): 0 failures (scripts/prove-real-target.ts)"
 npx tsx scripts/prove-real-target.ts --hide '' --reasons rewrite --rechunk --headers --compress --clock manual --out real-network

@@ -5,7 +5,7 @@
  * pass, and on each faulty variant of it (EXAMPLE_CLIENT_FAULT), which must fail exactly its rules.
  * A few at a time (each waits out real Retry-After seconds more than it computes).
  *
- *   npx tsx scripts/prove-exam.ts [--only <fault>] [--seed N]
+ *   npx tsx scripts/prove-exam.ts [--only <fault>] [--seed N] [--verbose]
  */
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
@@ -36,12 +36,16 @@ export const CATALOGUE: [Fault | 'none', string[], string[]?][] = [
   ['no-reread-after-412', ['CLIENT-010']],
   ['items-before-final', ['CLIENT-011']],
   ['no-key-on-approve', ['CLIENT-017']],
+  ['new-key-on-drop', ['CLIENT-023']],
+  ['give-up-on-drop', ['CLIENT-023']],
+  ['retry-401', ['CLIENT-019']],
+  ['strict-unknown-field', ['CLIENT-020']],
 ];
 
 const CONCURRENCY = 4;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { only: { type: 'string' }, seed: { type: 'string', default: '1' } } });
+  const { values } = parseArgs({ options: { only: { type: 'string' }, seed: { type: 'string', default: '1' }, verbose: { type: 'boolean' } } });
   const selected = CATALOGUE.filter(([fault]) => values.only === undefined || fault === values.only);
   const mock = buildMock({ clock: new Clock({ mode: 'real' }), logError: (error) => console.error('[mock]', error) });
   await mock.app.listen({ host: '127.0.0.1', port: 0 });
@@ -70,6 +74,7 @@ async function main(): Promise<void> {
         const onlyItsOwn = failed.every((id) => expected.includes(id) || mayAlso.includes(id));
         const ok = required && onlyItsOwn && code === (expected.length ? 1 : 0);
         console.log(`${ok ? 'ok  ' : 'FAIL'} ${fault.padEnd(24)} exit ${code}, failed [${failed.join(' ')}]${ok ? '' : `, expected [${expected.join(' ')}]`}; ${passed} passed${result.error ? `; ${result.error}` : ''}`);
+        if (values.verbose) for (const r of result.rules.filter((x) => x.result !== 'not judged')) console.log(`       ${r.id} ${r.result}${r.findings[0] ? `: ${r.findings.find((f) => !f.held)?.proof.join(' | ') ?? r.findings[0].proof.join(' | ')}` : ''}`);
         if (!ok) {
           problems.push(fault);
           for (const r of result.rules.filter((x) => x.result === 'failed')) for (const f of r.findings.filter((x) => !x.held)) console.log(`       ${r.id} [${f.check}] ${f.proof.join(' | ')}`);

@@ -95,6 +95,11 @@ function checksOf(x: Exchange): string[] {
   return checkResponse(x, OPTIONS).violations.map((v) => v.check);
 }
 
+/** The rules an undeclared status breaks (undefined: the status is declared). */
+function statusRulesOf(x: Exchange): readonly string[] | undefined {
+  return checkResponse(x, OPTIONS).violations.find((v) => v.check === 'status-declared')?.rules;
+}
+
 function rulesOf(x: Exchange): string[] {
   return checkResponse(x, OPTIONS).violations.flatMap((v) => v.rules);
 }
@@ -303,6 +308,17 @@ describe('broken responses fail', () => {
   it('an undeclared status', () => {
     const x = exchange('GET', '/products/prd_1', 418, PROBLEM_TYPE, problem(418, 'TEAPOT', 'I\'m a teapot', '/products/prd_1'));
     expect(checksOf(x)).toContain('status-declared');
+  });
+
+  it('a 2xx other than the declared one breaks the rules that pin the operation\'s success status (D160); another status, the document alone', () => {
+    const start = exchange('POST', '/runs', 200, JSON_TYPE, {});
+    expect(statusRulesOf(start)).toEqual(['RUN-002', 'RUN-035']);
+    const create = exchange('POST', '/campaigns', 200, JSON_TYPE, campaign);
+    expect(statusRulesOf(create)).toEqual(['CAMP-022']);
+    const stop = exchange('POST', '/runs/run_1/stop', 200, JSON_TYPE, {});
+    expect(statusRulesOf(stop)).toEqual(['RUN-023']);
+    const teapot = exchange('GET', '/products/prd_1', 418, PROBLEM_TYPE, problem(418, 'TEAPOT', 'I\'m a teapot', '/products/prd_1'));
+    expect(statusRulesOf(teapot)).toEqual([]);
   });
 
   it('a 500 (no operation declares one)', () => {

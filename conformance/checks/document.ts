@@ -22,6 +22,7 @@ import {
   type ResponseInfo,
 } from '../../spec/contract.ts';
 import { isJsonMediaType, mediaType } from './grammar.ts';
+import { successStatusRules } from './status-rules.ts';
 import type { Violation } from './types.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -195,7 +196,9 @@ export function declaredResponse(operation: OperationInfo, status: number): Decl
 export function checkStatusDeclared(operation: OperationInfo, status: number): Violation | undefined {
   if (declaredResponse(operation, status)) return undefined;
   const declared = Object.keys(operation.responses).join(', ');
-  return { check: 'status-declared', rules: [], message: `status ${status} is not declared for ${operation.operationId} (declared: ${declared})` };
+  // A success status other than the declared one breaks the rule pinning the operation's (D160).
+  const rules = status >= 200 && status < 300 ? successStatusRules(operation) : [];
+  return { check: 'status-declared', rules, message: `status ${status} is not declared for ${operation.operationId} (declared: ${declared})` };
 }
 
 /** Rule ids the content type of a response states. */

@@ -16,9 +16,9 @@
  * What it never touches: status codes, bodies' bytes (apart from the transfer coding), and every
  * header the interface names (ETag, Location, RateLimit*, Retry-After, ...), with their values.
  */
-import { Agent, createServer, request as httpRequest, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { STATUS_CODES } from 'node:http';
 import { gzipSync } from 'node:zlib';
+import { forwardable, forwardableHeaders, h2cUpstream, HOP_BY_HOP, http1Upstream, listen, listenH2c, readBody, type Upstream } from '../../proxy/forward.ts';
 
 export interface FrontOptions {
   hide?: readonly string[];
@@ -26,6 +26,13 @@ export interface FrontOptions {
   rechunk?: boolean;
   headers?: boolean;
   compress?: boolean;
+  /**
+   * How the front reaches its target: `http/1.1` (default), or `h2c`, HTTP/2 cleartext (the target
+   * is an HTTP/2 server, e.g. startH2Front): the answers then cross a real HTTP/2 hop (no reason
+   * phrase, lower-case field names, no Connection or Transfer-Encoding) before the front writes
+   * them to its HTTP/1.1 client.
+   */
+  upstream?: 'http/1.1' | 'h2c';
 }
 
 export interface Front {
@@ -36,7 +43,6 @@ export interface Front {
   close(): Promise<void>;
 }
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host']);
 const OLDER_NAMES: Readonly<Record<number, string>> = { 413: 'Payload Too Large', 422: 'Unprocessable Entity', 416: 'Requested Range Not Satisfiable' };
 
 /** The reason phrase the front sends for `status` (pure, for the unit test). */
@@ -51,22 +57,12 @@ export function otherCase(name: string): string {
   return name.length % 2 === 0 ? name.toUpperCase() : name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase());
 }
 
-function readBody(message: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    message.on('data', (chunk: Buffer) => chunks.push(chunk));
-    message.on('end', () => resolve(Buffer.concat(chunks)));
-    message.on('error', reject);
-  });
-}
-
 export async function startFront(target: string, options: FrontOptions = {}): Promise<Front> {
-  const upstream = new URL(target);
-  const agent = new Agent({ keepAlive: true, maxSockets: 32 });
+  const upstream: Upstream = options.upstream === 'h2c' ? h2cUpstream(target) : http1Upstream(target, { maxSockets: 32 });
   const counts = { forwarded: 0, hidden: 0, reasonsRewritten: 0, rechunked: 0, compressed: 0 };
   const hide = options.hide ?? [];
 
-  const server: Server = createServer((incoming, outgoing) => {
+  const server = await listen((incoming, outgoing) => {
     void (async () => {
       const url = incoming.url ?? '/';
       const path = url.split('?')[0]!;
@@ -80,26 +76,20 @@ export async function startFront(target: string, options: FrontOptions = {}): Pr
       }
       try {
         const body = await readBody(incoming);
-        const headers: Record<string, string | string[]> = {};
-        for (const [name, value] of Object.entries(incoming.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
-        const answer = await new Promise<IncomingMessage>((resolve, reject) => {
-          const out = httpRequest({ host: upstream.hostname, port: upstream.port, method: incoming.method, path: url, agent, headers: { ...headers, host: upstream.host } }, resolve);
-          out.on('error', reject);
-          out.end(body);
-        });
-        const bytes = await readBody(answer);
+        const answer = await upstream.exchange({ method: incoming.method ?? 'GET', path: url, headers: forwardableHeaders(incoming.headers), body });
+        const bytes = answer.body;
         counts.forwarded += 1;
-        const status = answer.statusCode ?? 502;
+        const status = answer.status;
         const head = incoming.method === 'HEAD';
         // Raw field lines, in arrival order (a field sent twice stays two lines, in its order).
         const fields: [string, string][] = [];
-        for (let i = 0; i < answer.rawHeaders.length; i += 2) {
-          const name = answer.rawHeaders[i]!;
+        const forwarded = forwardable(answer.rawHeaders, answer.headers['connection']);
+        for (let i = 0; i < forwarded.length; i += 2) {
+          const name = forwarded[i]!;
           const lower = name.toLowerCase();
-          if (HOP_BY_HOP.has(lower)) continue;
           if (options.headers && (lower === 'date' || lower === 'server' || lower === 'via')) continue;
           if ((options.rechunk || options.compress) && !head && lower === 'content-length') continue;
-          fields.push([name, answer.rawHeaders[i + 1]!]);
+          fields.push([name, forwarded[i + 1]!]);
         }
         let payload = bytes;
         const accepts = /\bgzip\b/.test(String(incoming.headers['accept-encoding'] ?? ''));
@@ -118,7 +108,9 @@ export async function startFront(target: string, options: FrontOptions = {}): Pr
         if (reason !== undefined && reason !== answer.statusMessage) counts.reasonsRewritten += 1;
         const raw = fields.flat();
         if (reason !== undefined) outgoing.writeHead(status, reason, raw);
-        else outgoing.writeHead(status, answer.statusMessage ?? '', raw);
+        // The target's reason phrase; none came over HTTP/2: the front's own (Node's), as a gateway's.
+        else if (answer.statusMessage !== '') outgoing.writeHead(status, answer.statusMessage, raw);
+        else outgoing.writeHead(status, raw);
         if (head) {
           outgoing.end();
         } else if (options.rechunk && payload.length > 0) {
@@ -135,20 +127,62 @@ export async function startFront(target: string, options: FrontOptions = {}): Pr
       }
     })();
   });
-  server.keepAliveTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
   return {
-    origin: `http://127.0.0.1:${port}`,
+    origin: server.origin,
     counts,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-        agent.destroy();
-      }),
+    close: async () => {
+      const closed = server.close({ force: true });
+      upstream.close();
+      await closed;
+    },
+  };
+}
+
+/** An HTTP/2 front: what it forwarded, for the proof's printout. */
+export interface H2Front {
+  /** `http://127.0.0.1:PORT`: HTTP/2 cleartext with prior knowledge (a client must speak h2c: startFront with `upstream: 'h2c'`). */
+  origin: string;
+  readonly counts: { forwarded: number };
+  close(): Promise<void>;
+}
+
+/**
+ * An HTTP/2 server (h2c) in front of an HTTP/1.1 target: each request it receives over HTTP/2 goes
+ * to the target over HTTP/1.1 and the answer back over HTTP/2, as a gateway that speaks HTTP/2 to
+ * its clients does: the status without a reason phrase, field names lower-case, no field of the
+ * connection (Connection, Keep-Alive, Transfer-Encoding: HTTP/2 forbids them, RFC 9113 8.2.2).
+ */
+export async function startH2Front(target: string): Promise<H2Front> {
+  const upstream = http1Upstream(target, { maxSockets: 32 });
+  const counts = { forwarded: 0 };
+  const server = await listenH2c((incoming, outgoing) => {
+    void (async () => {
+      try {
+        const body = await readBody(incoming);
+        const answer = await upstream.exchange({ method: incoming.method, path: incoming.url, headers: forwardableHeaders(incoming.headers), body });
+        counts.forwarded += 1;
+        const headers: Record<string, string | string[]> = {};
+        const forwarded = forwardable(answer.rawHeaders, answer.headers['connection']);
+        for (let i = 0; i < forwarded.length; i += 2) {
+          const name = forwarded[i]!.toLowerCase();
+          const existing = headers[name];
+          headers[name] = existing === undefined ? forwarded[i + 1]! : ([] as string[]).concat(existing, forwarded[i + 1]!);
+        }
+        outgoing.writeHead(answer.status, headers);
+        if (incoming.method === 'HEAD') outgoing.end();
+        else outgoing.end(answer.body);
+      } catch (error) {
+        if (!outgoing.headersSent) outgoing.writeHead(502, { 'content-type': 'text/plain' });
+        outgoing.end(`h2 front: ${(error as Error).message}\n`);
+      }
+    })();
+  });
+  return {
+    origin: server.origin,
+    counts,
+    close: async () => {
+      await server.close();
+      upstream.close();
+    },
   };
 }

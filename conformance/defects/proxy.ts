@@ -7,31 +7,18 @@
  * Bodies are buffered (the API's are small); hop-by-hop headers are not forwarded; the control
  * plane is never altered, so the suite's fixtures (accounts, keys, clock) keep working.
  */
-import { createServer, request as httpRequest, Agent, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
+import { forwardableHeaders, http1Upstream, listen, readBody } from '../../proxy/forward.ts';
 import { DEFECT_HEADER } from './batch.ts';
 import { contextOf, type Defect } from './catalogue.ts';
 import type { Headers, ProxyRequest, ProxyResponse } from './exchange.ts';
 import { DefectMemory } from './memory.ts';
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'content-length', 'host']);
-
+/** One header object (a field sent several times joined with ", "), without the hop-by-hop fields (proxy/forward.ts) and, unless kept, Content-Length (a defect may change the body). */
 function flatten(headers: IncomingHttpHeaders, keepLength = false): Headers {
   const out: Headers = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || (HOP_BY_HOP.has(name) && !(keepLength && name === 'content-length'))) continue;
-    out[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
+  for (const [name, value] of Object.entries(forwardableHeaders(headers, keepLength ? [] : ['content-length']))) out[name] = Array.isArray(value) ? value.join(', ') : value;
   return out;
-}
-
-function readBody(message: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    message.on('data', (chunk: Buffer) => chunks.push(chunk));
-    message.on('end', () => resolve(Buffer.concat(chunks)));
-    message.on('error', reject);
-  });
 }
 
 /**
@@ -121,34 +108,23 @@ export async function startSwitchingProxy(target: string, defects: readonly Defe
  * the proxy), the defect and the memory to apply; everything else is the same pass-through.
  */
 async function serve(target: string, pick: (request: ProxyRequest) => { defect: Defect | undefined; memory: DefectMemory }): Promise<{ origin: string; close(): Promise<void> }> {
-  const upstream = new URL(target);
-  const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+  const upstream = http1Upstream(target, { maxSockets: 16 });
 
   /** Send `request`; its body as the client's exact bytes (`raw`) unless a defect changed it. */
-  const forward = (request: ProxyRequest, raw: { text: string; bytes: Buffer }): Promise<ProxyResponse> =>
-    new Promise((resolve, reject) => {
-      const body = request.body === raw.text ? raw.bytes : Buffer.from(request.body, 'utf8');
-      const outgoing = httpRequest(
-        {
-          host: upstream.hostname,
-          port: upstream.port,
-          method: request.method,
-          path: request.url,
-          agent,
-          headers: { ...request.headers, host: upstream.host, ...(body.length > 0 || request.method !== 'GET' ? { 'content-length': String(body.length) } : {}) },
-        },
-        (incoming) => {
-          // A HEAD answer keeps the length of the body it does not carry (RFC 9110 9.3.2).
-          const status = incoming.statusCode ?? 502;
-          const reason = incoming.statusMessage ? { reason: { status, text: incoming.statusMessage } } : {};
-          readBody(incoming).then((bytes) => resolve({ status, headers: flatten(incoming.headers, request.method === 'HEAD'), body: bytes.toString('utf8'), ...reason }), reject);
-        },
-      );
-      outgoing.on('error', reject);
-      outgoing.end(body);
+  const forward = async (request: ProxyRequest, raw: { text: string; bytes: Buffer }): Promise<ProxyResponse> => {
+    const body = request.body === raw.text ? raw.bytes : Buffer.from(request.body, 'utf8');
+    const answer = await upstream.exchange({
+      method: request.method,
+      path: request.url,
+      headers: { ...request.headers, ...(body.length > 0 || request.method !== 'GET' ? { 'content-length': String(body.length) } : {}) },
+      body,
     });
+    // A HEAD answer keeps the length of the body it does not carry (RFC 9110 9.3.2).
+    const reason = answer.statusMessage ? { reason: { status: answer.status, text: answer.statusMessage } } : {};
+    return { status: answer.status, headers: flatten(answer.headers, request.method === 'HEAD'), body: answer.body.toString('utf8'), ...reason };
+  };
 
-  const server: Server = createServer((incoming, outgoing) => {
+  const server = await listen((incoming, outgoing) => {
     void (async () => {
       try {
         const bytes = await readBody(incoming);
@@ -172,19 +148,12 @@ async function serve(target: string, pick: (request: ProxyRequest) => { defect: 
       }
     })();
   });
-  server.keepAliveTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
   return {
-    origin: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-        agent.destroy();
-      }),
+    origin: server.origin,
+    close: async () => {
+      const closed = server.close({ force: true });
+      upstream.close();
+      await closed;
+    },
   };
 }

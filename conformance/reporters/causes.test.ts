@@ -29,6 +29,17 @@ describe('failureOf: the first violation of a failed test', () => {
   it('is undefined without errors', () => {
     expect(failureOf({ errors: [] })).toBeUndefined();
   });
+
+  it('an assertion whose message names no rule: the test\'s own rules that state what it expected (D161)', () => {
+    const location = { file: `${process.cwd()}/conformance/tests/etag.spec.ts`, line: 182, column: 3 };
+    const stale = 'Error: PATCH with the tag from before the count changed\n\nexpected a 412 problem with code PRECONDITION_FAILED, got:\nPATCH http://x/api/public/v1/campaigns/c → 200';
+    // ETAG-001 (the ETag changes) states neither the code nor 412: the assertion checks ERR-034 and ETAG-005.
+    expect(failureOf({ errors: [{ message: stale, location }] }, { named: ['ETAG-001', 'ERR-034', 'ETAG-005'], rules })?.rules).toEqual(['ERR-034', 'ETAG-005']);
+    expect(failureOf({ errors: [{ message: stale, location }] })?.rules).toEqual([]);
+    const accepted = 'Error: expected status 202, got:\nPOST http://x/api/public/v1/runs → 200';
+    expect(failureOf({ errors: [{ message: accepted, location }] }, { named: ['IDEM-001', 'RUN-035'], rules })?.rules).toEqual(['RUN-035']);
+    expect(failureOf({ errors: [{ message: 'Error: expected 1 to be 2', location }] }, { named: ['RUN-011'], rules })?.rules).toEqual([]);
+  });
 });
 
 describe('causesOf: failed tests under their first violated rule, the most widespread first', () => {

@@ -60,6 +60,23 @@ export function rulesInMessage(message: string): string[] {
   return ids;
 }
 
+/**
+ * The rules a failed assertion checks when its message names none: among the test's own rules
+ * (`named`, in its order), those whose text states what the assertion expected: the problem code
+ * (`expected a 412 problem with code PRECONDITION_FAILED`: ETAG-005 and ERR-034 name it, ETAG-001
+ * does not), else the status (`expected status 202`). Empty when none does (D161).
+ */
+export function rulesOfAssertion(message: string, named: readonly string[], rules: ReadonlyMap<string, Pick<Rule, 'rule'>>): string[] {
+  const problem = /expected (?:not )?a (\d{3}) problem with code ([A-Z][A-Z0-9_]+)/.exec(message);
+  const status = problem?.[1] ?? /expected (?:not )?status (\d{3})/.exec(message)?.[1];
+  const stating = (pattern: RegExp) => named.filter((id) => pattern.test(rules.get(id)?.rule ?? ''));
+  if (problem) {
+    const byCode = stating(new RegExp(`\\b${problem[2]}\\b`));
+    if (byCode.length > 0) return byCode;
+  }
+  return status ? stating(new RegExp(`\\b${status}\\b`)) : [];
+}
+
 /** The rule a failed test is grouped under: its first violated rule. */
 export function firstRuleOf(record: CauseInput): string {
   const fromFailure = record.failure?.rules.find((id) => record.violated.includes(id) || record.named.includes(id));

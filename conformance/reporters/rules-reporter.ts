@@ -13,7 +13,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FullConfig, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import type { Rule } from '../../spec/types.ts';
-import { causeLines, causesOf, judgeWith, rulesInMessage, type Cause, type FailureRecord } from './causes.ts';
+import { causeLines, causesOf, judgeWith, rulesInMessage, rulesOfAssertion, type Cause, type FailureRecord } from './causes.ts';
 import { loadLedger, namingProblems, ruleIdsIn, rulesById } from './ledger.ts';
 import { workingDigest } from '../../spec/versions.ts';
 
@@ -96,9 +96,10 @@ function plain(text: string): string {
 /**
  * A failed test's first violation: the rules of the first response the checker refused (in the
  * order its message names them, before the response's headers and body), or, when the test's own
- * assertion failed, the rules its message names and where it failed.
+ * assertion failed, the rules its message names (else, given the test's own rules, those whose text
+ * states what the assertion expected: causes.ts rulesOfAssertion) and where it failed.
  */
-export function failureOf(result: Pick<TestResult, 'errors'> | undefined): FailureRecord | undefined {
+export function failureOf(result: Pick<TestResult, 'errors'> | undefined, own?: { named: readonly string[]; rules: ReadonlyMap<string, Pick<Rule, 'rule'>> }): FailureRecord | undefined {
   const errors = result?.errors ?? [];
   if (errors.length === 0) return undefined;
   const messages = errors.map((e) => plain(e.message ?? e.value ?? ''));
@@ -113,7 +114,9 @@ export function failureOf(result: Pick<TestResult, 'errors'> | undefined): Failu
   const error = errors[0]!;
   const where = error.location ? `${relative(ROOT, error.location.file)}:${error.location.line}` : undefined;
   const firstLine = messages[0]!.split('\n').find((l) => l.trim() !== '')?.trim().slice(0, 160) ?? 'failed';
-  return { rules: rulesInMessage(messages[0]!), at: where ? `${where}: ${firstLine}` : firstLine, responses: 0 };
+  const named = rulesInMessage(messages[0]!);
+  const rules = named.length > 0 || !own ? named : rulesOfAssertion(messages[0]!, own.named, own.rules);
+  return { rules, at: where ? `${where}: ${firstLine}` : firstLine, responses: 0 };
 }
 
 /** Why a test has no result: the run stopped at its failures (maxFailures), or was interrupted. */
@@ -154,8 +157,9 @@ export default class RulesReporter implements Reporter {
    */
   onTestEnd(test: TestCase, result: TestResult): void {
     if (result.status === 'passed' || result.status === 'skipped' || test.annotations.some((a) => a.type === 'violated rule')) return;
-    const failure = failureOf(result);
-    const ids = failure?.rules.length ? failure.rules : ruleIdsIn(test.titlePath().slice(3));
+    const named = ruleIdsIn(test.titlePath().slice(3));
+    const failure = failureOf(result, { named, rules: this.rules });
+    const ids = failure?.rules.length ? failure.rules : named;
     for (const id of ids.slice(0, 3)) {
       const rule = this.rules.get(id);
       if (rule) test.annotations.push({ type: 'violated rule', description: `${id} (${rule.section}): ${rule.rule}` });
@@ -177,7 +181,7 @@ export default class RulesReporter implements Reporter {
       // violation of the document alone (a schema) may be exactly what the test is about.
       const violated = annotation(test, 'rules-violated').flatMap((d) => d.split(' ')).filter(Boolean);
       const checkerStop = outcome === 'failed' && isCheckerStop(test);
-      const failure = outcome === 'failed' ? failureOf(test.results.at(-1)) : undefined;
+      const failure = outcome === 'failed' ? failureOf(test.results.at(-1), { named: ruleIdsIn(titles), rules: this.rules }) : undefined;
       return {
         checkerStop,
         title: titles.join(' › '),

@@ -2,7 +2,7 @@
  * Assets (ASST-*): the pinned fields, `derivation` on upscaled assets, `showDeleted`; every row of
  * the asset state table: archive, unarchive, delete, undelete (and its no-op on a live asset),
  * update of `favorited`, `notes` and `metadata` (and the update that alters nothing), each with the
- * event it records (read from the /__mock event log).
+ * event it records (read through the events hook, @hook:events).
  */
 import { expect, skipWhenAbsent, test } from '../fixtures/index.ts';
 import {
@@ -65,14 +65,14 @@ test('PAGE-009 PAGE-010 PAGE-011 GEN-002 ASST-015 deleted assets are listed and 
   expect(read.header('etag'), read.describe()).toMatch(/^"[^"]*"$/);
 });
 
-test('ASST-008 ASST-009 ASST-004 ASST-017 GEN-008 EVT-035 archive changes the status and records asset.archived; unarchive brings it back and records asset.unarchived', { tag: '@control' }, async ({ api, control, account }) => {
+test('ASST-008 ASST-009 ASST-004 ASST-017 GEN-008 EVT-035 archive changes the status and records asset.archived; unarchive brings it back and records asset.unarchived', { tag: ['@hook:accounts', '@hook:events'] }, async ({ api, hooks, account }) => {
   const asset = pick(await allAssets(api), () => true, 'the account has no live asset');
   const writer = api.as('assets:write');
   // Start from a live (not archived) asset whatever it was.
   const start = await writer.post(actionPath(asset.assetId, 'unarchive'), { idempotencyKey: newKey('unarchive') });
   expect(start).toHaveStatus(200);
   const live = start.json as Asset;
-  const events = await markEvents(control, account);
+  const events = await markEvents(hooks, account);
 
   const archived = await writer.post(actionPath(asset.assetId, 'archive'), { idempotencyKey: newKey('archive') });
   expect(archived).toHaveStatus(200);
@@ -107,11 +107,11 @@ test('ERR-045 ERR-040 archive, unarchive and undelete take no body, like approve
   expect(ok(await getAsset(api, asset!.assetId)), 'nothing changed').toEqual(before);
 });
 
-test('ASST-014 an asset reads active, archived after archive; a repeated archive or unarchive is a no-op; an archived asset deleted and restored comes back archived', { tag: ['@control', '@assumed'] }, async ({ api, control, account }) => {
+test('ASST-014 an asset reads active, archived after archive; a repeated archive or unarchive is a no-op; an archived asset deleted and restored comes back archived', { tag: ['@hook:accounts', '@hook:events', '@assumed'] }, async ({ api, hooks, account }) => {
   const asset = pick(await allAssets(api), (a) => a.status === 'active', 'the account has no active asset');
   const writer = api.as('assets:write');
   expect((ok(await writer.post(actionPath(asset.assetId, 'archive'), { idempotencyKey: newKey('archive') })) as Asset).status).toBe('archived');
-  const events = await markEvents(control, account);
+  const events = await markEvents(hooks, account);
   expect(ok(await writer.post(actionPath(asset.assetId, 'archive'), { idempotencyKey: newKey('archive') })), 'archive of an archived asset').toEqual(ok(await getAsset(api, asset.assetId)));
   expect(await events.since(), 'a repeated archive records nothing').toEqual([]);
 
@@ -119,15 +119,15 @@ test('ASST-014 an asset reads active, archived after archive; a repeated archive
   const restored = ok(await writer.post(actionPath(asset.assetId, 'undelete'), { idempotencyKey: newKey('undelete') })) as Asset;
   expect(restored.status, 'archival and deletion are independent').toBe('archived');
   expect((ok(await writer.post(actionPath(asset.assetId, 'unarchive'), { idempotencyKey: newKey('unarchive') })) as Asset).status).toBe('active');
-  const mark = await markEvents(control, account);
+  const mark = await markEvents(hooks, account);
   expect((ok(await writer.post(actionPath(asset.assetId, 'unarchive'), { idempotencyKey: newKey('unarchive') })) as Asset).status, 'unarchive of an active asset').toBe('active');
   expect(await mark.since(), 'a repeated unarchive records nothing').toEqual([]);
 });
 
-test('ASST-010 ASST-011 ASST-012 ASST-017 GEN-002 GEN-008 ETAG-003 PAGE-009 PAGE-010 EVT-035 deleting an asset sets deletedAt and records asset.deleted; undelete makes it live and records asset.restored; a repeat is a no-op', { tag: '@control' }, async ({ api, control, account }) => {
+test('ASST-010 ASST-011 ASST-012 ASST-017 GEN-002 GEN-008 ETAG-003 PAGE-009 PAGE-010 EVT-035 deleting an asset sets deletedAt and records asset.deleted; undelete makes it live and records asset.restored; a repeat is a no-op', { tag: ['@hook:accounts', '@hook:events'] }, async ({ api, hooks, account }) => {
   const asset = pick(await allAssets(api), () => true, 'the account has no live asset');
   const writer = api.as('assets:write');
-  const events = await markEvents(control, account);
+  const events = await markEvents(hooks, account);
 
   const deleted = await writer.delete(assetPath(asset.assetId));
   expect(deleted).toHaveStatus(200);
@@ -162,18 +162,24 @@ test('ASST-010 ASST-011 ASST-012 ASST-017 GEN-002 GEN-008 ETAG-003 PAGE-009 PAGE
   expect((await events.since()).length, 'the no-op records nothing').toBe(2);
 });
 
-test('GEN-003 ASST-011 an asset deleted days ago is restored (no time limit)', { tag: '@control' }, async ({ api, clock }) => {
-  const now = Date.parse((await clock.now()).now);
-  const old = pick(await allAssets(api, true), (a) => a.deletedAt !== null && now - Date.parse(a.deletedAt) >= 24 * 3600_000, 'the seeded account has no asset deleted a day or more ago');
-  const restored = await api.as('assets:write').post(actionPath(old.assetId, 'undelete'), { idempotencyKey: newKey('undelete') });
-  expect(restored, `undelete of an asset deleted at ${old.deletedAt}`).toHaveStatus(200);
-  expect(ok(await getAsset(api, old.assetId)).deletedAt).toBeNull();
-});
-
-test('ASST-013 ASST-016 GEN-008 ETAG-003 EVT-035 a PATCH of favorited, notes or metadata keeps the asset\'s state, answers it as GET does and records asset.updated', { tag: '@control' }, async ({ api, control, account }) => {
+test('GEN-003 ASST-011 an asset deleted days ago is restored (no time limit)', { tag: ['@hook:accounts', '@hook:clock'] }, async ({ api, clock }) => {
   const asset = pick(await allAssets(api), () => true, 'the account has no live asset');
   const writer = api.as('assets:write');
-  const events = await markEvents(control, account);
+  const deleted = await writer.delete(assetPath(asset.assetId));
+  expect(deleted).toHaveStatus(200);
+  await clock.advance(3 * 24 * 3600);
+  const deletedAt = (deleted.json as Asset).deletedAt!;
+  const now = Date.parse((await clock.now()).now);
+  expect(now - Date.parse(deletedAt), `the account's clock reads 3 days after the delete (${deletedAt})`).toBeGreaterThanOrEqual(3 * 24 * 3600_000);
+  const restored = await writer.post(actionPath(asset.assetId, 'undelete'), { idempotencyKey: newKey('undelete') });
+  expect(restored, `undelete of an asset deleted at ${deletedAt}`).toHaveStatus(200);
+  expect(ok(await getAsset(api, asset.assetId)).deletedAt).toBeNull();
+});
+
+test('ASST-013 ASST-016 GEN-008 ETAG-003 EVT-035 a PATCH of favorited, notes or metadata keeps the asset\'s state, answers it as GET does and records asset.updated', { tag: ['@hook:accounts', '@hook:events'] }, async ({ api, hooks, account }) => {
+  const asset = pick(await allAssets(api), () => true, 'the account has no live asset');
+  const writer = api.as('assets:write');
+  const events = await markEvents(hooks, account);
   const changes: Record<string, unknown>[] = [{ favorited: !asset.favorited }, { notes: `conformance notes ${newKey()}` }, { metadata: { conformance: 'yes' } }];
   let expected: Asset = asset;
   for (const change of changes) {
@@ -188,12 +194,12 @@ test('ASST-013 ASST-016 GEN-008 ETAG-003 EVT-035 a PATCH of favorited, notes or 
   expectEventsByKey(await events.since(), changes.map(() => ['asset.updated', asset.assetId] as const), account.keyId('assets:write'));
 });
 
-test('ASST-016 EVT-020 an asset PATCH that alters nothing answers 200 and records nothing', { tag: '@control' }, async ({ api, control, account }) => {
+test('ASST-016 EVT-020 an asset PATCH that alters nothing answers 200 and records nothing', { tag: ['@hook:accounts', '@hook:events'] }, async ({ api, hooks, account }) => {
   const asset = pick(await allAssets(api), () => true, 'the account has no live asset');
   const writer = api.as('assets:write');
   const set = await writer.patch(assetPath(asset.assetId), { body: { notes: 'conformance', metadata: { conformance: 'yes' } } });
   expect(set).toHaveStatus(200);
-  const events = await markEvents(control, account);
+  const events = await markEvents(hooks, account);
   const bodies = [{ favorited: asset.favorited }, { notes: 'conformance' }, { metadata: { conformance: 'yes' } }, { metadata: { absent: null } }, {}];
   for (const body of bodies) {
     const same = await writer.patch(assetPath(asset.assetId), { body });
@@ -204,14 +210,14 @@ test('ASST-016 EVT-020 an asset PATCH that alters nothing answers 200 and record
   expect(await events.since(), 'a change that alters nothing records nothing').toEqual([]);
 });
 
-test('ASST-008 ASST-013 EVT-035 EVT-036 an archive in the dashboard and an edit by staff record asset.archived and asset.updated with that actor and no apiKeyId', { tag: '@control' }, async ({ api, control, account }) => {
+test('ASST-008 ASST-013 EVT-035 EVT-036 an archive in the dashboard and an edit by staff record asset.archived and asset.updated with that actor and no apiKeyId', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
   const asset = pick(await allAssets(api), () => true, 'the account has no live asset');
   const writer = api.as('assets:write');
   expect(await writer.post(actionPath(asset.assetId, 'unarchive'), { idempotencyKey: newKey('unarchive') })).toHaveStatus(200);
-  const events = await markEvents(control, account);
-  const archived = await actAs(control, account, { kind: 'user' }, 'archiveAsset', { assetId: asset.assetId });
+  const events = await markEvents(hooks, account);
+  const archived = await actAs(hooks, account, { kind: 'user' }, 'archiveAsset', { assetId: asset.assetId });
   expect(archived.status, JSON.stringify(archived)).toBe(200);
-  const edited = await actAs(control, account, { kind: 'staff' }, 'updateAsset', { assetId: asset.assetId }, { notes: 'edited by staff' });
+  const edited = await actAs(hooks, account, { kind: 'staff' }, 'updateAsset', { assetId: asset.assetId }, { notes: 'edited by staff' });
   expect(edited.status, JSON.stringify(edited)).toBe(200);
   expect((await events.since()).map((e) => [e.type, e.resource.id, e.actor])).toEqual([
     ['asset.archived', asset.assetId, { kind: 'user' }],

@@ -6,7 +6,7 @@
 import { rateLimits } from '../../spec/contract.ts';
 import { parseRateLimitPolicy } from '../checks/grammar.ts';
 import { caseWhenPresent, expect, needsOperations, skipWhenAbsent, test, type ApiResponse, type ProblemBody } from '../fixtures/index.ts';
-import { allCampaigns, pick, readyCampaign, setPlan } from '../fixtures/resources.ts';
+import { allCampaigns, dashboard, pick, readyCampaign, setPlan } from '../fixtures/resources.ts';
 
 /** A problem without the members that differ per request by design. */
 function uniformPart(response: ApiResponse): Omit<ProblemBody, 'requestId'> {
@@ -81,8 +81,8 @@ test('RATE-025 a 401 for an unknown key lists only the key limit and the per-IP 
   }
 });
 
-test('AUTH-013 a creatives:write key PATCHes, DELETEs and undeletes a creative, and reads', { tag: '@control' }, async ({ api, control, account }) => {
-  const { creatives } = await readyCampaign(api, control, account, 1);
+test('AUTH-013 a creatives:write key PATCHes, DELETEs and undeletes a creative, and reads', { tag: ['@hook:accounts', '@hook:actors'] }, async ({ api, hooks, account }) => {
+  const { creatives } = await readyCampaign(api, hooks, account, 1);
   const id = encodeURIComponent(creatives[0]!.creativeId);
   const writer = api.as('creatives:write');
   expect(await writer.patch(`/creatives/${id}`, { body: { metadata: { cf_scope: 'write' } } }), 'PATCH').toHaveStatus(200);
@@ -92,14 +92,14 @@ test('AUTH-013 a creatives:write key PATCHes, DELETEs and undeletes a creative, 
   expect(await writer.get('/products', { query: { limit: 1 } }), 'read the catalog').toHaveStatus(200);
 });
 
-test('AUTH-035 a plan that lapsed answers the 401 of a bad key: the detail text does not tell them apart', { tag: '@control' }, async ({ api, control, account }) => {
+test('AUTH-035 a plan that lapsed answers the 401 of a bad key: the detail text does not tell them apart', { tag: '@hook:accounts' }, async ({ api, hooks, account }) => {
   const campaign = pick(await allCampaigns(api), () => true, 'the account has no live campaign');
   const writer = api.as('campaigns:write');
   const path = `/campaigns/${encodeURIComponent(campaign.campaignId)}`;
   const badKey = await writer.patch(path, { body: { name: 'lapsed' }, authorization: `Bearer ${unknownKeyLike(account.key('campaigns:write'))}` });
-  await setPlan(control, account, { campaigns: false });
+  await setPlan(hooks, account, { campaigns: false });
   const lapsed = await writer.patch(path, { body: { name: 'lapsed' } });
-  await setPlan(control, account, { campaigns: true });
+  await setPlan(hooks, account, { campaigns: true });
   expect(lapsed, 'a lapsed plan').toHaveStatus(401);
   expect(badKey, 'an unknown key').toHaveStatus(401);
   expect({ title: lapsed.problem.title, detail: lapsed.problem.detail }, 'the same title and detail').toEqual({ title: badKey.problem.title, detail: badKey.problem.detail });
@@ -125,9 +125,10 @@ test('AUTH-040 every 401 (no key, a bad key, on a read and on a write) carries t
   expect(new Set(answers.map((r) => r.header('www-authenticate'))).size, 'one challenge whatever the cause').toBe(1);
 });
 
-test('AUTH-032 AUTH-035 a revoked key answers 401 on its next request, with the uniform body', { tag: '@control' }, async ({ api, account, control }) => {
+test('AUTH-032 AUTH-035 a revoked key answers 401 on its next request, with the uniform body', { tag: ['@hook:accounts', '@hook:actors'] }, async ({ api, account, hooks }) => {
   await expect(await api.get('/products', { query: { limit: 1 } })).toHaveStatus(200);
-  await control.revokeKey(account.accountId!, account.keyId('read'));
+  // Revoked the way the dashboard does (the public API has no key management).
+  await dashboard(hooks, account, 'revokeKey', { keyId: account.keyId('read') });
   const revoked = await api.get('/products', { query: { limit: 1 } });
   expect(revoked).toHaveStatus(401);
   const unknown = await api.get('/products', { query: { limit: 1 }, authorization: `Bearer ${unknownKeyLike(account.key('read'))}` });
@@ -136,11 +137,14 @@ test('AUTH-032 AUTH-035 a revoked key answers 401 on its next request, with the 
   await expect(await api.as('runs:read').get('/products', { query: { limit: 1 } })).toHaveStatus(200);
 });
 
-test('AUTH-029 AUTH-035 an expired key answers 401 on every request, with the uniform body', { tag: '@control' }, async ({ api, account, control }) => {
+test('AUTH-029 AUTH-035 an expired key answers 401 on every request, with the uniform body', { tag: ['@hook:accounts', '@hook:clock'] }, async ({ accounts, apiFor, clock }) => {
+  // A write key that expires in 30 days on the account's clock, and a read key (no expiry) beside it.
+  const owner = await accounts.create({ keys: { read: { scopes: ['read'] }, 'runs:write': { scopes: ['runs:write'], expiresInDays: 30 } } });
+  const api = apiFor(owner);
   const runs = api.as('runs:write');
   await expect(await runs.get('/products', { query: { limit: 1 } })).toHaveStatus(200);
-  await control.expireKey(account.accountId!, account.keyId('runs:write'));
-  const unknown = await api.get('/products', { query: { limit: 1 }, authorization: `Bearer ${unknownKeyLike(account.key('read'))}` });
+  await clock.advance(30 * 24 * 3600 + 60);
+  const unknown = await api.get('/products', { query: { limit: 1 }, authorization: `Bearer ${unknownKeyLike(owner.key('read'))}` });
   for (const path of ['/products', '/presets', '/runs']) {
     const expired = await runs.get(path, { query: { limit: 1 } });
     expect(expired, path).toHaveStatus(401);

@@ -106,9 +106,10 @@ test('CAMP-021 GET /campaigns?status= lists exactly the campaigns of that status
 // ---------------------------------------------------------------------------------------------
 // Create and update
 
-test('CAMP-022 CAMP-019 ETAG-003 GEN-001 GEN-008 EVT-035 POST /campaigns answers 201 with the campaign, its Location and ETag, and records campaign.created', async ({ api, target, control, account }) => {
+test('CAMP-022 CAMP-019 ETAG-003 GEN-001 GEN-008 EVT-035 POST /campaigns answers 201 with the campaign, its Location and ETag, and records campaign.created', async ({ api, target, hooks, account }) => {
   const { brandId, productIds } = await brandWithProducts(api, 2);
-  const events = target.hasControlPlane ? await markEvents(control, account) : undefined;
+  // The events hook, where the target serves it on an account of the test's own, judges the event too.
+  const events = hooks.has('events') && account.accountId !== undefined ? await markEvents(hooks, account) : undefined;
   const name = uniqueName('create');
   const created = await postCampaign(api, { name, brandId, productIds });
   expect(created).toHaveStatus(201);
@@ -128,10 +129,10 @@ test('CAMP-022 CAMP-019 ETAG-003 GEN-001 GEN-008 EVT-035 POST /campaigns answers
   if (events) expectEventsByKey(await events.since(), [['campaign.created', campaign.campaignId]], account.keyId('campaigns:write'));
 });
 
-test('CAMP-018 CAMP-023 GEN-008 ETAG-003 EVT-035 a PATCH of name or metadata answers the campaign as GET does and records campaign.updated', { tag: '@control' }, async ({ api, control, account }) => {
+test('CAMP-018 CAMP-023 GEN-008 ETAG-003 EVT-035 a PATCH of name or metadata answers the campaign as GET does and records campaign.updated', { tag: ['@hook:accounts', '@hook:events'] }, async ({ api, hooks, account }) => {
   const { campaign } = await newCampaign(api, 1);
   const writer = api.as('campaigns:write');
-  const events = await markEvents(control, account);
+  const events = await markEvents(hooks, account);
   const renamed = await writer.patch(campaignPath(campaign.campaignId), { body: { name: `${campaign.name} renamed` } });
   expect(renamed).toHaveStatus(200);
   expect((renamed.json as Campaign).name).toBe(`${campaign.name} renamed`);
@@ -152,11 +153,11 @@ test('CAMP-018 CAMP-023 GEN-008 ETAG-003 EVT-035 a PATCH of name or metadata ans
   );
 });
 
-test('CAMP-027 a campaign PATCH that changes nothing answers 200 and records nothing', { tag: '@control' }, async ({ api, control, account }) => {
+test('CAMP-027 a campaign PATCH that changes nothing answers 200 and records nothing', { tag: ['@hook:accounts', '@hook:events'] }, async ({ api, hooks, account }) => {
   const { campaign } = await newCampaign(api, 1, { metadata: { quarter: 'Q1' } });
   const writer = api.as('campaigns:write');
   const before = await getCampaign(api, campaign.campaignId);
-  const events = await markEvents(control, account);
+  const events = await markEvents(hooks, account);
   for (const body of [{ name: campaign.name }, { metadata: { quarter: 'Q1' } }, { metadata: { absent: null } }, { name: campaign.name, metadata: {} }, {}]) {
     const same = await writer.patch(campaignPath(campaign.campaignId), { body });
     expect(same, JSON.stringify(body)).toHaveStatus(200);
@@ -191,13 +192,13 @@ test('CAMP-031 POST /campaigns accepts an empty metadata map, as PATCH does: 201
   expect('metadata' in (created.json as object), created.describe()).toBe(false);
 });
 
-test('CAMP-004 a campaign reads CREATING while being created, IN_PROGRESS while a creative is unreviewed, COMPLETED when every live creative is reviewed', { tag: ['@control', '@assumed'] }, async ({ api, control, account, clock }) => {
-  await setFaults(control, account, { creationSeconds: 120 });
+test('CAMP-004 a campaign reads CREATING while being created, IN_PROGRESS while a creative is unreviewed, COMPLETED when every live creative is reviewed', { tag: ['@hook:accounts', '@hook:clock', '@hook:faults', '@hook:actors', '@assumed'] }, async ({ api, hooks, account, clock }) => {
+  await setFaults(hooks, account, { campaignCreationSeconds: 120 });
   const { campaign } = await clockWindow(clock, 120, () => newCampaign(api, 2));
   expect(campaign.status).toBe('CREATING');
   await clock.advance(120);
   expect(ok(await getCampaign(api, campaign.campaignId)).status).toBe('IN_PROGRESS');
-  const ids = await dashboard(control, account, 'generateCreatives', { campaignId: campaign.campaignId });
+  const ids = await dashboard(hooks, account, 'generateCreatives', { campaignId: campaign.campaignId });
   const review = api.as('creatives:review');
   expect(await review.post(`/creatives/${ids[0]}/approve`, { idempotencyKey: newKey('approve') })).toHaveStatus(200);
   expect(ok(await getCampaign(api, campaign.campaignId)).status).toBe('IN_PROGRESS');
@@ -212,9 +213,9 @@ async function creativesOf(api: Parameters<typeof allCreatives>[0], campaignId: 
   return (await allCreatives(api, true)).filter((c) => c.campaignId === campaignId);
 }
 
-test('CAMP-005 CAMP-006 CAMP-023 GEN-008 ETAG-003 EVT-035 deleting a campaign sets deletedAt, deletes every creative in it (creative.deleted each) and records campaign.deleted', { tag: '@control' }, async ({ api, control, account }) => {
-  const { campaign, creatives } = await readyCampaign(api, control, account, 2);
-  const events = await markEvents(control, account);
+test('CAMP-005 CAMP-006 CAMP-023 GEN-008 ETAG-003 EVT-035 deleting a campaign sets deletedAt, deletes every creative in it (creative.deleted each) and records campaign.deleted', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+  const { campaign, creatives } = await readyCampaign(api, hooks, account, 2);
+  const events = await markEvents(hooks, account);
   const deleted = await api.as('campaigns:write').delete(campaignPath(campaign.campaignId));
   expect(deleted).toHaveStatus(200);
   const body = deleted.json as Campaign;
@@ -237,8 +238,8 @@ test('CAMP-005 CAMP-006 CAMP-023 GEN-008 ETAG-003 EVT-035 deleting a campaign se
   );
 });
 
-test('CAMP-011 CAMP-012 CAMP-013 CRTV-022 CRTV-021 GEN-002 EVT-035 restoring a campaign restores exactly the creatives deleted with it; one deleted on its own stays deleted', { tag: '@control' }, async ({ api, control, account }) => {
-  const { campaign, creatives } = await readyCampaign(api, control, account, 3);
+test('CAMP-011 CAMP-012 CAMP-013 CRTV-022 CRTV-021 GEN-002 EVT-035 restoring a campaign restores exactly the creatives deleted with it; one deleted on its own stays deleted', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+  const { campaign, creatives } = await readyCampaign(api, hooks, account, 3);
   const [a, b, own] = creatives as [Creative, Creative, Creative];
   expect(await api.as('creatives:write').delete(`/creatives/${own.creativeId}`), 'the creative deleted on its own').toHaveStatus(200);
   expect(await api.as('campaigns:write').delete(campaignPath(campaign.campaignId))).toHaveStatus(200);
@@ -247,7 +248,7 @@ test('CAMP-011 CAMP-012 CAMP-013 CRTV-022 CRTV-021 GEN-002 EVT-035 restoring a c
   await expect(blocked, 'a creative deleted with its campaign, while the campaign is deleted').toBeProblem(409, 'CREATIVE_CAMPAIGN_DELETED');
   expect(ok(await getCreative(api, a.creativeId, true)).deletedAt, 'still deleted').not.toBeNull();
 
-  const events = await markEvents(control, account);
+  const events = await markEvents(hooks, account);
   const restored = await api.as('campaigns:write').post(undeletePath(campaign.campaignId), { idempotencyKey: newKey('undelete') });
   expect(restored).toHaveStatus(200);
   expect((restored.json as Campaign).deletedAt).toBeNull();
@@ -273,10 +274,10 @@ test('CAMP-011 CAMP-012 CAMP-013 CRTV-022 CRTV-021 GEN-002 EVT-035 restoring a c
   expect((ownRestored.json as Creative).deletedAt ?? null).toBeNull();
 });
 
-test('CAMP-016 undeleting a live campaign is a no-op 200 that records nothing', { tag: '@control' }, async ({ api, control, account }) => {
+test('CAMP-016 undeleting a live campaign is a no-op 200 that records nothing', { tag: ['@hook:accounts', '@hook:events'] }, async ({ api, hooks, account }) => {
   const { campaign } = await newCampaign(api, 1);
   const before = await getCampaign(api, campaign.campaignId);
-  const events = await markEvents(control, account);
+  const events = await markEvents(hooks, account);
   const same = await api.as('campaigns:write').post(undeletePath(campaign.campaignId), { idempotencyKey: newKey('undelete') });
   expect(same).toHaveStatus(200);
   expect(same.json).toEqual(before.json);
@@ -284,14 +285,17 @@ test('CAMP-016 undeleting a live campaign is a no-op 200 that records nothing', 
   expect(await events.since()).toEqual([]);
 });
 
-test('CAMP-009 ERR-010 deleting a campaign that holds QUEUED or GENERATING creatives answers 409 CAMPAIGN_NOT_DELETABLE with generatingCount and changes nothing', { tag: '@control' }, async ({ api, control, account }) => {
-  const { campaign, productIds } = await newCampaign(api, 3);
-  const [queued] = await dashboard(control, account, 'generateCreatives', { campaignId: campaign.campaignId, productIds: [productIds[0]], until: 'QUEUED' });
-  const [generating] = await dashboard(control, account, 'generateCreatives', { campaignId: campaign.campaignId, productIds: [productIds[1]], until: 'GENERATING' });
-  const [pending] = await dashboard(control, account, 'generateCreatives', { campaignId: campaign.campaignId, productIds: [productIds[2]] });
+test('CAMP-009 ERR-010 deleting a campaign that holds QUEUED or GENERATING creatives answers 409 CAMPAIGN_NOT_DELETABLE with generatingCount and changes nothing', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+  // Through the actions of the hooks contract: generated to PENDING, then one regenerated (QUEUED)
+  // and one regenerated and started (GENERATING).
+  const { campaign, creatives } = await readyCampaign(api, hooks, account, 3);
+  const [queued, generating, pending] = creatives.map((c) => c.creativeId) as [string, string, string];
+  await dashboard(hooks, account, 'regenerateCreative', { creativeId: queued });
+  await dashboard(hooks, account, 'regenerateCreative', { creativeId: generating });
+  await dashboard(hooks, account, 'startGeneration', { creativeId: generating });
   const before = await getCampaign(api, campaign.campaignId);
-  const pendingBefore = ok(await getCreative(api, pending!));
-  const events = await markEvents(control, account);
+  const pendingBefore = ok(await getCreative(api, pending));
+  const events = await markEvents(hooks, account);
 
   const refused = await api.as('campaigns:write').delete(campaignPath(campaign.campaignId));
   await expect(refused).toBeProblem(409, 'CAMPAIGN_NOT_DELETABLE');
@@ -299,15 +303,15 @@ test('CAMP-009 ERR-010 deleting a campaign that holds QUEUED or GENERATING creat
   const after = await getCampaign(api, campaign.campaignId);
   expect(after.json, 'the campaign is unchanged').toEqual(before.json);
   expect(after.header('etag')).toBe(before.header('etag'));
-  expect(ok(await getCreative(api, pending!)), 'its creatives are unchanged').toEqual(pendingBefore);
+  expect(ok(await getCreative(api, pending)), 'its creatives are unchanged').toEqual(pendingBefore);
   expect(await events.since()).toEqual([]);
 
-  for (const id of [queued, generating]) await dashboard(control, account, 'finishGeneration', { creativeId: id });
+  for (const id of [queued, generating]) await dashboard(hooks, account, 'finishGeneration', { creativeId: id });
   expect(await api.as('campaigns:write').delete(campaignPath(campaign.campaignId)), 'deletable once generation finished').toHaveStatus(200);
 });
 
-test('CAMP-010 ERR-010 deleting a campaign that is still being created answers 409 CAMPAIGN_NOT_DELETABLE with reason still_being_created', { tag: '@control' }, async ({ api, control, account, clock }) => {
-  await setFaults(control, account, { creationSeconds: 120 });
+test('CAMP-010 ERR-010 deleting a campaign that is still being created answers 409 CAMPAIGN_NOT_DELETABLE with reason still_being_created', { tag: ['@hook:accounts', '@hook:clock', '@hook:faults'] }, async ({ api, hooks, account, clock }) => {
+  await setFaults(hooks, account, { campaignCreationSeconds: 120 });
   const { campaign, refused } = await clockWindow(clock, 120, async () => {
     const { campaign } = await newCampaign(api, 1);
     return { campaign, refused: await api.as('campaigns:write').delete(campaignPath(campaign.campaignId)) };
@@ -319,15 +323,15 @@ test('CAMP-010 ERR-010 deleting a campaign that is still being created answers 4
   expect(await api.as('campaigns:write').delete(campaignPath(campaign.campaignId)), 'deletable once created').toHaveStatus(200);
 });
 
-test('CAMP-017 ERR-028 ERR-025 while a delete or restore is still finishing its creatives, the next delete or undelete (a repeated delete included) answers 409 CAMPAIGN_CASCADE_PENDING with Retry-After and changes nothing; the same request succeeds after it', { tag: '@control' }, async ({ api, control, account, clock }) => {
-  await setFaults(control, account, { cascadeSeconds: 120 });
+test('CAMP-017 ERR-028 ERR-025 while a delete or restore is still finishing its creatives, the next delete or undelete (a repeated delete included) answers 409 CAMPAIGN_CASCADE_PENDING with Retry-After and changes nothing; the same request succeeds after it', { tag: ['@hook:accounts', '@hook:clock', '@hook:faults', '@hook:actors'] }, async ({ api, hooks, account, clock }) => {
+  await setFaults(hooks, account, { cascadePendingSeconds: 120 });
   const writer = api.as('campaigns:write');
   // One scene, made again on fresh state when another worker's clock move spoiled it: a new
   // campaign and a fresh Idempotency-Key per attempt (one key reused on a new campaign would be a
   // 409 IDEMPOTENCY_KEY_REUSED). The test's own advance by Retry-After inside it is part of it.
   const { first, second } = await clockWindow(clock, 120, async (attempt) => {
     const key = newKey(`undelete-${attempt}`);
-    const { campaign, creatives } = await readyCampaign(api, control, account, 2);
+    const { campaign, creatives } = await readyCampaign(api, hooks, account, 2);
     const deleted = await writer.delete(campaignPath(campaign.campaignId));
     const refused = await writer.post(undeletePath(campaign.campaignId), { idempotencyKey: key });
     const deletedAgain = await writer.delete(campaignPath(campaign.campaignId));
@@ -357,8 +361,8 @@ test('CAMP-017 ERR-028 ERR-025 while a delete or restore is still finishing its 
   for (const c of first.creatives) expect(ok(await getCreative(api, c.creativeId)).creativeId).toBe(c.creativeId);
 });
 
-test('EVT-035 EVT-036 CAMP-018 CAMP-006 CAMP-012 changes by a dashboard user, staff or a partner operator record the same events, with that actor and no apiKeyId', { tag: '@control' }, async ({ api, control, account }) => {
-  const { campaign, creatives } = await readyCampaign(api, control, account, 2);
+test('EVT-035 EVT-036 CAMP-018 CAMP-006 CAMP-012 changes by a dashboard user, staff or a partner operator record the same events, with that actor and no apiKeyId', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+  const { campaign, creatives } = await readyCampaign(api, hooks, account, 2);
   const id = campaign.campaignId;
   const steps: [Parameters<typeof actAs>[2], string, Record<string, string>, unknown, string[]][] = [
     [{ kind: 'user' }, 'updateCampaign', { campaignId: id }, { name: `${campaign.name} (dashboard)` }, ['campaign.updated']],
@@ -366,8 +370,8 @@ test('EVT-035 EVT-036 CAMP-018 CAMP-006 CAMP-012 changes by a dashboard user, st
     [{ kind: 'partner_operator' }, 'undeleteCampaign', { campaignId: id }, undefined, ['campaign.restored', 'creative.restored', 'creative.restored']],
   ];
   for (const [actor, operationId, pathParams, body, types] of steps) {
-    const events = await markEvents(control, account);
-    const outcome = await actAs(control, account, actor, operationId, pathParams, body);
+    const events = await markEvents(hooks, account);
+    const outcome = await actAs(hooks, account, actor, operationId, pathParams, body);
     expect(outcome.status, `${operationId} as ${actor.kind}: ${JSON.stringify(outcome)}`).toBe(200);
     const recorded = await events.since();
     expect(recorded.map((e) => e.type).sort(), `${operationId} as ${actor.kind}`).toEqual([...types].sort());
@@ -379,15 +383,16 @@ test('EVT-035 EVT-036 CAMP-018 CAMP-006 CAMP-012 changes by a dashboard user, st
 // ---------------------------------------------------------------------------------------------
 // Plan limits
 
-test('CAMP-024 CAMP-015 CAMP-011 ERR-011 ERR-018 CAMP-029 at the plan\'s campaign limit, creating or restoring a campaign answers 403 LIMIT_EXCEEDED with limitKey, limit and current, and changes nothing', { tag: '@control' }, async ({ api, control, account }) => {
+test('CAMP-024 CAMP-015 CAMP-011 ERR-011 ERR-018 CAMP-029 at the plan\'s campaign limit, creating or restoring a campaign answers 403 LIMIT_EXCEEDED with limitKey, limit and current, and changes nothing', { tag: '@hook:accounts' }, async ({ api, hooks, account }) => {
   const { brandId, productIds } = await brandWithProducts(api, 1);
   const { campaign: doomed } = await newCampaign(api, 1);
   expect(await api.as('campaigns:write').delete(campaignPath(doomed.campaignId))).toHaveStatus(200);
   const live = (await allCampaigns(api)).length;
-  await setPlan(control, account, { campaignLimit: live });
-  const before = (await allCampaigns(api, true)).map((c) => c.campaignId).sort();
+  await setPlan(hooks, account, { campaignLimit: live });
+  const before = await allCampaigns(api, true);
+  const name = uniqueName('over-limit');
 
-  const created = await postCampaign(api, { brandId, productIds });
+  const created = await postCampaign(api, { name, brandId, productIds });
   await expect(created, 'a create at the campaign limit').toBeProblem(403, 'LIMIT_EXCEEDED');
   const restored = await api.as('campaigns:write').post(undeletePath(doomed.campaignId), { idempotencyKey: newKey('undelete') });
   await expect(restored, 'a restore at the campaign limit').toBeProblem(403, 'LIMIT_EXCEEDED');
@@ -396,64 +401,66 @@ test('CAMP-024 CAMP-015 CAMP-011 ERR-011 ERR-018 CAMP-029 at the plan\'s campaig
     expect(typeof p['limitKey'] === 'string' && (p['limitKey'] as string).length > 0, refused.describe()).toBe(true);
     expect({ limit: p['limit'], current: p['current'] }, refused.describe()).toEqual({ limit: live, current: live });
   }
-  expect((await allCampaigns(api, true)).map((c) => c.campaignId).sort(), 'nothing was created').toEqual(before);
+  expectCreatedNothing(account, 'the create at the campaign limit', before, await allCampaigns(api, true), (c) => c.campaignId, (c) => c.name === name);
   expect(ok(await getCampaign(api, doomed.campaignId, true)).deletedAt, 'the deleted campaign stays deleted').not.toBeNull();
 
-  await setPlan(control, account, { campaignLimit: live + 1 });
+  await setPlan(hooks, account, { campaignLimit: live + 1 });
   const underLimit = await api.as('campaigns:write').post(undeletePath(doomed.campaignId), { idempotencyKey: newKey('undelete') });
   expect(underLimit, 'under the limit the restore succeeds').toHaveStatus(200);
   expect((underLimit.json as Campaign).deletedAt).toBeNull();
 });
 
-test('CAMP-025 ERR-011 ERR-018 a campaign covering more products than the plan\'s products-per-campaign limit answers 403 LIMIT_EXCEEDED and is not created', { tag: '@control' }, async ({ api, control, account }) => {
+test('CAMP-025 ERR-011 ERR-018 a campaign covering more products than the plan\'s products-per-campaign limit answers 403 LIMIT_EXCEEDED and is not created', { tag: '@hook:accounts' }, async ({ api, hooks, account }) => {
   const { brandId, productIds } = await brandWithProducts(api, 3);
-  await setPlan(control, account, { productsPerCampaign: 2 });
-  const before = (await allCampaigns(api, true)).length;
-  const refused = await postCampaign(api, { brandId, productIds });
+  await setPlan(hooks, account, { productsPerCampaign: 2 });
+  const before = await allCampaigns(api, true);
+  const name = uniqueName('too-many-products');
+  const refused = await postCampaign(api, { name, brandId, productIds });
   await expect(refused).toBeProblem(403, 'LIMIT_EXCEEDED');
   expect({ limit: refused.problem['limit'], current: refused.problem['current'] }, refused.describe()).toEqual({ limit: 2, current: 3 });
   expect(typeof refused.problem['limitKey'], refused.describe()).toBe('string');
-  expect((await allCampaigns(api, true)).length, 'nothing was created').toBe(before);
+  expectCreatedNothing(account, 'the refused create', before, await allCampaigns(api, true), (c) => c.campaignId, (c) => c.name === name);
   expect(await postCampaign(api, { brandId, productIds: productIds.slice(0, 2) }), 'two products are within the limit').toHaveStatus(201);
 });
 
-test('CAMP-030 ERR-011 restoring a campaign that would cover more products than the plan now allows answers 403 LIMIT_EXCEEDED and it stays deleted', { tag: '@control' }, async ({ api, control, account }) => {
+test('CAMP-030 ERR-011 restoring a campaign that would cover more products than the plan now allows answers 403 LIMIT_EXCEEDED and it stays deleted', { tag: '@hook:accounts' }, async ({ api, hooks, account }) => {
   const { campaign } = await newCampaign(api, 3);
   expect(await api.as('campaigns:write').delete(campaignPath(campaign.campaignId))).toHaveStatus(200);
-  await setPlan(control, account, { productsPerCampaign: 2 });
+  await setPlan(hooks, account, { productsPerCampaign: 2 });
   const refused = await api.as('campaigns:write').post(undeletePath(campaign.campaignId), { idempotencyKey: newKey('undelete') });
   await expect(refused).toBeProblem(403, 'LIMIT_EXCEEDED');
   expect({ limit: refused.problem['limit'], current: refused.problem['current'] }, refused.describe()).toEqual({ limit: 2, current: 3 });
   expect(ok(await getCampaign(api, campaign.campaignId, true)).deletedAt, 'the campaign stays deleted').not.toBeNull();
-  await setPlan(control, account, { productsPerCampaign: 3 });
+  await setPlan(hooks, account, { productsPerCampaign: 3 });
   expect(await api.as('campaigns:write').post(undeletePath(campaign.campaignId), { idempotencyKey: newKey('undelete') }), 'within the limit the restore succeeds').toHaveStatus(200);
 });
 
-test('ERR-012 limitKey is campaigns for the campaign limit and productsPerCampaign for the products limit', { tag: ['@control', '@assumed'] }, async ({ api, control, account }) => {
+test('ERR-012 limitKey is campaigns for the campaign limit and productsPerCampaign for the products limit', { tag: ['@hook:accounts', '@assumed'] }, async ({ api, hooks, account }) => {
   const { brandId, productIds } = await brandWithProducts(api, 2);
-  await setPlan(control, account, { productsPerCampaign: 1 });
+  await setPlan(hooks, account, { productsPerCampaign: 1 });
   const products = await postCampaign(api, { brandId, productIds });
   await expect(products).toBeProblem(403, 'LIMIT_EXCEEDED');
   expect(products.problem['limitKey']).toBe('productsPerCampaign');
-  await setPlan(control, account, { productsPerCampaign: 100, campaignLimit: 0 });
+  await setPlan(hooks, account, { productsPerCampaign: 100, campaignLimit: 0 });
   const campaigns = await postCampaign(api, { brandId, productIds });
   await expect(campaigns).toBeProblem(403, 'LIMIT_EXCEEDED');
   expect(campaigns.problem['limitKey']).toBe('campaigns');
 });
 
-test('CAMP-026 creating a campaign on a plan without campaigns answers 403 TIER_REQUIRED and creates nothing', { tag: '@control' }, async ({ api, control, account }) => {
+test('CAMP-026 creating a campaign on a plan without campaigns answers 403 TIER_REQUIRED and creates nothing', { tag: '@hook:accounts' }, async ({ api, hooks, account }) => {
   const { brandId, productIds } = await brandWithProducts(api, 1);
-  await setPlan(control, account, { campaigns: false });
-  const before = (await allCampaigns(api, true)).length;
-  await expect(await postCampaign(api, { brandId, productIds })).toBeProblem(403, 'TIER_REQUIRED');
-  expect((await allCampaigns(api, true)).length).toBe(before);
+  await setPlan(hooks, account, { campaigns: false });
+  const before = await allCampaigns(api, true);
+  const name = uniqueName('no-tier');
+  await expect(await postCampaign(api, { name, brandId, productIds })).toBeProblem(403, 'TIER_REQUIRED');
+  expectCreatedNothing(account, 'the create on a plan without campaigns', before, await allCampaigns(api, true), (c) => c.campaignId, (c) => c.name === name);
 });
 
 // ---------------------------------------------------------------------------------------------
 // Runs
 
-test('CAMP-008 deleting a campaign never cancels a run of its products', { tag: ['@control', '@spend'] }, async ({ api, control, account, clock }) => {
-  const { campaign, productIds } = await readyCampaign(api, control, account, 1);
+test('CAMP-008 deleting a campaign never cancels a run of its products', { tag: ['@hook:accounts', '@hook:clock', '@hook:actors', '@spend'] }, async ({ api, hooks, account, clock }) => {
+  const { campaign, productIds } = await readyCampaign(api, hooks, account, 1);
   const runs = api.as('runs:write');
   const run = await acceptedRun(runs, { productIds, creativesPerProduct: 2, presetId: await presetId(runs) });
   expect(await api.as('campaigns:write').delete(campaignPath(campaign.campaignId))).toHaveStatus(200);

@@ -5,8 +5,8 @@
  * and the update that alters nothing); `showDeleted` and `expand=product` (PAGE-*).
  *
  * Scenes: a campaign created through the API whose creatives are generated with the dashboard
- * action `generateCreatives` (@control), or data discovered by listing (skipped with the reason
- * when the target has none). Events are read from the /__mock event log.
+ * action `generateCreatives` (the actors hook, @hook:actors), or data discovered by listing
+ * (skipped with the reason when the target has none). Events are read through the events hook.
  */
 import { expectUnchanged } from '../fixtures/shared-account.ts';
 import { expect, skipWhenAbsent, test } from '../fixtures/index.ts';
@@ -73,31 +73,39 @@ test('PAGE-009 PAGE-010 PAGE-011 GEN-002 ETAG-002 deleted creatives are listed a
   expect(read.header('etag'), `a deleted creative read with showDeleted carries a strong ETag: ${read.describe()}`).toMatch(/^"[^"]*"$/);
 });
 
-test('CRTV-001 CAMP-001 a campaign opens one creative per product that is neither listed nor readable until it is generated', { tag: '@control' }, async ({ api, control, account }) => {
+test('CRTV-001 CAMP-001 a campaign opens one creative per product that is neither listed nor readable until it is generated', { tag: ['@hook:accounts', '@hook:actors'] }, async ({ api, hooks, account }) => {
   const { campaign, productIds, brandId } = await newCampaign(api, 2);
   const ofCampaign = async (): Promise<Creative[]> => (await allCreatives(api, true)).filter((c) => c.campaignId === campaign.campaignId);
   expect(await ofCampaign(), 'the NOT_GENERATED creatives of a new campaign are not listed').toEqual([]);
 
-  // Queued for its first generation, the creative still has no public representation.
-  const [first] = await dashboard(control, account, 'generateCreatives', { campaignId: campaign.campaignId, productIds: [productIds[0]], until: 'QUEUED' });
-  expect(first).toBeDefined();
-  await expect(await getCreative(api, first!), 'a creative not generated yet').toBeProblem(404, 'CREATIVE_NOT_FOUND');
-  await expect(await getCreative(api, first!, true), 'a creative not generated yet, with showDeleted').toBeProblem(404, 'CREATIVE_NOT_FOUND');
-  expect(await ofCampaign()).toEqual([]);
-
-  await dashboard(control, account, 'finishGeneration', { creativeId: first });
+  // Generated for one product: that creative is listed and readable; the other product's is not.
+  const [first] = await dashboard(hooks, account, 'generateCreatives', { campaignId: campaign.campaignId, productIds: [productIds[0]] });
+  expect(first, 'generateCreatives named the creative it generated').toBeDefined();
   const generated = ok(await getCreative(api, first!));
   expect({ campaignId: generated.campaignId, productId: generated.productId, brandId: generated.brandId }).toEqual({ campaignId: campaign.campaignId, productId: productIds[0], brandId });
   expect((await ofCampaign()).map((c) => c.creativeId), 'once generated it is listed; the other product\'s creative is not').toEqual([first]);
 
-  await dashboard(control, account, 'generateCreatives', { campaignId: campaign.campaignId });
+  await dashboard(hooks, account, 'generateCreatives', { campaignId: campaign.campaignId });
   const rows = await ofCampaign();
   expect(rows.map((c) => c.productId).sort(), 'one creative per covered product, for the campaign\'s brand').toEqual([...productIds].sort());
   expect(rows.every((c) => c.brandId === brandId)).toBe(true);
 });
 
-test('CRTV-008 a creative without a ratio of its own shows the ratio of its campaign', { tag: '@control' }, async ({ api, control, account }) => {
-  const { creatives } = await readyCampaign(api, control, account, 2, { aspectRatio: '4:5' });
+test('CRTV-001 a creative queued for its first generation has no public representation: GET /creatives/{id} answers 404 CREATIVE_NOT_FOUND', { tag: ['@hook:accounts', '@hook:actors'] }, async ({ api, hooks, account }) => {
+  // The hooks contract's generateCreatives takes a campaign's creatives all the way to PENDING: none
+  // of its actions stops a first generation at QUEUED, so the id of a creative without a public
+  // representation cannot be had on any target (D151).
+  test.skip(true, 'needs hook actors (generateCreatives with `until: QUEUED`): the id of a creative queued for its first generation, which has no public representation yet');
+  const { campaign, productIds } = await newCampaign(api, 1);
+  const [queued] = await dashboard(hooks, account, 'generateCreatives', { campaignId: campaign.campaignId, productIds, until: 'QUEUED' });
+  expect(queued, 'generateCreatives named the queued creative').toBeDefined();
+  await expect(await getCreative(api, queued!), 'a creative not generated yet').toBeProblem(404, 'CREATIVE_NOT_FOUND');
+  await expect(await getCreative(api, queued!, true), 'a creative not generated yet, with showDeleted').toBeProblem(404, 'CREATIVE_NOT_FOUND');
+  expect((await allCreatives(api, true)).filter((c) => c.creativeId === queued), 'nor listed').toEqual([]);
+});
+
+test('CRTV-008 a creative without a ratio of its own shows the ratio of its campaign', { tag: ['@hook:accounts', '@hook:actors'] }, async ({ api, hooks, account }) => {
+  const { creatives } = await readyCampaign(api, hooks, account, 2, { aspectRatio: '4:5' });
   for (const c of creatives) expect(c.aspectRatio, JSON.stringify(c)).toBe('4:5');
   const listed = (await allCreatives(api)).filter((c) => creatives.some((k) => k.creativeId === c.creativeId));
   expect(listed.map((c) => c.aspectRatio)).toEqual(['4:5', '4:5']);
@@ -170,11 +178,11 @@ test('ERR-024 PATCH of a creative with an aspectRatio that is no ratio at all an
 // ---------------------------------------------------------------------------------------------
 // Review
 
-test('CRTV-014 CRTV-009 CRTV-029 GEN-008 ETAG-003 EVT-035 approving a PENDING creative sets approvedAt, answers it as GET does and records creative.approved', { tag: '@control' }, async ({ api, control, account }) => {
-  const { creatives } = await readyCampaign(api, control, account, 1);
+test('CRTV-014 CRTV-009 CRTV-029 GEN-008 ETAG-003 EVT-035 approving a PENDING creative sets approvedAt, answers it as GET does and records creative.approved', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+  const { creatives } = await readyCampaign(api, hooks, account, 1);
   const before = creatives[0]!;
   expect(before.approvedAt, 'approvedAt is null until approved').toBeNull();
-  const events = await markEvents(control, account);
+  const events = await markEvents(hooks, account);
 
   const approved = await api.as('creatives:review').post(approvePath(before.creativeId), { idempotencyKey: newKey('approve') });
   expect(approved).toHaveStatus(200);
@@ -186,10 +194,10 @@ test('CRTV-014 CRTV-009 CRTV-029 GEN-008 ETAG-003 EVT-035 approving a PENDING cr
   expectEventsByKey(await events.since(), [['creative.approved', before.creativeId]], account.keyId('creatives:review'));
 });
 
-test('CRTV-015 CRTV-030 CRTV-029 EVT-035 rejecting a PENDING creative, with or without a rejectionReason of up to 500 characters, records creative.rejected', { tag: '@control' }, async ({ api, control, account }) => {
-  const { creatives } = await readyCampaign(api, control, account, 2);
+test('CRTV-015 CRTV-030 CRTV-029 EVT-035 rejecting a PENDING creative, with or without a rejectionReason of up to 500 characters, records creative.rejected', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+  const { creatives } = await readyCampaign(api, hooks, account, 2);
   const [withReason, without] = creatives as [Creative, Creative];
-  const events = await markEvents(control, account);
+  const events = await markEvents(hooks, account);
   const review = api.as('creatives:review');
 
   const one = await review.post(rejectPath(withReason.creativeId), { idempotencyKey: newKey('reject'), body: { rejectionReason: 'r'.repeat(500) } });
@@ -210,10 +218,10 @@ test('CRTV-015 CRTV-030 CRTV-029 EVT-035 rejecting a PENDING creative, with or w
   );
 });
 
-test('CRTV-030 ERR-040 ERR-008 a rejectionReason of 0 or 501 characters answers 422 VALIDATION_ERROR naming it, and the creative stays pending', { tag: ['@control', '@assumed'] }, async ({ api, control, account }) => {
-  const { creatives } = await readyCampaign(api, control, account, 1);
+test('CRTV-030 ERR-040 ERR-008 a rejectionReason of 0 or 501 characters answers 422 VALIDATION_ERROR naming it, and the creative stays pending', { tag: ['@hook:accounts', '@hook:actors', '@hook:events', '@assumed'] }, async ({ api, hooks, account }) => {
+  const { creatives } = await readyCampaign(api, hooks, account, 1);
   const c = creatives[0]!;
-  const events = await markEvents(control, account);
+  const events = await markEvents(hooks, account);
   for (const reason of ['', 'r'.repeat(501)]) {
     const refused = await api.as('creatives:review').post(rejectPath(c.creativeId), { idempotencyKey: newKey('reject'), body: { rejectionReason: reason } });
     await expect(refused, `a rejectionReason of ${reason.length} characters`).toBeProblem(422, 'VALIDATION_ERROR');
@@ -224,8 +232,8 @@ test('CRTV-030 ERR-040 ERR-008 a rejectionReason of 0 or 501 characters answers 
   await expect(await api.as('creatives:review').post(approvePath(c.creativeId), { idempotencyKey: newKey('approve') }), 'still pending, so it can be approved').toHaveStatus(200);
 });
 
-test('CRTV-030 ERR-040 ERR-008 approve and reject refuse an unknown body field alike: 422 VALIDATION_ERROR with one errors entry naming it, and the creative stays pending', { tag: ['@control', '@assumed'] }, async ({ api, control, account }) => {
-  const { creatives } = await readyCampaign(api, control, account, 1);
+test('CRTV-030 ERR-040 ERR-008 approve and reject refuse an unknown body field alike: 422 VALIDATION_ERROR with one errors entry naming it, and the creative stays pending', { tag: ['@hook:accounts', '@hook:actors', '@assumed'] }, async ({ api, hooks, account }) => {
+  const { creatives } = await readyCampaign(api, hooks, account, 1);
   const c = creatives[0]!;
   const reviewer = api.as('creatives:review');
   for (const path of [approvePath(c.creativeId), rejectPath(c.creativeId)]) {
@@ -236,15 +244,15 @@ test('CRTV-030 ERR-040 ERR-008 approve and reject refuse an unknown body field a
   expect((await getCreative(api, c.creativeId)).json).toEqual(c);
 });
 
-test('CRTV-016 approving an approved creative, or rejecting a rejected one, is a no-op 200 that records nothing', { tag: '@control' }, async ({ api, control, account }) => {
-  const { creatives } = await readyCampaign(api, control, account, 2);
+test('CRTV-016 approving an approved creative, or rejecting a rejected one, is a no-op 200 that records nothing', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+  const { creatives } = await readyCampaign(api, hooks, account, 2);
   const [a, r] = creatives as [Creative, Creative];
   const review = api.as('creatives:review');
   const approved = await review.post(approvePath(a.creativeId), { idempotencyKey: newKey('approve') });
   expect(approved).toHaveStatus(200);
   const rejected = await review.post(rejectPath(r.creativeId), { idempotencyKey: newKey('reject'), body: { rejectionReason: 'off brand' } });
   expect(rejected).toHaveStatus(200);
-  const events = await markEvents(control, account);
+  const events = await markEvents(hooks, account);
 
   const again = await review.post(approvePath(a.creativeId), { idempotencyKey: newKey('approve-again') });
   expect(again).toHaveStatus(200);
@@ -257,15 +265,15 @@ test('CRTV-016 approving an approved creative, or rejecting a rejected one, is a
   expect(await events.since(), 'a repeated review records nothing and sends no event').toEqual([]);
 });
 
-test('CRTV-017 ERR-009 the opposite review answers 409 CREATIVE_NOT_PENDING with currentStatus and leaves the creative unchanged', { tag: '@control' }, async ({ api, control, account }) => {
-  const { creatives } = await readyCampaign(api, control, account, 2);
+test('CRTV-017 ERR-009 the opposite review answers 409 CREATIVE_NOT_PENDING with currentStatus and leaves the creative unchanged', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+  const { creatives } = await readyCampaign(api, hooks, account, 2);
   const [a, r] = creatives as [Creative, Creative];
   const review = api.as('creatives:review');
   expect(await review.post(approvePath(a.creativeId), { idempotencyKey: newKey('approve') })).toHaveStatus(200);
   expect(await review.post(rejectPath(r.creativeId), { idempotencyKey: newKey('reject') })).toHaveStatus(200);
   const beforeA = await getCreative(api, a.creativeId);
   const beforeR = await getCreative(api, r.creativeId);
-  const events = await markEvents(control, account);
+  const events = await markEvents(hooks, account);
 
   const cases = [
     { creative: beforeA, refused: await review.post(rejectPath(a.creativeId), { idempotencyKey: newKey('reject'), body: { rejectionReason: 'too late' } }) },
@@ -284,8 +292,8 @@ test('CRTV-017 ERR-009 the opposite review answers 409 CREATIVE_NOT_PENDING with
   expect(await events.since(), 'a refused review records nothing').toEqual([]);
 });
 
-test('CRTV-011 CRTV-017 ERR-009 review outcomes read APPROVED and REJECTED, and currentStatus names them', { tag: ['@control', '@assumed'] }, async ({ api, control, account }) => {
-  const { creatives } = await readyCampaign(api, control, account, 2);
+test('CRTV-011 CRTV-017 ERR-009 review outcomes read APPROVED and REJECTED, and currentStatus names them', { tag: ['@hook:accounts', '@hook:actors', '@assumed'] }, async ({ api, hooks, account }) => {
+  const { creatives } = await readyCampaign(api, hooks, account, 2);
   const [a, r] = creatives as [Creative, Creative];
   expect(creatives.map((c) => c.status)).toEqual(['PENDING', 'PENDING']);
   const review = api.as('creatives:review');
@@ -298,26 +306,26 @@ test('CRTV-011 CRTV-017 ERR-009 review outcomes read APPROVED and REJECTED, and 
   expect(refusedToo.problem['currentStatus']).toBe('REJECTED');
 });
 
-test('CRTV-017 ERR-009 approving or rejecting a QUEUED or GENERATING creative answers 409 CREATIVE_NOT_PENDING with its currentStatus', { tag: ['@control', '@assumed'] }, async ({ api, control, account }) => {
-  const { creatives } = await readyCampaign(api, control, account, 1);
+test('CRTV-017 ERR-009 approving or rejecting a QUEUED or GENERATING creative answers 409 CREATIVE_NOT_PENDING with its currentStatus', { tag: ['@hook:accounts', '@hook:actors', '@assumed'] }, async ({ api, hooks, account }) => {
+  const { creatives } = await readyCampaign(api, hooks, account, 1);
   const c = creatives[0]!;
   const review = api.as('creatives:review');
-  await dashboard(control, account, 'regenerateCreative', { creativeId: c.creativeId });
+  await dashboard(hooks, account, 'regenerateCreative', { creativeId: c.creativeId });
   for (const expected of ['QUEUED', 'GENERATING']) {
     for (const path of [approvePath(c.creativeId), rejectPath(c.creativeId)]) {
       const refused = await review.post(path, { idempotencyKey: newKey('review') });
       await expect(refused, `${path} while ${expected}`).toBeProblem(409, 'CREATIVE_NOT_PENDING');
       expect(refused.problem['currentStatus']).toBe(expected);
     }
-    if (expected === 'QUEUED') await dashboard(control, account, 'startGeneration', { creativeId: c.creativeId });
+    if (expected === 'QUEUED') await dashboard(hooks, account, 'startGeneration', { creativeId: c.creativeId });
   }
 });
 
-test('CRTV-014 CRTV-016 EVT-035 EVT-036 a review through a review link records creative.approved with actor share_link and no apiKeyId', { tag: '@control' }, async ({ api, control, account }) => {
-  const { creatives } = await readyCampaign(api, control, account, 1);
+test('CRTV-014 CRTV-016 EVT-035 EVT-036 a review through a review link records creative.approved with actor share_link and no apiKeyId', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+  const { creatives } = await readyCampaign(api, hooks, account, 1);
   const c = creatives[0]!;
-  const events = await markEvents(control, account);
-  const outcome = await actAs(control, account, { kind: 'share_link' }, 'approveCreative', { creativeId: c.creativeId });
+  const events = await markEvents(hooks, account);
+  const outcome = await actAs(hooks, account, { kind: 'share_link' }, 'approveCreative', { creativeId: c.creativeId });
   expect(outcome.status, JSON.stringify(outcome)).toBe(200);
   const recorded = await events.since();
   expect(recorded.map((e) => [e.type, e.resource.id, e.actor])).toEqual([['creative.approved', c.creativeId, { kind: 'share_link' }]]);
@@ -332,10 +340,10 @@ test('CRTV-014 CRTV-016 EVT-035 EVT-036 a review through a review link records c
 // ---------------------------------------------------------------------------------------------
 // Delete and undelete
 
-test('CRTV-018 CRTV-029 GEN-002 GEN-008 ETAG-003 PAGE-009 PAGE-010 PAGE-011 EVT-035 deleting a live creative sets deletedAt, hides it without showDeleted and records creative.deleted', { tag: '@control' }, async ({ api, control, account }) => {
-  const { creatives } = await readyCampaign(api, control, account, 2);
+test('CRTV-018 CRTV-029 GEN-002 GEN-008 ETAG-003 PAGE-009 PAGE-010 PAGE-011 EVT-035 deleting a live creative sets deletedAt, hides it without showDeleted and records creative.deleted', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+  const { creatives } = await readyCampaign(api, hooks, account, 2);
   const [gone, kept] = creatives as [Creative, Creative];
-  const events = await markEvents(control, account);
+  const events = await markEvents(hooks, account);
 
   const deleted = await api.as('creatives:write').delete(creativePath(gone.creativeId));
   expect(deleted).toHaveStatus(200);
@@ -357,12 +365,12 @@ test('CRTV-018 CRTV-029 GEN-002 GEN-008 ETAG-003 PAGE-009 PAGE-010 PAGE-011 EVT-
   expectEventsByKey(await events.since(), [['creative.deleted', gone.creativeId]], account.keyId('creatives:write'));
 });
 
-test('CRTV-020 ERR-009 ERR-027 deleting a QUEUED or GENERATING creative answers 409 CREATIVE_NOT_DELETABLE with currentStatus, and the same delete succeeds once generation finished', { tag: '@control' }, async ({ api, control, account }) => {
-  const { creatives } = await readyCampaign(api, control, account, 1);
+test('CRTV-020 ERR-009 ERR-027 deleting a QUEUED or GENERATING creative answers 409 CREATIVE_NOT_DELETABLE with currentStatus, and the same delete succeeds once generation finished', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+  const { creatives } = await readyCampaign(api, hooks, account, 1);
   const c = creatives[0]!;
   const writer = api.as('creatives:write');
-  await dashboard(control, account, 'regenerateCreative', { creativeId: c.creativeId });
-  const events = await markEvents(control, account);
+  await dashboard(hooks, account, 'regenerateCreative', { creativeId: c.creativeId });
+  const events = await markEvents(hooks, account);
 
   for (const expected of ['QUEUED', 'GENERATING']) {
     const before = await getCreative(api, c.creativeId);
@@ -373,23 +381,23 @@ test('CRTV-020 ERR-009 ERR-027 deleting a QUEUED or GENERATING creative answers 
     const after = await getCreative(api, c.creativeId);
     expect(after.json, 'the creative is unchanged (still live)').toEqual(before.json);
     expect(after.header('etag')).toBe(before.header('etag'));
-    if (expected === 'QUEUED') await dashboard(control, account, 'startGeneration', { creativeId: c.creativeId });
+    if (expected === 'QUEUED') await dashboard(hooks, account, 'startGeneration', { creativeId: c.creativeId });
   }
   expect(await events.since()).toEqual([]);
 
-  await dashboard(control, account, 'finishGeneration', { creativeId: c.creativeId });
+  await dashboard(hooks, account, 'finishGeneration', { creativeId: c.creativeId });
   const deleted = await writer.delete(creativePath(c.creativeId));
   expect(deleted, 'the same delete after generation finished').toHaveStatus(200);
   expectTimestamp((deleted.json as Creative).deletedAt, 'deletedAt');
   expectEventsByKey(await events.since(), [['creative.deleted', c.creativeId]], account.keyId('creatives:write'));
 });
 
-test('CRTV-021 CRTV-023 CRTV-029 ETAG-003 EVT-035 undeleting a deleted creative makes it live and records creative.restored; undeleting a live one is a no-op 200', { tag: '@control' }, async ({ api, control, account }) => {
-  const { creatives } = await readyCampaign(api, control, account, 1);
+test('CRTV-021 CRTV-023 CRTV-029 ETAG-003 EVT-035 undeleting a deleted creative makes it live and records creative.restored; undeleting a live one is a no-op 200', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+  const { creatives } = await readyCampaign(api, hooks, account, 1);
   const c = creatives[0]!;
   const writer = api.as('creatives:write');
   expect(await writer.delete(creativePath(c.creativeId))).toHaveStatus(200);
-  const events = await markEvents(control, account);
+  const events = await markEvents(hooks, account);
 
   const restored = await writer.post(undeletePath(c.creativeId), { idempotencyKey: newKey('undelete') });
   expect(restored).toHaveStatus(200);
@@ -409,18 +417,19 @@ test('CRTV-021 CRTV-023 CRTV-029 ETAG-003 EVT-035 undeleting a deleted creative 
   expect((await events.since()).length, 'the no-op records nothing').toBe(1);
 });
 
-test('GEN-003 CRTV-021 a creative deleted on its own days ago is restored (no time limit)', { tag: '@control' }, async ({ api, clock }) => {
-  const campaigns = await allCampaigns(api, true);
-  const all = await allCreatives(api, true);
+test('GEN-003 CRTV-021 a creative deleted on its own days ago is restored (no time limit)', { tag: ['@hook:accounts', '@hook:clock', '@hook:actors'] }, async ({ api, hooks, account, clock }) => {
+  const { creatives } = await readyCampaign(api, hooks, account, 1);
+  const c = creatives[0]!;
+  const writer = api.as('creatives:write');
+  const deleted = await writer.delete(creativePath(c.creativeId));
+  expect(deleted).toHaveStatus(200);
+  await clock.advance(3 * 24 * 3600);
+  const deletedAt = (deleted.json as Creative).deletedAt!;
   const now = Date.parse((await clock.now()).now);
-  const old = pick(
-    all,
-    (c) => c.deletedAt !== null && c.deletedAt !== undefined && now - Date.parse(c.deletedAt) >= 24 * 3600_000 && campaigns.some((k) => k.campaignId === c.campaignId && k.deletedAt === null),
-    'the seeded account has no creative deleted a day or more ago in a live campaign',
-  );
-  const restored = await api.as('creatives:write').post(undeletePath(old.creativeId), { idempotencyKey: newKey('undelete') });
-  expect(restored, `undelete of a creative deleted at ${old.deletedAt}`).toHaveStatus(200);
-  expect(ok(await getCreative(api, old.creativeId)).creativeId).toBe(old.creativeId);
+  expect(now - Date.parse(deletedAt), `the account's clock reads 3 days after the delete (${deletedAt})`).toBeGreaterThanOrEqual(3 * 24 * 3600_000);
+  const restored = await writer.post(undeletePath(c.creativeId), { idempotencyKey: newKey('undelete') });
+  expect(restored, `undelete of a creative deleted at ${deletedAt}`).toHaveStatus(200);
+  expect(ok(await getCreative(api, c.creativeId)).deletedAt ?? null, 'live again').toBeNull();
 });
 
 test('CRTV-022 undeleting a creative deleted with its campaign, while the campaign is still deleted, answers 409 CREATIVE_CAMPAIGN_DELETED and changes nothing', async ({ api }) => {
@@ -442,11 +451,11 @@ test('CRTV-022 undeleting a creative deleted with its campaign, while the campai
 // ---------------------------------------------------------------------------------------------
 // Update
 
-test('CRTV-024 CRTV-027 GEN-008 ETAG-003 EVT-035 a metadata PATCH keeps the creative\'s state, answers it as GET does and records creative.updated', { tag: '@control' }, async ({ api, control, account }) => {
-  const { creatives } = await readyCampaign(api, control, account, 1);
+test('CRTV-024 CRTV-027 GEN-008 ETAG-003 EVT-035 a metadata PATCH keeps the creative\'s state, answers it as GET does and records creative.updated', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+  const { creatives } = await readyCampaign(api, hooks, account, 1);
   const c = creatives[0]!;
   const tagBefore = (await getCreative(api, c.creativeId)).header('etag');
-  const events = await markEvents(control, account);
+  const events = await markEvents(hooks, account);
   const patched = await api.as('creatives:write').patch(creativePath(c.creativeId), { body: { metadata: { channel: 'conformance' } } });
   expect(patched).toHaveStatus(200);
   const read = await getCreative(api, c.creativeId);
@@ -459,13 +468,13 @@ test('CRTV-024 CRTV-027 GEN-008 ETAG-003 EVT-035 a metadata PATCH keeps the crea
   expectEventsByKey(await events.since(), [['creative.updated', c.creativeId]], account.keyId('creatives:write'));
 });
 
-test('CRTV-026 a creative PATCH that alters nothing (an empty object included) answers 200, records nothing and sends no event', { tag: '@control' }, async ({ api, control, account }) => {
-  const { creatives } = await readyCampaign(api, control, account, 1);
+test('CRTV-026 a creative PATCH that alters nothing (an empty object included) answers 200, records nothing and sends no event', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+  const { creatives } = await readyCampaign(api, hooks, account, 1);
   const c = creatives[0]!;
   const writer = api.as('creatives:write');
   const first = await writer.patch(creativePath(c.creativeId), { body: { metadata: { channel: 'conformance' } } });
   expect(first).toHaveStatus(200);
-  const events = await markEvents(control, account);
+  const events = await markEvents(hooks, account);
 
   // {} too: both fields are optional, and no 422 cause of this PATCH covers an empty body.
   const bodies = [{ metadata: { channel: 'conformance' } }, { metadata: { absent: null } }, { metadata: {} }, {}];
@@ -488,11 +497,11 @@ test('CRTV-028 ERR-008 a creative PATCH with an unknown field answers 422 VALIDA
   expectUnchanged(account, 'the refused PATCH changed nothing', before.json, after.json, (json) => ('colour' in (json as object) ? ['colour'] : []), [before.header('etag'), after.header('etag')]);
 });
 
-test('CRTV-012 CRTV-024 ERR-024 EVT-033 a creative takes every delivery ratio of its own, null shows the campaign\'s again, and another ratio answers 422', { tag: ['@control', '@assumed'] }, async ({ api, control, account }) => {
-  const { creatives } = await readyCampaign(api, control, account, 1, { aspectRatio: '4:5' });
+test('CRTV-012 CRTV-024 ERR-024 EVT-033 a creative takes every delivery ratio of its own, null shows the campaign\'s again, and another ratio answers 422', { tag: ['@hook:accounts', '@hook:actors', '@hook:events', '@assumed'] }, async ({ api, hooks, account }) => {
+  const { creatives } = await readyCampaign(api, hooks, account, 1, { aspectRatio: '4:5' });
   const c = creatives[0]!;
   const writer = api.as('creatives:write');
-  const events = await markEvents(control, account);
+  const events = await markEvents(hooks, account);
   const ratios = ['1:1', '4:5', '9:16', '16:9', '2:3', '3:2', '4:3', '3:4'];
   for (const ratio of ratios) {
     const patched = await writer.patch(creativePath(c.creativeId), { body: { aspectRatio: ratio } });

@@ -1,15 +1,16 @@
 /**
  * Errors of the resource writes (ERR-*): the problem members on a 404 and a 422 (errors[], one
  * entry per offending field); 401 ENTITLEMENT_LOST on creative, asset and campaign writes with a
- * uniform body; 503 WRITES_PAUSED with Retry-After on every write while writes are paused (for the
- * account or for everyone), nothing changed and reads unaffected; 503 SERVICE_UNAVAILABLE on a lost
+ * uniform body; 503 WRITES_PAUSED with Retry-After on every write while writes are paused for the
+ * account (the faults hook; a pause for everyone is what a client of one account sees the same way,
+ * and no hook is global: D150), nothing changed and reads unaffected; 503 SERVICE_UNAVAILABLE on a lost
  * race of a campaign create or restore, safe to retry with the same key; malformed, non-JSON and
  * oversized bodies. The per-code members (currentStatus, generatingCount, reason, limitKey, limit,
  * current) are checked where their conflicts arise (creatives.spec.ts, campaigns.spec.ts).
  */
-import { expectUnchanged } from '../fixtures/shared-account.ts';
+import { expectCreatedNothing, expectUnchanged } from '../fixtures/shared-account.ts';
 import { expect, test, type ApiClient, type ApiResponse } from '../fixtures/index.ts';
-import { presetId } from '../fixtures/generation.ts';
+import { listRuns, presetId } from '../fixtures/generation.ts';
 import {
   allAssets,
   allCampaigns,
@@ -101,42 +102,47 @@ test('ERR-014 a 401 on a creative, asset or campaign write carries ENTITLEMENT_L
   expect(details.size, `one uniform body for every cause and write: ${[...details].join('\n')}`).toBe(1);
 });
 
-test('ERR-014 a campaign write on a plan that lost campaigns answers 401 ENTITLEMENT_LOST with the body of a bad key', { tag: ['@control', '@assumed'] }, async ({ api, control, account }) => {
+test('ERR-014 a campaign write on a plan that lost campaigns answers 401 ENTITLEMENT_LOST with the body of a bad key', { tag: ['@hook:accounts', '@assumed'] }, async ({ api, hooks, account }) => {
   const campaign = pick(await allCampaigns(api), () => true, 'the account has no live campaign');
   const writer = api.as('campaigns:write');
   const path = `/campaigns/${campaign.campaignId}`;
-  await setPlan(control, account, { campaigns: false });
+  await setPlan(hooks, account, { campaigns: false });
   const lapsed = await writer.patch(path, { body: { name: 'lapsed' } });
   await expect(lapsed).toBeProblem(401, 'ENTITLEMENT_LOST');
   const badKey = await writer.patch(path, { body: { name: 'lapsed' }, authorization: null });
   const { requestId: _a, ...lapsedRest } = lapsed.problem;
   const { requestId: _b, ...badRest } = badKey.problem;
   expect(lapsedRest, 'a lapsed plan cannot be told from a bad key').toEqual(badRest);
-  await setPlan(control, account, { campaigns: true });
+  await setPlan(hooks, account, { campaigns: true });
   expect(ok(await getCampaign(api, campaign.campaignId)).name, 'nothing changed').toBe(campaign.name);
 });
 
-interface Snapshot {
-  creatives: unknown;
-  assets: unknown;
-  campaigns: unknown;
+type WriteCall = [string, ApiClient, 'PATCH' | 'DELETE' | 'POST', string, unknown];
+
+/** What a resource's owner reads of it by id (showDeleted): body and ETag. */
+async function readById(api: ApiClient, path: string): Promise<{ status: number; body: unknown; etag: string | undefined }> {
+  const response = await api.get(path, { query: { showDeleted: true } });
+  return { status: response.status, body: response.body, etag: response.header('etag') };
 }
 
-async function snapshot(api: ApiClient): Promise<Snapshot> {
-  return { creatives: await allCreatives(api, true), assets: await allAssets(api, true), campaigns: await allCampaigns(api, true) };
-}
-
-/** Every creative, asset and campaign write of the account, on resources that exist. */
-async function everyWrite(api: ApiClient, control: Parameters<typeof readyCampaign>[1], account: Parameters<typeof readyCampaign>[2]): Promise<[string, ApiClient, 'PATCH' | 'DELETE' | 'POST', string, unknown][]> {
-  const { campaign, creatives, brandId, productIds } = await readyCampaign(api, control, account, 1);
+/**
+ * Every creative, asset and campaign write of the account, on resources that exist, and `state()`:
+ * what those writes could change, read through the API (each resource they name, by id, and the
+ * campaigns carrying the name the create sends), so that "changed nothing" is judged on what this
+ * test touched, never on the account's whole collections.
+ */
+async function everyWrite(api: ApiClient, hooks: Parameters<typeof readyCampaign>[1], account: Parameters<typeof readyCampaign>[2]): Promise<{ writes: WriteCall[]; state: () => Promise<unknown> }> {
+  const { campaign, creatives, brandId, productIds } = await readyCampaign(api, hooks, account, 1);
   const creative = `/creatives/${creatives[0]!.creativeId}`;
-  const asset = `/assets/${(await allAssets(api))[0]!.assetId}`;
+  const asset = `/assets/${pick(await allAssets(api), () => true, 'the account has no live asset').assetId}`;
   const deletedCampaign = (await allCampaigns(api, true)).find((c) => c.deletedAt !== null);
+  const restored = `/campaigns/${(deletedCampaign ?? campaign).campaignId}`;
+  const name = uniqueName('paused');
   const cw = api.as('creatives:write');
   const cr = api.as('creatives:review');
   const aw = api.as('assets:write');
   const pw = api.as('campaigns:write');
-  return [
+  const writes: WriteCall[] = [
     ['PATCH creative', cw, 'PATCH', creative, { metadata: { cf: 'paused' } }],
     ['DELETE creative', cw, 'DELETE', creative, undefined],
     ['undelete creative', cw, 'POST', `${creative}/undelete`, undefined],
@@ -147,14 +153,22 @@ async function everyWrite(api: ApiClient, control: Parameters<typeof readyCampai
     ['unarchive', aw, 'POST', `${asset}/unarchive`, undefined],
     ['DELETE asset', aw, 'DELETE', asset, undefined],
     ['undelete asset', aw, 'POST', `${asset}/undelete`, undefined],
-    ['POST /campaigns', pw, 'POST', '/campaigns', { name: uniqueName('paused'), brandId, productIds }],
+    ['POST /campaigns', pw, 'POST', '/campaigns', { name, brandId, productIds }],
     ['PATCH campaign', pw, 'PATCH', `/campaigns/${campaign.campaignId}`, { name: 'paused' }],
     ['DELETE campaign', pw, 'DELETE', `/campaigns/${campaign.campaignId}`, undefined],
-    ['undelete campaign', pw, 'POST', `/campaigns/${(deletedCampaign ?? campaign).campaignId}/undelete`, undefined],
+    ['undelete campaign', pw, 'POST', `${restored}/undelete`, undefined],
   ];
+  const state = async (): Promise<unknown> => ({
+    creative: await readById(api, creative),
+    asset: await readById(api, asset),
+    campaign: await readById(api, `/campaigns/${campaign.campaignId}`),
+    restored: await readById(api, restored),
+    named: (await allCampaigns(api, true)).filter((c) => c.name === name).map((c) => c.campaignId),
+  });
+  return { writes, state };
 }
 
-async function expectAllPaused(api: ApiClient, writes: Awaited<ReturnType<typeof everyWrite>>): Promise<void> {
+async function expectAllPaused(api: ApiClient, writes: readonly WriteCall[]): Promise<void> {
   for (const [what, client, method, path, body] of writes) {
     const response = await sendWrite(client, method, path, body);
     await expect(response, `${what} while writes are paused`).toBeProblem(503, 'WRITES_PAUSED');
@@ -163,42 +177,27 @@ async function expectAllPaused(api: ApiClient, writes: Awaited<ReturnType<typeof
   void api;
 }
 
-test('ERR-029 ERR-030 ERR-025 while writes are paused for the account, every creative, asset and campaign write answers 503 WRITES_PAUSED with Retry-After and changes nothing; reads are unaffected', { tag: '@control' }, async ({ api, control, account }) => {
-  const writes = await everyWrite(api, control, account);
-  const before = await snapshot(api);
-  const events = await markEvents(control, account);
-  await setFaults(control, account, { writesPaused: true });
+test('ERR-029 ERR-030 ERR-025 while writes are paused for the account, every creative, asset and campaign write answers 503 WRITES_PAUSED with Retry-After and changes nothing; reads are unaffected', { tag: ['@hook:accounts', '@hook:faults', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+  const { writes, state } = await everyWrite(api, hooks, account);
+  const before = await state();
+  const events = await markEvents(hooks, account);
+  await setFaults(hooks, account, { writesPaused: true });
   await expectAllPaused(api, writes);
-  expect(await snapshot(api), 'nothing changed (the lists read normally while writes are paused)').toEqual(before);
+  expect(await state(), 'nothing the writes named changed, and no campaign carries the paused create\'s name (reads work while writes are paused)').toEqual(before);
   expect(await events.since(), 'nothing was recorded').toEqual([]);
   for (const path of ['/products', '/deliveries']) expect(await api.get(path, { query: { limit: 1 } }), `${path} while writes are paused`).toHaveStatus(200);
-  await setFaults(control, account, { writesPaused: false });
+  await setFaults(hooks, account, { writesPaused: false });
   const [, client, method, path, body] = writes[0]!;
   expect(await sendWrite(client, method, path, body), 'writes work again once resumed').toHaveStatus(200);
 });
 
-test('ERR-029 ERR-025 while writes are paused for everyone, every write of any account answers 503 WRITES_PAUSED; reads are unaffected', { tag: ['@control', '@exclusive'] }, async ({ api, control, account, target }) => {
-  const writes = await everyWrite(api, control, account);
-  const before = await snapshot(api);
-  const global = await control.send('PATCH', '/__mock/faults', { writesPaused: true });
-  expect(global.status, global.text).toBe(200);
-  try {
-    await expectAllPaused(api, writes);
-    expect(await snapshot(api)).toEqual(before);
-  } finally {
-    const off = await control.send('PATCH', '/__mock/faults', { writesPaused: false });
-    expect(off.status, off.text).toBe(200);
-  }
-  const [, client, method, path, body] = writes[0]!;
-  expect(await sendWrite(client, method, path, body), 'writes work again once resumed').toHaveStatus(200);
-});
-
-test('ERR-031 ERR-029 while writes are paused, POST /runs, stop and POST /upscales answer 503 WRITES_PAUSED too', { tag: ['@control', '@assumed'] }, async ({ api, control, account }) => {
+test('ERR-031 ERR-029 while writes are paused, POST /runs, stop and POST /upscales answer 503 WRITES_PAUSED too', { tag: ['@hook:accounts', '@hook:faults', '@assumed'] }, async ({ api, hooks, account }) => {
   const runs = api.as('runs:write');
   const productId = (await allCreatives(api))[0]!.productId;
   const preset = await presetId(runs);
   const asset = (await allAssets(api)).find((a) => a.type === 'STATIC' && Math.max(a.width, a.height) < 4096)!;
-  await setFaults(control, account, { writesPaused: true });
+  const runsBefore = await listRuns(api.as('runs:read'));
+  await setFaults(hooks, account, { writesPaused: true });
   const paused = [
     await runs.post('/runs', { body: { productIds: [productId], creativesPerProduct: 1, presetId: preset }, idempotencyKey: newKey('run') }),
     await runs.post('/runs/run_conformance_unknown/stop'),
@@ -208,26 +207,26 @@ test('ERR-031 ERR-029 while writes are paused, POST /runs, stop and POST /upscal
     await expect(response).toBeProblem(503, 'WRITES_PAUSED');
     expect(response.header('retry-after'), response.describe()).toMatch(/^\d+$/);
   }
-  const list = await api.as('runs:read').get('/runs');
-  expect(list).toHaveStatus(200);
-  expect((list.json as { data: unknown[] }).data, 'no run was created').toEqual([]);
+  // A run carries nothing of the request that made it: on this test's own account, no new run at all.
+  expectCreatedNothing(account, 'the paused POST /runs', runsBefore, await listRuns(api.as('runs:read')), (r) => r.runId);
 });
 
-test('ERR-032 ERR-026 ERR-025 a campaign create or restore that lost a race answers 503 SERVICE_UNAVAILABLE with Retry-After and changes nothing; the same request then succeeds once', { tag: '@control' }, async ({ api, control, account }) => {
+test('ERR-032 ERR-026 ERR-025 a campaign create or restore that lost a race answers 503 SERVICE_UNAVAILABLE with Retry-After and changes nothing; the same request then succeeds once', { tag: ['@hook:accounts', '@hook:faults'] }, async ({ api, hooks, account }) => {
   const { brandId, productIds } = await brandWithProducts(api, 1);
   const deleted = pick(await allCampaigns(api, true), (c) => c.deletedAt !== null, 'the account has no deleted campaign');
   const name = uniqueName('race');
   const createKey = newKey('race');
   const restoreKey = newKey('race');
   const writer = api.as('campaigns:write');
-  const before = await snapshot(api);
-  await setFaults(control, account, { lostRaces: 2 });
+  const before = { campaigns: await allCampaigns(api, true), restored: await readById(api, `/campaigns/${deleted.campaignId}`) };
+  await setFaults(hooks, account, { lostRaces: 2 });
   const lost = [await postCampaign(api, { name, brandId, productIds }, createKey), await writer.post(`/campaigns/${deleted.campaignId}/undelete`, { idempotencyKey: restoreKey })];
   for (const response of lost) {
     await expect(response).toBeProblem(503, 'SERVICE_UNAVAILABLE');
     expect(response.header('retry-after'), response.describe()).toMatch(/^\d+$/);
   }
-  expect(await snapshot(api), 'nothing changed').toEqual(before);
+  expect(await readById(api, `/campaigns/${deleted.campaignId}`), 'the campaign whose restore lost is unchanged (still deleted)').toEqual(before.restored);
+  expectCreatedNothing(account, 'the create that lost a race', before.campaigns, await allCampaigns(api, true), (c) => c.campaignId, (c) => c.name === name);
 
   const created = await postCampaign(api, { name, brandId, productIds }, createKey);
   expect(created, 'the same create, retried with its key').toHaveStatus(201);

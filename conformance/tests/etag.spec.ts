@@ -62,8 +62,8 @@ async function send(w: Write, ifMatch: string): Promise<ApiResponse> {
 }
 
 /** Every write that takes If-Match, in an order in which each applies to the state the previous one left. */
-async function ifMatchWrites(api: ApiClient, control: Parameters<typeof readyCampaign>[1], account: Parameters<typeof readyCampaign>[2]): Promise<Write[]> {
-  const { campaign, creatives } = await readyCampaign(api, control, account, 1);
+async function ifMatchWrites(api: ApiClient, hooks: Parameters<typeof readyCampaign>[1], account: Parameters<typeof readyCampaign>[2]): Promise<Write[]> {
+  const { campaign, creatives } = await readyCampaign(api, hooks, account, 1);
   const creativeId = creatives[0]!.creativeId;
   const asset = (await allAssets(api))[0]!;
   const cw = api.as('creatives:write');
@@ -86,8 +86,8 @@ async function ifMatchWrites(api: ApiClient, control: Parameters<typeof readyCam
   ];
 }
 
-test('ETAG-004 ETAG-003 If-Match with the current ETag is accepted on PATCH, DELETE and undelete of a creative, PATCH and DELETE of a campaign, and every asset write', { tag: '@control' }, async ({ api, control, account }) => {
-  for (const w of await ifMatchWrites(api, control, account)) {
+test('ETAG-004 ETAG-003 If-Match with the current ETag is accepted on PATCH, DELETE and undelete of a creative, PATCH and DELETE of a campaign, and every asset write', { tag: ['@hook:accounts', '@hook:actors'] }, async ({ api, hooks, account }) => {
+  for (const w of await ifMatchWrites(api, hooks, account)) {
     const current = tagOf(await w.read());
     const response = await send(w, current);
     expect(response, `${w.what} with If-Match: ${current}`).toHaveStatus(200);
@@ -97,8 +97,8 @@ test('ETAG-004 ETAG-003 If-Match with the current ETag is accepted on PATCH, DEL
   }
 });
 
-test('ETAG-005 ETAG-004 a stale If-Match answers 412 PRECONDITION_FAILED on every write that takes it, and nothing changes', { tag: '@control' }, async ({ api, control, account }) => {
-  const writes = await ifMatchWrites(api, control, account);
+test('ETAG-005 ETAG-004 a stale If-Match answers 412 PRECONDITION_FAILED on every write that takes it, and nothing changes', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+  const writes = await ifMatchWrites(api, hooks, account);
   const judged: string[] = [];
   for (const w of writes) {
     const stale = tagOf(await w.read());
@@ -111,7 +111,7 @@ test('ETAG-005 ETAG-004 a stale If-Match answers 412 PRECONDITION_FAILED on ever
     expect(await w.client.patch(w.path.replace(/\/(archive|unarchive)$/, ''), { body: { metadata: { cf_bump: newKey() } } }), `${w.what}: an edit of the target`).toHaveStatus(200);
     const before = await w.read();
     expect(tagOf(before), `${w.what}: the edit changed the tag`).not.toBe(stale);
-    const events = await markEvents(control, account);
+    const events = await markEvents(hooks, account);
     const refused = await send(w, stale);
     await expect(refused, `${w.what} with a stale If-Match`).toBeProblem(412, 'PRECONDITION_FAILED');
     const after = await w.read();
@@ -125,8 +125,8 @@ test('ETAG-005 ETAG-004 a stale If-Match answers 412 PRECONDITION_FAILED on ever
   expect(judged, 'every write on a live target was judged (the undeletes are judged in the next test)').toEqual(writes.map((w) => w.what).filter((what) => !what.endsWith('/undelete')));
 });
 
-test('ETAG-005 ETAG-004 a stale If-Match on undelete of a creative or an asset answers 412 and the item stays deleted', { tag: '@control' }, async ({ api, control, account }) => {
-  const { creatives } = await readyCampaign(api, control, account, 1);
+test('ETAG-005 ETAG-004 a stale If-Match on undelete of a creative or an asset answers 412 and the item stays deleted', { tag: ['@hook:accounts', '@hook:actors'] }, async ({ api, hooks, account }) => {
+  const { creatives } = await readyCampaign(api, hooks, account, 1);
   const creativeId = creatives[0]!.creativeId;
   const asset = (await allAssets(api))[0]!;
   const cases: [string, ApiClient, string, () => Promise<ApiResponse>][] = [
@@ -168,8 +168,8 @@ test('ETAG-004 ETAG-005 If-Match `*` matches the current representation, a list 
   expect(tagOf(await getAsset(api, asset.assetId)), 'nothing changed').toBe(current);
 });
 
-test('ETAG-001 ERR-034 ETAG-005 a campaign\'s ETag changes when its creativeCount or status changes without an edit, and a write with the old tag answers 412', { tag: '@control' }, async ({ api, control, account }) => {
-  const { campaign, creatives } = await readyCampaign(api, control, account, 2);
+test('ETAG-001 ERR-034 ETAG-005 a campaign\'s ETag changes when its creativeCount or status changes without an edit, and a write with the old tag answers 412', { tag: ['@hook:accounts', '@hook:actors'] }, async ({ api, hooks, account }) => {
+  const { campaign, creatives } = await readyCampaign(api, hooks, account, 2);
   const [gone, kept] = creatives as [(typeof creatives)[0], (typeof creatives)[0]];
   const path = `/campaigns/${campaign.campaignId}`;
   const writer = api.as('campaigns:write');
@@ -193,8 +193,8 @@ test('ETAG-001 ERR-034 ETAG-005 a campaign\'s ETag changes when its creativeCoun
   expect(await writer.delete(path, { ifMatch: tagOf(t2) }), 'DELETE with the current tag').toHaveStatus(200);
 });
 
-test('ETAG-001 ERR-034 a campaign\'s ETag changes when its creation finishes, with no request at all', { tag: '@control' }, async ({ api, control, account, clock }) => {
-  await setFaults(control, account, { creationSeconds: 120 });
+test('ETAG-001 ERR-034 a campaign\'s ETag changes when its creation finishes, with no request at all', { tag: ['@hook:accounts', '@hook:clock', '@hook:faults'] }, async ({ api, hooks, account, clock }) => {
+  await setFaults(hooks, account, { campaignCreationSeconds: 120 });
   const { campaign, t0 } = await clockWindow(clock, 120, async () => {
     const { campaign } = await newCampaign(api, 1);
     return { campaign, t0: await getCampaign(api, campaign.campaignId) };

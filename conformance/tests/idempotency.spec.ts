@@ -15,7 +15,6 @@ import {
   allCreatives,
   brandWithProducts,
   clockWindow,
-  collectionSizes,
   expectEventsByKey,
   getCreative,
   markEvents,
@@ -118,8 +117,8 @@ test('IDEM-004 IDEM-011 ERR-013 a malformed Idempotency-Key answers 400 INVALID_
   expect(longest, 'a key of 255 characters').toHaveStatus(201);
 });
 
-test('IDEM-003 PATCH and DELETE of creatives, assets and campaigns succeed without an Idempotency-Key', { tag: '@control' }, async ({ api, control, account }) => {
-  const { campaign, creatives } = await readyCampaign(api, control, account, 1);
+test('IDEM-003 PATCH and DELETE of creatives, assets and campaigns succeed without an Idempotency-Key', { tag: ['@hook:accounts', '@hook:actors'] }, async ({ api, hooks, account }) => {
+  const { campaign, creatives } = await readyCampaign(api, hooks, account, 1);
   const asset = (await allAssets(api))[0]!;
   const cases: [string, string, string][] = [
     ['creative', 'creatives:write', `/creatives/${creatives[0]!.creativeId}`],
@@ -155,12 +154,12 @@ test('IDEM-006 IDEM-007 CAMP-022 a retried POST /campaigns with the same key and
   expect(named.map((c) => [c.campaignId, c.name]), 'one campaign, renamed once: the retries created and changed nothing').toEqual([[campaign.campaignId, `${input.name} renamed`]]);
 });
 
-test('IDEM-006 a retried approve replays its answer and records no second event', { tag: '@control' }, async ({ api, control, account }) => {
-  const { creatives } = await readyCampaign(api, control, account, 1);
+test('IDEM-006 a retried approve replays its answer and records no second event', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+  const { creatives } = await readyCampaign(api, hooks, account, 1);
   const c = creatives[0]!;
   const review = api.as('creatives:review');
   const key = newKey('approve');
-  const events = await markEvents(control, account);
+  const events = await markEvents(hooks, account);
   const first = await review.post(`/creatives/${c.creativeId}/approve`, { idempotencyKey: key });
   expect(first).toHaveStatus(200);
   const replay = await review.post(`/creatives/${c.creativeId}/approve`, { idempotencyKey: key });
@@ -168,8 +167,8 @@ test('IDEM-006 a retried approve replays its answer and records no second event'
   expectEventsByKey(await events.since(), [['creative.approved', c.creativeId]], account.keyId('creatives:review'));
 });
 
-test('IDEM-016 ERR-007 a replayed refusal carries its own requestId; the rest of the answer is the stored one', { tag: ['@control', '@assumed'] }, async ({ api, control, account }) => {
-  const { creatives } = await readyCampaign(api, control, account, 1);
+test('IDEM-016 ERR-007 a replayed refusal carries its own requestId; the rest of the answer is the stored one', { tag: ['@hook:accounts', '@hook:actors', '@assumed'] }, async ({ api, hooks, account }) => {
+  const { creatives } = await readyCampaign(api, hooks, account, 1);
   const c = creatives[0]!;
   const review = api.as('creatives:review');
   expect(await review.post(`/creatives/${c.creativeId}/reject`, { idempotencyKey: newKey('reject') })).toHaveStatus(200);
@@ -195,45 +194,44 @@ test('IDEM-008 the same key with a different request answers 409 IDEMPOTENCY_KEY
   expect((await campaignsNamed(api, input.name)).length).toBe(1);
 });
 
-test('IDEM-008 the same key on another operation answers 409 IDEMPOTENCY_KEY_REUSED and changes nothing', { tag: '@control' }, async ({ api, control, account }) => {
-  const { creatives } = await readyCampaign(api, control, account, 2);
+test('IDEM-008 the same key on another operation answers 409 IDEMPOTENCY_KEY_REUSED and changes nothing', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+  const { creatives } = await readyCampaign(api, hooks, account, 2);
   const [a, b] = creatives as [(typeof creatives)[0], (typeof creatives)[0]];
   const key = newKey('reused');
   const review = api.as('creatives:review');
   expect(await review.post(`/creatives/${a.creativeId}/approve`, { idempotencyKey: key })).toHaveStatus(200);
-  const events = await markEvents(control, account);
+  const events = await markEvents(hooks, account);
   await expect(await review.post(`/creatives/${b.creativeId}/approve`, { idempotencyKey: key }), 'the key of A\'s approve on B').toBeProblem(409, 'IDEMPOTENCY_KEY_REUSED');
   await expect(await review.post(`/creatives/${a.creativeId}/reject`, { idempotencyKey: key }), 'the key of A\'s approve on A\'s reject').toBeProblem(409, 'IDEMPOTENCY_KEY_REUSED');
   expect(ok(await getCreative(api, b.creativeId)), 'B is unchanged').toEqual(b);
   expect(await events.since()).toEqual([]);
 });
 
-test('IDEM-009 IDEM-007 a request whose twin is still running answers 409 IDEMPOTENCY_IN_PROGRESS with Retry-After; the first completes and is then replayed', { tag: '@control' }, async ({ api, control, account, clock }) => {
+test('IDEM-009 IDEM-007 a request whose twin is still running answers 409 IDEMPOTENCY_IN_PROGRESS with Retry-After; the first completes and is then replayed', { tag: ['@hook:accounts', '@hook:clock', '@hook:faults'] }, async ({ api, hooks, account, clock }) => {
   const writer = api.as('campaigns:write');
   const slowSeconds = 120;
-  await setFaults(control, account, { slowWritesMs: slowSeconds * 1000 });
-  // Fresh per attempt: the key, and the campaign's name (an attempt spoiled by another worker's
-  // clock move may still create its campaign; "exactly one" is counted by this attempt's name).
+  await setFaults(hooks, account, { idempotencyInProgressSeconds: slowSeconds });
+  // Fresh per attempt: the key, and the campaign's name (an attempt spoiled by a clock move may
+  // still create its campaign; "exactly one" is counted by this attempt's name). Two identical
+  // requests are sent at once: whichever the target takes first holds the key in progress (and
+  // answers only once the account's clock has moved by the fault's time), so the one answered
+  // first is the twin. Nothing is read of the target's idempotency store: only what the API answers.
   const scene = await clockWindow(clock, slowSeconds, async (attempt) => {
     const input = await campaignInput(api);
     const key = newKey(`in-progress-${attempt}`);
-    const held = (await collectionSizes(control, account))['idempotency'] ?? 0;
-    const first = writer.post('/campaigns', { body: input, idempotencyKey: key });
-    // The first request holds its key (in progress) once the mock has recorded it.
-    let recorded = false;
-    for (let i = 0; i < 500 && !recorded; i += 1) recorded = ((await collectionSizes(control, account))['idempotency'] ?? 0) > held;
-    expect(recorded, 'the slow request reached the mock').toBe(true);
-    const second = await writer.post('/campaigns', { body: input, idempotencyKey: key });
-    return { input, key, first, second };
+    const send = (which: number) => writer.post('/campaigns', { body: input, idempotencyKey: key }).then((response) => ({ which, response }));
+    const pending = [send(0), send(1)];
+    const twin = await Promise.race(pending);
+    return { input, key, twin: twin.response, held: pending[1 - twin.which]!.then((answered) => answered.response) };
   });
   const input = scene.input;
-  await expect(scene.second, 'the twin of a request still running').toBeProblem(409, 'IDEMPOTENCY_IN_PROGRESS');
-  expect(scene.second.header('retry-after'), scene.second.describe()).toMatch(/^\d+$/);
+  await expect(scene.twin, 'the twin of a request still running (answered while the other is held)').toBeProblem(409, 'IDEMPOTENCY_IN_PROGRESS');
+  expect(scene.twin.header('retry-after'), scene.twin.describe()).toMatch(/^\d+$/);
 
   await clock.advance(slowSeconds);
-  const first = await scene.first;
-  expect(first, 'the first request completes once its (clock) time has passed').toHaveStatus(201);
-  await setFaults(control, account, { slowWritesMs: 0 });
+  const first = await scene.held;
+  expect(first, 'the request that held the key completes once its (clock) time has passed').toHaveStatus(201);
+  await setFaults(hooks, account, { idempotencyInProgressSeconds: 0 });
   const replay = await writer.post('/campaigns', { body: input, idempotencyKey: scene.key });
   expect(outcome(replay), 'the retry after Retry-After replays the first result').toEqual(outcome(first));
   expect((await campaignsNamed(api, input.name)).length, 'exactly one campaign').toBe(1);
@@ -255,16 +253,16 @@ test('IDEM-007 concurrent identical creates under one key produce exactly one ca
   expect((await campaignsNamed(api, input.name)).length, 'exactly one campaign exists').toBe(1);
 });
 
-test('IDEM-010 ERR-026 ERR-029 ERR-025 a 503 WRITES_PAUSED does not consume the key: the identical request sent after writes resume executes once', { tag: '@control' }, async ({ api, control, account }) => {
-  const { creatives } = await readyCampaign(api, control, account, 1);
+test('IDEM-010 ERR-026 ERR-029 ERR-025 a 503 WRITES_PAUSED does not consume the key: the identical request sent after writes resume executes once', { tag: ['@hook:accounts', '@hook:faults', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+  const { creatives } = await readyCampaign(api, hooks, account, 1);
   const input = await campaignInput(api);
   const campaignKey = newKey('paused');
   const approveKey = newKey('paused');
   const writer = api.as('campaigns:write');
   const review = api.as('creatives:review');
   const approvePath = `/creatives/${creatives[0]!.creativeId}/approve`;
-  await setFaults(control, account, { writesPaused: true });
-  const events = await markEvents(control, account);
+  await setFaults(hooks, account, { writesPaused: true });
+  const events = await markEvents(hooks, account);
   for (const paused of [await writer.post('/campaigns', { body: input, idempotencyKey: campaignKey }), await review.post(approvePath, { idempotencyKey: approveKey })]) {
     await expect(paused).toBeProblem(503, 'WRITES_PAUSED');
     expect(paused.header('retry-after'), paused.describe()).toMatch(/^\d+$/);
@@ -273,7 +271,7 @@ test('IDEM-010 ERR-026 ERR-029 ERR-025 a 503 WRITES_PAUSED does not consume the 
   expect(ok(await getCreative(api, creatives[0]!.creativeId)).approvedAt, 'nothing was approved').toBeNull();
   expect(await events.since()).toEqual([]);
 
-  await setFaults(control, account, { writesPaused: false });
+  await setFaults(hooks, account, { writesPaused: false });
   const created = await writer.post('/campaigns', { body: input, idempotencyKey: campaignKey });
   expect(created, 'the same create after writes resumed executes').toHaveStatus(201);
   const approved = await review.post(approvePath, { idempotencyKey: approveKey });
@@ -283,7 +281,7 @@ test('IDEM-010 ERR-026 ERR-029 ERR-025 a 503 WRITES_PAUSED does not consume the 
   expect(recorded.map((e) => e.type).sort()).toEqual(['campaign.created', 'creative.approved']);
 });
 
-test('IDEM-013 AUTH-023 entitlement is re-checked on a replay too: a campaign PATCH replayed after the plan lost campaigns answers 401 ENTITLEMENT_LOST, and replays again once the plan has them', { tag: '@control' }, async ({ api, control, account }) => {
+test('IDEM-013 AUTH-023 entitlement is re-checked on a replay too: a campaign PATCH replayed after the plan lost campaigns answers 401 ENTITLEMENT_LOST, and replays again once the plan has them', { tag: '@hook:accounts' }, async ({ api, hooks, account }) => {
   const { campaign } = await newCampaign(api, 1);
   const writer = api.as('campaigns:write');
   const key = newKey('lapse');
@@ -291,27 +289,27 @@ test('IDEM-013 AUTH-023 entitlement is re-checked on a replay too: a campaign PA
   const send = () => writer.patch(`/campaigns/${encodeURIComponent(campaign.campaignId)}`, { body, idempotencyKey: key });
   const first = await send();
   expect(first).toHaveStatus(200);
-  await setPlan(control, account, { campaigns: false });
+  await setPlan(hooks, account, { campaigns: false });
   await expect(await send(), 'the replay after the plan lapsed').toBeProblem(401, 'ENTITLEMENT_LOST');
-  await setPlan(control, account, { campaigns: true });
+  await setPlan(hooks, account, { campaigns: true });
   const again = await send();
   expect(outcome(again), 'with the plan back, the stored answer replays').toEqual(outcome(first));
 });
 
-test('IDEM-015 a POST /campaigns replayed after the plan lost campaigns answers what a fresh create would (403 TIER_REQUIRED), and the stored 201 once the plan has them again', { tag: ['@control', '@assumed'] }, async ({ api, control, account }) => {
+test('IDEM-015 a POST /campaigns replayed after the plan lost campaigns answers what a fresh create would (403 TIER_REQUIRED), and the stored 201 once the plan has them again', { tag: ['@hook:accounts', '@assumed'] }, async ({ api, hooks, account }) => {
   const input = await campaignInput(api);
   const key = newKey('lapse');
   const writer = api.as('campaigns:write');
   const first = await writer.post('/campaigns', { body: input, idempotencyKey: key });
   expect(first).toHaveStatus(201);
-  await setPlan(control, account, { campaigns: false });
+  await setPlan(hooks, account, { campaigns: false });
   await expect(await writer.post('/campaigns', { body: input, idempotencyKey: key }), 'the replay after the plan lapsed').toBeProblem(403, 'TIER_REQUIRED');
-  await setPlan(control, account, { campaigns: true });
+  await setPlan(hooks, account, { campaigns: true });
   expect(outcome(await writer.post('/campaigns', { body: input, idempotencyKey: key }))).toEqual(outcome(first));
   expect((await campaignsNamed(api, input.name)).length, 'one campaign').toBe(1);
 });
 
-test('IDEM-014 a create refused by the plan (TIER_REQUIRED, LIMIT_EXCEEDED) stores nothing: the identical request under the same key is created once the plan allows it', { tag: ['@control', '@assumed'] }, async ({ api, control, account }) => {
+test('IDEM-014 a create refused by the plan (TIER_REQUIRED, LIMIT_EXCEEDED) stores nothing: the identical request under the same key is created once the plan allows it', { tag: ['@hook:accounts', '@assumed'] }, async ({ api, hooks, account }) => {
   const live = (await allCampaigns(api)).length;
   const refusals: [string, Parameters<typeof setPlan>[2], Parameters<typeof setPlan>[2]][] = [
     ['TIER_REQUIRED', { campaigns: false }, { campaigns: true }],
@@ -321,9 +319,9 @@ test('IDEM-014 a create refused by the plan (TIER_REQUIRED, LIMIT_EXCEEDED) stor
     const input = await campaignInput(api);
     const key = newKey('refused');
     const writer = api.as('campaigns:write');
-    await setPlan(control, account, refuse);
+    await setPlan(hooks, account, refuse);
     await expect(await writer.post('/campaigns', { body: input, idempotencyKey: key }), code).toBeProblem(403, code);
-    await setPlan(control, account, allow);
+    await setPlan(hooks, account, allow);
     const created = await writer.post('/campaigns', { body: input, idempotencyKey: key });
     expect(created, `after ${code} was lifted`).toHaveStatus(201);
     expect(created.header('idempotent-replayed'), 'executed anew, not replayed').toBeUndefined();
@@ -331,7 +329,7 @@ test('IDEM-014 a create refused by the plan (TIER_REQUIRED, LIMIT_EXCEEDED) stor
   }
 });
 
-test('IDEM-012 a key is kept 24 hours per account: within them it replays, after them the request executes anew, and another account\'s same key is its own', { tag: ['@control', '@assumed', '@exclusive'] }, async ({ api, apiFor, accountB, clock, target }) => {
+test('IDEM-012 a key is kept 24 hours per account: within them it replays, after them the request executes anew, and another account\'s same key is its own', { tag: ['@hook:accounts', '@hook:clock', '@assumed'] }, async ({ api, apiFor, accountB, clock }) => {
   const input = await campaignInput(api);
   const key = newKey('retention');
   const writer = api.as('campaigns:write');

@@ -69,12 +69,11 @@ test('ERR-013 ERR-039 a cursor the API did not issue answers 400 VALIDATION_ERRO
   }
 });
 
-test('PAGE-006 PAGE-005 PAGE-007 a walk through sparse and empty pages still returns every product once', { tag: '@control' }, async ({ api, account, control }) => {
-  const switched = await control.updateSettings(account.accountId!, { sparsePages: true });
-  // a control plane that ignores this part of spec/mock-control.yaml fails the test
-  expect(switched.status === 404, 'PATCH /__mock/accounts/{id}/settings is not served by the mock (mock/control/routes.ts)').toBe(false);
-  expect(switched.status, switched.text).toBe(200);
-
+test('PAGE-006 PAGE-005 PAGE-007 a walk through sparse and empty pages still returns every product once', async ({ api }) => {
+  // Sparse and empty pages before the end are the target's choice: nothing in the public API or the
+  // hooks contract makes a target serve them (the mock's /__mock settings did, and the suite no
+  // longer reaches /__mock). Where a target serves them on its own, the walks above judge them too.
+  test.skip(true, 'needs hook pages (sparse pages): a setting that makes the account\'s lists serve sparse and empty pages before the last one');
   const { expected, walked } = await walkAgainstCatalog(api, 7);
   expect(walked.complete).toBe(true);
   expectWellFormedPages(walked);

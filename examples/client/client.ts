@@ -8,6 +8,9 @@
  * - Other errors are thrown as `ApiProblem` with the problem's `code` to branch on (CLIENT-013);
  *   a 400, 401 or 422 is never sent again unchanged (CLIENT-008, -009, -019).
  * - Every write that requires an `Idempotency-Key` gets a fresh one per logical request (CLIENT-017, -018).
+ * - A request whose answer was lost (the connection dropped, a network error) is sent again as the
+ *   identical request, same key and body: a write the service applied then replays its answer
+ *   instead of making a second resource (CLIENT-023). A write without a key is not resent blindly.
  * - Lists are walked until `nextCursor` is null, through empty and sparse pages, passing the cursor
  *   verbatim (CLIENT-005, -006, -007).
  * - Unknown response members and enum values are kept, never rejected (CLIENT-020, -021).
@@ -26,7 +29,11 @@ export type Fault =
   | 'break-on-unknown-status'
   | 'no-reread-after-412'
   | 'items-before-final'
-  | 'no-key-on-approve';
+  | 'no-key-on-approve'
+  | 'new-key-on-drop'
+  | 'give-up-on-drop'
+  | 'retry-401'
+  | 'strict-unknown-field';
 
 export class ApiProblem extends Error {
   constructor(
@@ -46,6 +53,8 @@ export interface Answer<T> {
 
 const RETRYABLE = new Set(['IDEMPOTENCY_IN_PROGRESS', 'CAMPAIGN_CASCADE_PENDING']);
 const MAX_ATTEMPTS = 8;
+/** Wait before resending a request whose answer was lost (no Retry-After to honour). */
+const NETWORK_RETRY_MS = 200;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class Client {
@@ -67,12 +76,24 @@ export class Client {
       if (body !== undefined) headers['content-type'] = 'application/json';
       if (key !== undefined) headers['idempotency-key'] = key;
       if (options.ifMatch !== undefined) headers['if-match'] = options.ifMatch;
-      const response = await fetch(url, { method, headers, ...(body !== undefined ? { body } : {}) });
+      let response: Response;
+      try {
+        response = await fetch(url, { method, headers, ...(body !== undefined ? { body } : {}) });
+      } catch (error) {
+        // The answer was lost. A read, or a write with a key, is sent again identically (CLIENT-023).
+        const resendable = method === 'GET' || key !== undefined;
+        if (!resendable || attempt >= MAX_ATTEMPTS || this.fault === 'give-up-on-drop') throw error;
+        await sleep(NETWORK_RETRY_MS);
+        if (this.fault === 'new-key-on-drop' && key !== undefined) key = randomUUID();
+        continue;
+      }
       const retryAfter = response.headers.get('retry-after');
       if (response.status === 429) {
         await response.arrayBuffer(); // plain text on the read plane and writes: never parsed
       }
       const parsed = response.status === 429 ? undefined : await parse(response);
+      // The fault: a response schema closed to members it does not know (additionalProperties: false).
+      if (this.fault === 'strict-unknown-field' && JSON.stringify(parsed ?? null).includes('"examUnannouncedField"')) throw new Error('response has an unknown member');
       const code = (parsed as { code?: string } | undefined)?.code;
       const retryable = response.status === 429 || response.status === 503 || (response.status === 409 && code !== undefined && RETRYABLE.has(code));
       if (retryable && retryAfter !== null && attempt < MAX_ATTEMPTS) {

@@ -12,7 +12,11 @@
  * 5. Send one invalid patch (an aspectRatio outside the delivery ratios): a 422, not sent again.
  * 6. Approve a pending creative (Idempotency-Key).
  * 7. Create a campaign (Idempotency-Key).
- * 8. Create a run, poll it until finalizedAt is set, then read its items to the end.
+ * 8. Create a run, poll it until finalizedAt is set, then read its items to the end (if the
+ *    connection drops after the run was created, the client sends it again with the same key and
+ *    gets the same run back: CLIENT-023).
+ * 9. Read with the expired key of CGS_KEYS (`expired`): the 401 is surfaced, never sent again
+ *    unchanged (CLIENT-019).
  */
 import { ApiProblem, Client, type Fault } from './client.ts';
 
@@ -25,7 +29,7 @@ const KNOWN_CAMPAIGN_STATUSES = new Set(['IN_PROGRESS', 'CREATING', 'COMPLETED',
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (line: string) => console.log(`[tasks] ${line}`);
 
-export async function performTasks(client: Client): Promise<void> {
+export async function performTasks(client: Client, keys: Record<string, string> = {}): Promise<void> {
   // 1. Every creative, to the end.
   const creatives = await client.all<Creative>('/creatives', { limit: 5 });
   log(`1. ${creatives.length} creatives`);
@@ -107,6 +111,20 @@ export async function performTasks(client: Client): Promise<void> {
     const items = await client.all<{ jobId: string }>(`/runs/${current.runId}/items`, { limit: 1 });
     log(`8. run ${current.runId} ${current.status}: ${items.length} items`);
   }
+
+  // 9. An expired key: its 401 is surfaced to the caller, never sent again unchanged.
+  if (keys.expired) {
+    const expired = new Client(client.baseUrl, keys.expired, client.fault);
+    const read = () => expired.request('GET', '/presets');
+    try {
+      await read();
+      throw new Error('the expired key was accepted');
+    } catch (error) {
+      if (!(error instanceof ApiProblem) || error.status !== 401) throw error;
+      log('9. the expired key answers 401: a new key is needed');
+      if (client.fault === 'retry-401') await read().catch(() => undefined);
+    }
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
@@ -117,7 +135,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     process.exit(2);
   }
   const fault = (process.env.EXAMPLE_CLIENT_FAULT || undefined) as Fault | undefined;
-  performTasks(new Client(base, key, fault)).then(
+  const keys = JSON.parse(process.env.CGS_KEYS ?? '{}') as Record<string, string>;
+  performTasks(new Client(base, key, fault), keys).then(
     () => log('done'),
     (error: unknown) => {
       console.error(`[tasks] failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -12,14 +12,14 @@
  * Either answers 200 `{ status, headers, body }` with the handler's outcome; a refusal (ApiError)
  * is its problem body and status inside the 200. Anything else thrown is a bug of the mock (500).
  */
-import { randomHex } from '../../platform/crypto.ts';
 import { basePath, operations, validatorFor, type OperationInfo } from '../../spec/contract.ts';
 import { dashboardActions } from '../domain/campaigns/dashboard.ts';
 import { SCOPES, type Actor, type ActorKind, type ApiKeyRecord } from '../domain/accounts/model.ts';
-import { ApiError, problemBody, type FieldError } from '../core/errors.ts';
+import { ApiError, type FieldError } from '../core/errors.ts';
+import { problemBody } from '../core/problem.ts';
 import { isWrite } from '../pipeline/faults.ts';
 import { jsonResponse } from '../pipeline/respond.ts';
-import type { RequestContext } from '../pipeline/types.ts';
+import { nextRequestId, requestContext } from '../pipeline/context.ts';
 import { fieldErrors } from '../pipeline/validate.ts';
 import type { AccountState } from '../core/store.ts';
 import { ControlError, type ControlContext, type ControlHandlers } from './types.ts';
@@ -129,27 +129,13 @@ async function runOperation(account: AccountState, request: OperationActionBody,
   const { actor, key } = resolveActor(account, request.actor);
   const handler = services.handlers[operation.operationId];
   if (!handler) throw new ControlError(501, 'ACTION_UNKNOWN', `This build of the mock has no handler for ${operation.operationId} yet.`);
-  const requestId = `req_${randomHex(10)}`;
+  const requestId = nextRequestId();
   const instance = basePath + operation.path.replace(/\{([^{}]+)\}/g, (_m, name: string) => encodeURIComponent(pathParams[name] ?? ''));
   const { store } = services;
   const clock = services.clock.forAccount(account.accountId); // the account's own clock (D91)
-  const requestContext: RequestContext = {
-    requestId,
-    operation,
-    pathParams,
-    query: {},
-    headers: {},
-    body,
-    account,
-    key,
-    actor,
-    now: clock.now(),
-    clock,
-    store,
-    emit: (resource, drafts) => services.events.record(account, resource, drafts, actor, clock.now()),
-  };
+  const context = requestContext(services.events, { requestId, operation, pathParams, query: {}, headers: {}, body, account, key, actor, clock, store });
   try {
-    const result = await handler.run(requestContext);
+    const result = await handler.run(context);
     const response = jsonResponse(result);
     const { 'content-type': _type, ...headers } = response.headers;
     // The body as the API would send it (through JSON), so that it compares equal to an HTTP answer.
@@ -166,7 +152,7 @@ function runDashboardAction(account: AccountState, request: DashboardActionBody,
   if (!action) throw new ControlError(501, 'ACTION_UNKNOWN', `This build of the mock does not implement the dashboard action ${request.action}.`);
   const { actor } = resolveActor(account, request.actor);
   const { services } = ctx;
-  const requestId = `req_${randomHex(10)}`;
+  const requestId = nextRequestId();
   try {
     const now = services.clock.forAccount(account.accountId).now();
     const result = action(account, request.input ?? {}, now);

@@ -32,8 +32,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { MockServices } from '../core/services.ts';
 import { equalBytes, randomHex, sha256 } from '../../platform/crypto.ts';
-import { REASON_PHRASES, type FieldError } from '../core/errors.ts';
+import type { FieldError } from '../core/errors.ts';
+import { internalErrorResponse, problemResponse as writeProblem } from '../core/problem.ts';
 import { fieldErrors } from '../pipeline/validate.ts';
+import { nextRequestId } from '../pipeline/context.ts';
 import { toQuery } from '../pipeline/query.ts';
 import { accountHandlers } from './accounts.ts';
 import { actionHandlers } from './actions.ts';
@@ -78,22 +80,7 @@ export const controlHandlers: ControlHandlers = {
   ...scenarioHandlers,
 };
 
-const EXTRA_PHRASES: Record<number, string> = { 501: 'Not Implemented' };
-
 const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
-
-function problemBody(error: ControlError, instance: string, requestId: string) {
-  return {
-    type: `/errors/${error.code}`,
-    title: REASON_PHRASES[error.status] ?? EXTRA_PHRASES[error.status] ?? 'Error',
-    status: error.status,
-    code: error.code,
-    detail: error.message,
-    instance,
-    requestId,
-    ...(error.errors && error.errors.length > 0 ? { errors: error.errors } : {}),
-  };
-}
 
 function validationError(status: 400 | 422, detail: string, errors: FieldError[]): ControlError {
   return new ControlError(status, 'VALIDATION_ERROR', detail, errors.length > 0 ? errors : [{ field: 'body', message: 'is invalid' }]);
@@ -259,16 +246,15 @@ export interface ControlHttpResponse {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
-const PROBLEM_JSON_TYPE = 'application/problem+json; charset=utf-8';
 /** The headers of an event stream (streamChanges). */
 export const STREAM_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' };
 
 function problemResponse(error: ControlError, instance: string, requestId: string, headers: Record<string, string> = {}): ControlHttpResponse {
-  return { status: error.status, headers: { ...headers, 'content-type': PROBLEM_JSON_TYPE }, body: JSON.stringify(problemBody(error, instance, requestId)) };
+  return writeProblem({ status: error.status, code: error.code, detail: error.message, extensions: error.errors && error.errors.length > 0 ? { errors: error.errors } : {} }, instance, requestId, headers);
 }
 
 function controlRequestId(): string {
-  return `req_control_${randomHex(8)}`;
+  return nextRequestId('control');
 }
 
 /** The query of a request target, as fastify's parser gives it (a repeated name: an array). */
@@ -442,11 +428,7 @@ async function serve(
   } catch (error) {
     if (!(error instanceof ControlError)) {
       services.logError(error, `${request.method} ${instance}`);
-      return {
-        status: 500,
-        headers: { 'content-type': PROBLEM_JSON_TYPE },
-        body: JSON.stringify({ type: '/errors/INTERNAL_ERROR', title: 'Internal Server Error', status: 500, code: 'INTERNAL_ERROR', detail: 'The mock failed unexpectedly; this is a bug in the mock.', instance, requestId }),
-      };
+      return internalErrorResponse(instance, requestId);
     }
     return problemResponse(error, instance, requestId);
   }

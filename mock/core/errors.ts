@@ -144,26 +144,3 @@ export class ApiError extends Error {
 export function check(condition: unknown, code: ErrorCode, detail: string, options?: ConstructorParameters<typeof ApiError>[2]): asserts condition {
   if (!condition) throw new ApiError(code, detail, options);
 }
-
-export interface ProblemBody extends ProblemExtensions {
-  type: string;
-  title: string;
-  status: number;
-  code: string;
-  detail?: string;
-  instance?: string;
-  requestId: string;
-}
-
-export function problemBody(error: ApiError, instance: string, requestId: string): ProblemBody {
-  return {
-    type: `/errors/${error.code}`,
-    title: REASON_PHRASES[error.status] ?? 'Error',
-    status: error.status,
-    code: error.code,
-    detail: error.message,
-    instance,
-    requestId,
-    ...error.extensions,
-  };
-}

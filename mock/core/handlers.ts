@@ -8,7 +8,9 @@ import { campaignHandlers } from '../domain/campaigns/operations.ts';
 import { catalogHandlers } from '../domain/catalog/operations.ts';
 import { creativeHandlers } from '../domain/creatives/operations.ts';
 import { deliveryHandlers } from '../domain/deliveries/operations.ts';
-import { generationHandlers } from '../domain/runs/handlers.ts';
+import { presetHandlers } from '../domain/presets/operations.ts';
+import { runHandlers } from '../domain/runs/operations.ts';
+import { upscaleHandlers } from '../domain/upscales/operations.ts';
 
 export const handlers: HandlerTable = {
   ...catalogHandlers,
@@ -16,5 +18,7 @@ export const handlers: HandlerTable = {
   ...campaignHandlers,
   ...assetHandlers,
   ...deliveryHandlers,
-  ...generationHandlers,
+  ...presetHandlers,
+  ...runHandlers,
+  ...upscaleHandlers,
 };

@@ -10,7 +10,7 @@ import { createMockHandlers } from '../adapters/msw/msw.ts';
 import { matchOperation } from '../../spec/contract.ts';
 import { Client } from '../../examples/client/client.ts';
 import { judge } from './judge.ts';
-import { ExamSession, type ExamRecord } from './session.ts';
+import { connectionDropped, ExamSession, type ExamRecord } from './session.ts';
 import type { RawRequest } from '../pipeline/types.ts';
 
 let seq = 0;
@@ -44,6 +44,13 @@ const CASES: [string, () => ExamRecord[], string, boolean][] = [
   ['an approve without a key', () => [r(0, 'POST', '/creatives/c/approve', 400, { code: 'IDEMPOTENCY_KEY_REQUIRED' })], 'CLIENT-017', false],
   ['one key for two requests', () => [r(0, 'POST', '/campaigns', 201, { idempotencyKey: 'k', body: '{"a":1}' }), r(1, 'POST', '/campaigns', 409, { idempotencyKey: 'k', body: '{"a":2}' })], 'CLIENT-018', false],
   ['a 401 sent again with the same key', () => [r(0, 'GET', '/creatives', 401), r(1, 'GET', '/creatives', 401)], 'CLIENT-019', false],
+  ['a 401 surfaced, not sent again', () => [r(0, 'GET', '/presets', 401), r(1, 'GET', '/creatives', 200)], 'CLIENT-019', true],
+  ['a dropped write sent again with its key and body (the replay)', () => [r(0, 'POST', '/runs', 202, { idempotencyKey: 'k1', body: '{"a":1}', plan: { dropped: true } }), r(0.2, 'POST', '/runs', 202, { idempotencyKey: 'k1', body: '{"a":1}' })], 'CLIENT-023', true],
+  ['a dropped write sent again with a new key (a second run)', () => [r(0, 'POST', '/runs', 202, { idempotencyKey: 'k1', body: '{"a":1}', plan: { dropped: true } }), r(0.2, 'POST', '/runs', 202, { idempotencyKey: 'k2', body: '{"a":1}' })], 'CLIENT-023', false],
+  ['a dropped write given up', () => [r(0, 'POST', '/runs', 202, { idempotencyKey: 'k1', body: '{"a":1}', plan: { dropped: true } }), r(0.2, 'GET', '/creatives', 200)], 'CLIENT-023', false],
+  ['an unknown member, then the page\'s nextCursor followed', () => [r(0, 'GET', '/creatives', 200, { json: page(5, 'c1'), plan: { shaped: 'field' } }), r(0.1, 'GET', '/creatives', 200, { query: { cursor: 'c1' }, json: page(1, null) })], 'CLIENT-020', true],
+  ['an unknown campaign status, then the campaign used', () => [r(0, 'GET', '/campaigns/cmp_1', 200, { json: { campaignId: 'cmp_1', status: 'EXAM_UNANNOUNCED_STATUS' }, plan: { shaped: 'status' } }), r(0.1, 'PATCH', '/campaigns/cmp_1', 200, { body: '{"name":"x"}' })], 'CLIENT-021', true],
+  ['an unknown member sent back to the service', () => [r(0, 'GET', '/creatives/crv_1', 200, { json: { creativeId: 'crv_1', examUnannouncedField: {} }, plan: { shaped: 'field' } }), r(0.1, 'PATCH', '/creatives/crv_1', 422, { body: '{"examUnannouncedField":{}}' })], 'CLIENT-020', false],
 ];
 
 describe('the judges', () => {
@@ -59,6 +66,16 @@ describe('the judges', () => {
     expect(judge(records(), { exitCode: 1 }).filter((f) => !f.held).map((f) => f.rule)).toEqual(['CLIENT-021']);
     expect(judge(records(), { exitCode: 0 }).filter((f) => !f.held)).toEqual([]);
   });
+
+  it('tolerance is judged passed only on a later use: an answer nobody used exercises nothing', () => {
+    const unused = [r(0, 'GET', '/campaigns', 200, { json: page(2, null), plan: { shaped: 'status' } }), r(1, 'GET', '/presets', 200)];
+    expect(judge(unused, { exitCode: 0 }).filter((f) => f.rule === 'CLIENT-020' || f.rule === 'CLIENT-021')).toEqual([]);
+  });
+
+  it('a program that failed on a sparse page carrying an unknown member broke CLIENT-020, not CLIENT-007 (it did not choose to stop the walk)', () => {
+    const records = [r(0, 'GET', '/creatives', 200, { query: { limit: '5' }, json: page(2, 'c1'), plan: { shaped: 'field' } })];
+    expect(judge(records, { exitCode: 1 }).filter((f) => !f.held).map((f) => f.rule)).toEqual(['CLIENT-020']);
+  });
 });
 
 describe('the schedule', () => {
@@ -73,6 +90,18 @@ describe('the schedule', () => {
     expect(plan(s, 'd', 'POST', '/creatives/c2/approve', { 'idempotency-key': 'k2' })).toBe('writes_paused');
     expect(plan(s, 'e', 'POST', '/creatives/c3/approve', { 'idempotency-key': 'k3' })).toBe('in_progress');
     expect(plan(s, 'f', 'POST', '/creatives/c3/approve', { 'idempotency-key': 'k3' })).toBeUndefined();
+    expect(plan(s, 'g', 'PATCH', '/creatives/c4', {})).toBeUndefined();
+    expect(plan(s, 'h', 'POST', '/creatives/c4/approve', { 'idempotency-key': 'k4' })).toBe('dropped');
+  });
+
+  it('a planned drop drops only an applied (2xx) answer; after an error answer the next eligible write meets it', () => {
+    const s = new ExamSession('acc', { seed: 1, rate: 0 });
+    for (const [i, kind] of ['rate_limited', 'writes_paused', 'in_progress', 'dropped'].entries()) expect(plan(s, `w${i}`, 'POST', `/creatives/c${i}/approve`, { 'idempotency-key': `k${i}` })).toBe(kind);
+    const answer = (status: number) => ({ status, headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(connectionDropped(s.shape('w3', answer(409)))).toBe(false);
+    expect(plan(s, 'w4', 'POST', '/creatives/c4/approve', { 'idempotency-key': 'k4' })).toBe('dropped');
+    expect(connectionDropped(s.shape('w4', answer(200)))).toBe(true);
+    expect(plan(s, 'w5', 'POST', '/creatives/c4/approve', { 'idempotency-key': 'k4' })).toBeUndefined();
   });
 
   it('the same traffic meets the same draws for one seed, other draws for another', () => {
@@ -105,6 +134,15 @@ describe('in-process: createMockHandlers({ exam }) and control.examReport()', ()
     expect(report.rules['CLIENT-001']!.result).toBe('passed');
     expect(report.rules['CLIENT-005']!.result).toBe('passed');
     expect(report.rules['CLIENT-006']!.result).toBe('passed');
+  });
+
+  it('the exam\'s expired key (demo.keys.expired) answers 401; surfaced it passes CLIENT-019, sent again unchanged it fails', async () => {
+    await good.ready;
+    const read = () => fetch(`${BASE}/api/public/v1/presets`, { headers: { authorization: `Bearer ${good.demo!.keys.expired!.key}` } });
+    expect((await read()).status).toBe(401);
+    expect((await good.control.examReport()).rules['CLIENT-019']!.result).toBe('passed');
+    expect((await read()).status).toBe(401);
+    expect((await good.control.examReport()).rules['CLIENT-019']!.result).toBe('failed');
   });
 
   it('the same client stopping at the first empty page fails CLIENT-005, with the page that proves it', async () => {

@@ -8,7 +8,7 @@
  * A rule is exercised when the traffic put it to the test (an answer that asks something of the
  * client, and the client acting on it); a client that gives up after an error breaks no retry rule.
  */
-import type { ExamRecord } from './session.ts';
+import { UNKNOWN_FIELD, UNKNOWN_STATUS, type ExamRecord } from './session.ts';
 
 /** One judgement of one rule by one check, with the requests that prove it. */
 export interface Finding {
@@ -36,6 +36,7 @@ export const CLIENT_CHECKS: readonly { id: string; rules: readonly string[] }[] 
   { id: 'idempotency-key-sent', rules: ['CLIENT-017'] },
   { id: 'key-not-reused', rules: ['CLIENT-018'] },
   { id: 'tolerates-unknown', rules: ['CLIENT-020', 'CLIENT-021'] },
+  { id: 'dropped-write-retried', rules: ['CLIENT-023'] },
 ];
 
 /** Clock slack for "no sooner than Retry-After": the mock clock's and the client's timers' granularity. */
@@ -101,7 +102,8 @@ const cursorOf = (r: ExamRecord): string | undefined => {
   return Array.isArray(c) ? c[0] : c;
 };
 
-function pagination(records: readonly ExamRecord[]): Finding[] {
+function pagination(records: readonly ExamRecord[], outcome: ProgramOutcome | undefined): Finding[] {
+  const died = outcome !== undefined && outcome.exitCode !== 0 ? records.at(-1) : undefined;
   const out: Finding[] = [];
   const served = new Map<string, Set<string>>();
   records.forEach((r, i) => {
@@ -122,6 +124,8 @@ function pagination(records: readonly ExamRecord[]): Finding[] {
     // CLIENT-005 (empty page) / CLIENT-007 (sparse page): the client's next request of this list
     // continues it (carries a cursor; whether the one served is CLIENT-006's question).
     const following = records.slice(i + 1).find((n) => n.method === 'GET' && n.path === r.path);
+    // A program that failed right after this page did not choose to stop the walk: CLIENT-020/-021 judge that.
+    if (following === undefined && r === died) return;
     const held = following !== undefined && cursorOf(following) !== undefined;
     out.push({ rule, check: 'paginates-to-the-end', held, proof: [`${line(r)} (${page.data.length} rows, nextCursor "${next}")`, following ? `${line(following, r)}${held ? '' : ' (starts the list again)'}` : `no later request of ${r.path}: the walk stopped here`] });
   });
@@ -160,7 +164,8 @@ function rereads(records: readonly ExamRecord[]): Finding[] {
 
 function polling(records: readonly ExamRecord[]): Finding[] {
   const out: Finding[] = [];
-  for (const created of records.filter((r) => r.method === 'POST' && (r.path === '/runs' || r.path === '/upscales') && r.status === 202)) {
+  // (an answer the exam dropped was never heard: the client owes that run nothing but a retry, CLIENT-023)
+  for (const created of records.filter((r) => r.method === 'POST' && (r.path === '/runs' || r.path === '/upscales') && r.status === 202 && !r.plan.dropped)) {
     const run = created.path === '/runs';
     const id = (created.json as { runId?: string; upscaleId?: string } | undefined)?.[run ? 'runId' : 'upscaleId'];
     if (!id) continue;
@@ -203,24 +208,75 @@ function keys(records: readonly ExamRecord[]): Finding[] {
   return out;
 }
 
+/** The ids the objects of an answer name (their own and their links: `campaignId`, `brandId`, `productId`...). */
+function idsOf(r: ExamRecord): Set<string> {
+  const out = new Set<string>();
+  const top = r.json as { data?: unknown } | undefined;
+  const objects = Array.isArray(top?.data) ? top.data : [top];
+  for (const object of objects) {
+    if (typeof object !== 'object' || object === null) continue;
+    for (const [name, value] of Object.entries(object)) if (/Id$/.test(name) && typeof value === 'string' && value.length >= 4) out.add(value);
+  }
+  return out;
+}
+
+/**
+ * How a later request used an answer that carried what the client cannot know: it went on past
+ * that page (the page's `nextCursor`), or it named one of the answer's objects (an id in its path,
+ * query or body). Undefined: it did neither.
+ */
+function useOf(answer: ExamRecord, later: ExamRecord): string | undefined {
+  const next = pageOf(answer)?.pagination.nextCursor;
+  if (next != null && later.method === 'GET' && later.path === answer.path && cursorOf(later) === next) return 'went on past the page with its nextCursor';
+  const text = `${later.path}?${queryText(later.query)} ${later.body}`;
+  for (const id of idsOf(answer)) if (later.path.split('/').includes(id) || text.includes(id)) return `used ${id} from it`;
+  return undefined;
+}
+
 function tolerance(records: readonly ExamRecord[], outcome: ProgramOutcome | undefined): Finding[] {
   const out: Finding[] = [];
-  const shaped = records.filter((r) => r.plan.shaped !== undefined);
-  if (shaped.length === 0) return out;
-  const last = records.at(-1)!;
+  const last = records.at(-1);
   const failed = outcome !== undefined && outcome.exitCode !== 0;
-  const status = shaped.filter((r) => r.plan.shaped === 'status');
-  // CLIENT-020 / CLIENT-021: the program did not fail right after an answer carrying what it cannot know.
-  const blame = failed && last.plan.shaped !== undefined ? (last.plan.shaped === 'status' ? 'CLIENT-021' : 'CLIENT-020') : undefined;
-  const proofOf = (r: ExamRecord) => [`${line(r)} (carried ${r.plan.shaped === 'status' ? `campaign status "EXAM_UNANNOUNCED_STATUS" and ` : ''}an unknown member)`, ...(failed && r === last ? [`the command then exited ${String(outcome!.exitCode)}`] : [])];
-  out.push({ rule: 'CLIENT-020', check: 'tolerates-unknown', held: blame !== 'CLIENT-020', proof: proofOf(blame === 'CLIENT-020' ? last : shaped[0]!) });
-  if (status.length) out.push({ rule: 'CLIENT-021', check: 'tolerates-unknown', held: blame !== 'CLIENT-021', proof: proofOf(blame === 'CLIENT-021' ? last : status[0]!) });
+  const carried = (r: ExamRecord) => `${line(r)} (carried ${r.plan.shaped === 'status' ? `campaign status "${UNKNOWN_STATUS}" and ` : ''}unknown member "${UNKNOWN_FIELD}")`;
+  const rules: [string, (r: ExamRecord) => boolean, string][] = [
+    ['CLIENT-020', (r) => r.plan.shaped !== undefined, UNKNOWN_FIELD],
+    ['CLIENT-021', (r) => r.plan.shaped === 'status', UNKNOWN_STATUS],
+  ];
+  for (const [rule, carries, unknown] of rules) {
+    const shaped = records.filter(carries);
+    if (shaped.length === 0) continue;
+    // CLIENT-020 / CLIENT-021 held: an answer carried the unknown, and a later request used what it
+    // answered correctly (went on past the page or named one of its objects, and was answered < 400).
+    const positive = shaped
+      .map((r) => ({ r, use: records.find((n) => n.seq > r.seq && n.status < 400 && useOf(r, n) !== undefined) }))
+      .find((x) => x.use !== undefined);
+    if (positive) out.push({ rule, check: 'tolerates-unknown', held: true, proof: [carried(positive.r), `${line(positive.use!, positive.r)} (${useOf(positive.r, positive.use!)!})`] });
+    // CLIENT-020 / CLIENT-021 broken: the program failed right after such an answer (after an unknown
+    // campaign status, CLIENT-021 is blamed: the member came with it)...
+    if (failed && last?.plan.shaped !== undefined && (rule === 'CLIENT-021') === (last.plan.shaped === 'status')) out.push({ rule, check: 'tolerates-unknown', held: false, proof: [carried(last), `the command then exited ${String(outcome!.exitCode)}`] });
+    // ...or sent what it could not know back to the service.
+    const echo = records.find((n) => n.seq > shaped[0]!.seq && `${queryText(n.query)} ${n.body}`.includes(unknown));
+    if (echo) out.push({ rule, check: 'tolerates-unknown', held: false, proof: [carried(shaped[0]!), `${line(echo, shaped[0]!)} (sent "${unknown}" back)`] });
+  }
+  return out;
+}
+
+function droppedWrites(records: readonly ExamRecord[]): Finding[] {
+  const out: Finding[] = [];
+  records.forEach((r, i) => {
+    if (!r.plan.dropped) return;
+    const retry = nextSame(records, i);
+    // CLIENT-023: the write whose answer was lost is sent again with its key and body (a replay, no second resource).
+    const held = retry !== undefined && retry.idempotencyKey === r.idempotencyKey && retry.body === r.body;
+    const why = retry === undefined ? `no later ${r.method} ${r.path}: the client gave up on a write the service had applied` : held ? ' (the replay)' : retry.idempotencyKey !== r.idempotencyKey ? ' (a new Idempotency-Key: a second resource)' : ' (another body)';
+    out.push({ rule: 'CLIENT-023', check: 'dropped-write-retried', held, proof: [`${line(r)} (applied; the connection dropped before the answer)`, retry ? `${line(retry, r)}${why}` : why] });
+  });
   return out;
 }
 
 /** Every finding of the traffic (and the program's outcome, when known). */
 export function judge(records: readonly ExamRecord[], outcome?: ProgramOutcome): Finding[] {
-  return [...retries(records), ...pagination(records), ...unchangedRetries(records), ...rereads(records), ...polling(records), ...keys(records), ...tolerance(records, outcome)];
+  return [...retries(records), ...pagination(records, outcome), ...unchangedRetries(records), ...rereads(records), ...polling(records), ...keys(records), ...tolerance(records, outcome), ...droppedWrites(records)];
 }
 
 export type RuleResult = 'passed' | 'failed' | 'not exercised';

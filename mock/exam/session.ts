@@ -17,7 +17,10 @@
  * - every list: sparse and empty pages before the last (the account's `sparsePages` drill);
  * - every JSON answer: an unknown member on each resource object, and on campaigns a `status`
  *   the client cannot know (D122);
- * - a slow answer now and then (held on the mock's clock).
+ * - a slow answer now and then (held on the mock's clock);
+ * - a write with an Idempotency-Key: applied, then its connection dropped before the answer (D170:
+ *   the node server destroys the socket, the in-process mock answers a network error), so the
+ *   client must send it again with the same key and body to learn the answer (a replay).
  *
  * Nothing here reads the wall clock: times come from the pipeline (the injected clock).
  */
@@ -34,7 +37,7 @@ export const UNKNOWN_STATUS = 'EXAM_UNANNOUNCED_STATUS';
 /** How long a slow answer is held, in the mock clock's milliseconds. */
 export const SLOW_MS = 300;
 
-export type Adversity = 'rate_limited' | 'precondition_failed' | 'writes_paused' | 'in_progress' | 'lost_race' | 'slow';
+export type Adversity = 'rate_limited' | 'precondition_failed' | 'writes_paused' | 'in_progress' | 'lost_race' | 'dropped' | 'slow';
 
 export interface ExamOptions {
   seed: number;
@@ -47,6 +50,20 @@ export interface ExamPlan {
   adversity?: Adversity;
   /** The answer was rewritten with unknown members (and a campaign's unknown status). */
   shaped?: 'field' | 'status';
+  /** The write was applied and its connection dropped before the answer (adversity `dropped`, D170). */
+  dropped?: true;
+}
+
+/** Answers the adapters do not send: they drop the connection instead (D170; see `connectionDropped`). */
+const DROPPED = new WeakSet<RawResponse>();
+
+/**
+ * Whether the adapter must drop this answer's connection instead of sending it: the write was
+ * applied (its idempotency record holds the answer), the client never hears it. The node server
+ * destroys the socket; the in-process mock answers a network error (HttpResponse.error()).
+ */
+export function connectionDropped(response: RawResponse): boolean {
+  return DROPPED.has(response);
 }
 
 /** One request of the exam account as the judges see it. */
@@ -119,6 +136,8 @@ export class ExamSession {
       kinds.push('rate_limited', 'writes_paused');
       if (raw.headers['idempotency-key'] !== undefined) kinds.push('in_progress');
       if (RACING.has(operation.operationId)) kinds.push('lost_race');
+      // D170: applied, then the connection dropped (only with a key: the retry replays the answer)
+      if (raw.headers['idempotency-key'] !== undefined) kinds.push('dropped');
     }
     const group = isWrite(operation) ? 'write' : operation.rateLimitGroup;
     // The first request eligible for a kind not served yet in its group meets it.
@@ -161,9 +180,22 @@ export class ExamSession {
     }
   }
 
-  /** A 2xx JSON answer with unknown members added (D122); anything else unchanged. */
+  /**
+   * A 2xx JSON answer with unknown members added (D122); anything else unchanged. A write planned
+   * `dropped` that was applied (2xx) is marked for the adapter to drop (`connectionDropped`); one
+   * that was not (an error answered) is sent, and the next eligible write meets the drop instead.
+   */
   shape(requestId: string, response: RawResponse): RawResponse {
     const plan = this.plans.get(requestId) ?? {};
+    if (plan.adversity === 'dropped') {
+      if (response.status >= 200 && response.status < 300) {
+        plan.dropped = true;
+        const dropped = { ...response };
+        DROPPED.add(dropped);
+        return dropped;
+      }
+      this.served.delete(`write:dropped`);
+    }
     if (response.status < 200 || response.status >= 300 || !(response.headers['content-type'] ?? '').startsWith('application/json')) return response;
     let body: unknown;
     try {

@@ -9,11 +9,10 @@
  * Each stage is a plain function in this folder; it either returns what the next stage needs or
  * throws an ApiError, which `respond` turns into problem+json (or the plain-text 429).
  */
-import { randomHex } from '../../platform/crypto.ts';
 import { allowedMethods, matchOperation, type OperationInfo } from '../../spec/contract.ts';
 import { monotonicMs, type Clock } from '../core/clock.ts';
 import type { Actor } from '../domain/accounts/model.ts';
-import { ApiError, REASON_PHRASES } from '../core/errors.ts';
+import { ApiError } from '../core/errors.ts';
 import type { EventLog } from '../events/log.ts';
 import type { Decision, Limiter } from '../ratelimit/limiter.ts';
 import type { AccountState, Store } from '../core/store.ts';
@@ -25,10 +24,12 @@ import { beginIdempotent, finishIdempotent, fingerprint } from './idempotency.ts
 import { checkIfMatch } from './preconditions.ts';
 import { forcedRateLimit, rateLimit, rateLimited } from './rate-limit.ts';
 import type { RequestJournal } from './journal.ts';
-import { errorResponse, jsonResponse, PROBLEM_TYPE, withRateLimitHeaders } from './respond.ts';
+import { errorResponse, jsonResponse, withRateLimitHeaders } from './respond.ts';
+import { internalErrorResponse } from '../core/problem.ts';
 import { accountStamp, ResponseCache } from './response-cache.ts';
 import { ExamSession, SLOW_MS, type ExamPlan, type ExamRegistry } from '../exam/session.ts';
-import type { HandlerTable, RawRequest, RawResponse, RequestContext } from './types.ts';
+import { nextRequestId, requestContext } from './context.ts';
+import type { HandlerTable, RawRequest, RawResponse } from './types.ts';
 import { validateRequest } from './validate.ts';
 
 export interface PipelineServices {
@@ -47,15 +48,7 @@ export interface PipelineServices {
   exams?: ExamRegistry;
 }
 
-// Request ids: a random per-process prefix (48 bits) and a counter (hex, 8 digits until it passes
-// 2^32, then longer), so every id stays unique without asking the CSPRNG on each request.
-const REQUEST_ID_PREFIX = `req_${randomHex(6)}`;
-let requestCounter = 0;
-
-export function nextRequestId(): string {
-  requestCounter += 1;
-  return REQUEST_ID_PREFIX + requestCounter.toString(16).padStart(8, '0');
-}
+export { nextRequestId } from './context.ts';
 
 /** Who a request turned out to be, filled in as the stages learn it (for the journal). */
 interface Trace {
@@ -182,21 +175,8 @@ async function stages(services: PipelineServices, raw: RawRequest, trace: Trace)
       if (kept && !cache.verify) return withRateLimitHeaders(kept, decision, operation);
       const stamp = cacheKey === undefined ? 0 : accountStamp(account);
 
-      const ctx: RequestContext = {
-        requestId,
-        operation,
-        pathParams: matched.pathParams,
-        query: input.query,
-        headers: raw.headers,
-        body: input.body,
-        account,
-        key,
-        actor,
-        now: time.now(), // read after any wait: the change happens now
-        clock: time,
-        store,
-        emit: (resource, drafts) => services.events.record(account, resource, drafts, actor, time.now()),
-      };
+      // `now` is read after any wait: the change happens now
+      const ctx = requestContext(services.events, { requestId, operation, pathParams: matched.pathParams, query: input.query, headers: raw.headers, body: input.body, account, key, actor, clock: time, store });
 
       // preconditions: the target is loaded first, so a missing resource answers 404, not 412
       if (operation.ifMatch && raw.headers['if-match'] !== undefined && handler.target) {
@@ -225,14 +205,7 @@ async function stages(services: PipelineServices, raw: RawRequest, trace: Trace)
   } catch (error) {
     if (error instanceof ApiError) return withRateLimitHeaders(errorResponse(error, operation, raw.fullPath, requestId), decision, operation);
     services.logError(error, `${raw.method} ${raw.fullPath}`);
-    return withRateLimitHeaders(
-      {
-        status: 500,
-        headers: { 'content-type': PROBLEM_TYPE },
-        body: JSON.stringify({ type: '/errors/INTERNAL_ERROR', title: REASON_PHRASES[500], status: 500, code: 'INTERNAL_ERROR', detail: 'The mock failed unexpectedly; this is a bug in the mock.', instance: raw.fullPath, requestId }),
-      },
-      decision,
-    );
+    return withRateLimitHeaders(internalErrorResponse(raw.fullPath, requestId), decision);
   }
 }
 

@@ -4,15 +4,15 @@
  */
 import { utf8Bytes } from '../../platform/bytes.ts';
 import { operationsList, type OperationInfo } from '../../spec/contract.ts';
-import { ApiError, problemBody } from '../core/errors.ts';
+import type { ApiError } from '../core/errors.ts';
+import { problemResponse } from '../core/problem.ts';
 import { rateLimitHeader, type Decision } from '../ratelimit/limiter.ts';
 import { etagOf } from './preconditions.ts';
 import type { OperationResult, RawResponse } from './types.ts';
 
-// The media types as sent: with the charset, as fastify would add it to a text body, so that the
-// kept bytes of a cached read carry the same header.
+// The media type as sent: with the charset, as fastify would add it to a text body, so that the
+// kept bytes of a cached read carry the same header (problem+json's: mock/core/problem.ts).
 export const JSON_TYPE = 'application/json; charset=utf-8';
-export const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
 
 /** A response body as the bytes sent (text is UTF-8). */
 export function bodyBytes(body: string | Uint8Array): Uint8Array {
@@ -39,8 +39,7 @@ export function errorResponse(error: ApiError, operation: OperationInfo | undefi
     headers['content-type'] = 'text/plain; charset=utf-8';
     return { status: 429, headers, body: 'Too Many Requests. Retry after the number of seconds in the Retry-After header.\n' };
   }
-  headers['content-type'] = PROBLEM_TYPE;
-  return { status: error.status, headers, body: JSON.stringify(problemBody(error, instance, requestId)) };
+  return problemResponse({ status: error.status, code: error.code, detail: error.message, extensions: error.extensions }, instance, requestId, headers);
 }
 
 /**

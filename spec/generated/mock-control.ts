@@ -273,7 +273,7 @@ export interface paths {
         get: operations["getExamReport"];
         /**
          * Start a client exam on an account
-         * @description From the next request on, the account's public requests meet the adversity the contract allows, from a seeded schedule (429 with Retry-After, 503 `WRITES_PAUSED` and `SERVICE_UNAVAILABLE`, 409 `IDEMPOTENCY_IN_PROGRESS`, 412 as if someone else edited, sparse and empty pages, unknown members and an unknown campaign status, slow answers), and are recorded for judging. Starting again forgets what was recorded. The account's sparse-pages drill is switched on.
+         * @description From the next request on, the account's public requests meet the adversity the contract allows, from a seeded schedule (429 with Retry-After, 503 `WRITES_PAUSED` and `SERVICE_UNAVAILABLE`, 409 `IDEMPOTENCY_IN_PROGRESS`, 412 as if someone else edited, sparse and empty pages, unknown members and an unknown campaign status, slow answers, a keyed write applied and then its connection dropped before the answer), and are recorded for judging. Starting again forgets what was recorded. The account's sparse-pages drill is switched on.
          */
         put: operations["startExam"];
         post?: never;

@@ -42,11 +42,11 @@ export interface ClientExamOptions {
 export interface ExamEnvironment {
   CGS_BASE_URL: string;
   CGS_API_KEY: string;
-  /** JSON: scope profile (`all` and each scope) → key. */
+  /** JSON: scope profile (`all` and each scope) → key, and `expired`: a key that answers 401 (D171). */
   CGS_KEYS: string;
 }
 
-class Control {
+export class Control {
   constructor(
     private readonly base: string,
     private readonly token: string | undefined,
@@ -77,6 +77,10 @@ export async function prepareExam(control: Control, base: string, seed: number, 
   await make('all', SCOPES);
   // One key per scope, with what the scope requires on the key (runs:read needs read; runs:write, runs:read).
   for (const scope of SCOPES) await make(scope, scope === 'read' ? ['read'] : scope === 'runs:write' ? ['read', 'runs:read', 'runs:write'] : ['read', scope]);
+  // An expired key (D171): a 401 on every request, which the client must surface, not send again (CLIENT-019).
+  const expired = await control.call<{ key: string; keyId: string }>('POST', `/accounts/${account.accountId}/keys`, { name: 'exam expired', scopes: ['read'] });
+  await control.call('POST', `/accounts/${account.accountId}/keys/${expired.keyId}/expire`);
+  keys.expired = expired.key;
   await control.call('PATCH', `/accounts/${account.accountId}/generation`, { speed: EXAM_GENERATION_SPEED });
   await control.call('PUT', `/accounts/${account.accountId}/exam`, { seed, ...(rate !== undefined ? { rate } : {}) });
   return { accountId: account.accountId, env: { CGS_BASE_URL: `${base}${API_BASE_PATH}`, CGS_API_KEY: keys.all!, CGS_KEYS: JSON.stringify(keys) } };

@@ -105,7 +105,9 @@ export const runsDefects: readonly DefectEntry[] = [
     name: 'run-finalized-at-moving',
     kind: 'runs',
     description: "a final run's finalizedAt moves forward on every poll",
-    rules: ['RUN-011', 'RUN-021'],
+    // It also breaks what compares a final run with a read of it (D162): run.completed's data is the
+    // run as GET returns it (EVT-008), a stop of a final run answers it unchanged (RUN-038).
+    rules: ['RUN-011', 'RUN-021', 'EVT-008', 'RUN-038'],
     via: 'proxy',
     response: (r, { memory }) =>
       eachTagged(r, 'run', (run) => {

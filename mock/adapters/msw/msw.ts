@@ -44,6 +44,7 @@ import { loadScenario, type Scenario, type ScenarioLoaded } from '../../scenario
 
 export { ScenarioError, type Scenario, type ScenarioLoaded, type ScenarioProblem } from '../../scenario/apply.ts';
 import type { ExamRuleReport } from '../../exam/judge.ts';
+import { connectionDropped } from '../../exam/session.ts';
 
 export { ControlProblem, type ControlArgs, type ControlBody, type ControlOperationId, type ControlQuery, type ControlResult, type MockControl } from './control.ts';
 /** The public API's generated types (openapi-typescript of spec/openapi.yaml), for typing a client's results. */
@@ -114,8 +115,8 @@ export interface MockHandlers {
   services: MockServices;
   /**
    * The demo account when `seed` is not false: its id and its keys by name (`all`, and one per
-   * scope), each `{ keyId, key, scopes }` as `control.createAccount()` answers them (D132):
-   * `mock.demo.keys['all']!.key` is the bearer token.
+   * scope; with `exam`, `expired` too), each `{ keyId, key, scopes }` as `control.createAccount()`
+   * answers them (D132): `mock.demo.keys['all']!.key` is the bearer token.
    */
   demo: { accountId: string; keys: Record<string, DemoKey> } | undefined;
   /** Resolves once the demo account and the scenario exist (the handlers wait for it themselves). */
@@ -262,8 +263,14 @@ export function createMockHandlers(options: MockHandlersOptions): MockHandlers {
   if (options.exam && seed === false) throw new Error('createMockHandlers: exam needs the demo account (seed not false)');
   const exam = options.exam;
   let loaded: ScenarioLoaded | undefined;
+  let examExpiredKey: string | undefined;
   const seeded = (seed === false ? Promise.resolve() : seedDemo(services, seed)).then(async () => {
-    if (exam) await typed.startExam(DEMO_ACCOUNT_ID, { seed: exam.seed, ...(exam.rate !== undefined ? { rate: exam.rate } : {}) });
+    if (!exam) return;
+    await typed.startExam(DEMO_ACCOUNT_ID, { seed: exam.seed, ...(exam.rate !== undefined ? { rate: exam.rate } : {}) });
+    // The exam's expired key (D171, `demo.keys.expired`): a 401 the client must surface, not retry (CLIENT-019).
+    const made = await typed.createKey(DEMO_ACCOUNT_ID, { name: 'exam expired', scopes: ['read'] });
+    await typed.expireKey(DEMO_ACCOUNT_ID, made.keyId);
+    examExpiredKey = made.key;
   });
   const scenario = options.scenario;
   const ready =
@@ -295,7 +302,10 @@ export function createMockHandlers(options: MockHandlersOptions): MockHandlers {
     const body = await bodyOf(request);
     if (body !== undefined && body.length > BODY_LIMIT_BYTES) raw.refused = new ApiError('PAYLOAD_TOO_LARGE', `Request bodies are limited to ${BODY_LIMIT_BYTES} bytes.`);
     else raw.body = body as RawRequest['body'];
-    return toResponse(await runPipeline(services, raw), head);
+    const response = await runPipeline(services, raw);
+    // the client exam's dropped connection (D170): the write was applied, the client gets a network error
+    if (connectionDropped(response)) return HttpResponse.error();
+    return toResponse(response, head);
   };
 
   const controlPlane = async ({ request }: { request: Request }): Promise<Response> => {
@@ -347,8 +357,9 @@ export function createMockHandlers(options: MockHandlersOptions): MockHandlers {
       : {
           accountId: DEMO_ACCOUNT_ID,
           get keys(): Record<string, DemoKey> {
+            const named: [string, string][] = [...demoKeys(services, seed), ...(examExpiredKey !== undefined ? [['expired', examExpiredKey] as [string, string]] : [])];
             return Object.fromEntries(
-              demoKeys(services, seed).map(([name, key]): [string, DemoKey] => {
+              named.map(([name, key]): [string, DemoKey] => {
                 const record = services.store.keysByHash.get(hashKey(key))!;
                 return [name, { keyId: record.keyId, key, scopes: [...record.scopes] }];
               }),

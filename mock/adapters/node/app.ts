@@ -26,7 +26,8 @@ import { MediaService, type MediaOptions } from '../../media/serve.ts';
 import { httpTransport } from '../../events/transport.ts';
 import { saveStateFile } from './persistence.ts';
 import { nextRequestId } from '../../pipeline/index.ts';
-import { errorResponse, PROBLEM_TYPE } from '../../pipeline/respond.ts';
+import { errorResponse } from '../../pipeline/respond.ts';
+import { internalErrorResponse, PROBLEM_TYPE } from '../../core/problem.ts';
 import type { RawResponse } from '../../pipeline/types.ts';
 import { webFront, type WebOptions } from '../../web/index.ts';
 
@@ -128,7 +129,7 @@ export function buildMock(options: MockOptions = {}): Mock {
       return send(reply, edge(new ApiError('VALIDATION_ERROR', error.message, { extensions: { errors: [{ field: 'request', message: error.message }] } }), request));
     }
     services.logError(error, `${request.method} ${instance}`);
-    return reply.status(500).type('application/problem+json').send({ type: '/errors/INTERNAL_ERROR', title: 'Internal Server Error', status: 500, code: 'INTERNAL_ERROR', requestId: nextRequestId() });
+    return send(reply, internalErrorResponse(instance, nextRequestId()));
   });
   app.setNotFoundHandler((request, reply) => {
     const instance = request.url.split('?')[0] ?? request.url;

@@ -33,6 +33,7 @@ import { rateLimit } from '../../pipeline/rate-limit.ts';
 import { errorResponse, withRateLimitHeaders } from '../../pipeline/respond.ts';
 import { toQuery } from '../../pipeline/query.ts';
 import type { RawRequest, RawResponse } from '../../pipeline/types.ts';
+import { connectionDropped } from '../../exam/session.ts';
 
 export { toQuery };
 
@@ -115,7 +116,8 @@ export function apiFront(services: PipelineServices): (req: IncomingMessage, res
   const batch = new WriteBatch(failed);
   const answer = (req: IncomingMessage, res: ServerResponse, raw: RawRequest): void => {
     runPipeline(services, raw)
-      .then((response) => batch.push(req, res, response))
+      // the client exam's dropped connection (D170): the write was applied, the answer is never sent
+      .then((response) => (connectionDropped(response) ? void res.destroy() : batch.push(req, res, response)))
       .catch((error) => failed(req, res, error));
   };
   // A refused body: the pipeline answers it; the answer is written once the rest of the body was

@@ -1,11 +1,11 @@
 /**
- * Checks the defect proof (scripts/prove-defects.ts, conformance/defects/catalogue.ts) showed were
- * missing from the suite: a contract violation injected into the mock that no other test noticed.
+ * Preconditions judged after existence and ownership (GEN-004, ERR-020, ETAG-005): a write carrying
+ * a stale If-Match on another account's, or a deleted, creative, asset or campaign answers the
+ * uniform 404 of an unknown id, never 412: a 412 would tell the caller that the item exists (RFC 9110
+ * 13.2.2 evaluates preconditions after the checks that would answer 404 anyway).
  *
- * - precondition-before-existence: If-Match judged before ownership and deletion. A write carrying
- *   If-Match on another account's (or a deleted) item must answer the uniform 404 of an unknown id,
- *   never 412: a 412 would tell the caller that the item exists (GEN-004, ERR-020; RFC 9110 13.2.2
- *   evaluates preconditions after the checks that would answer 404 anyway).
+ * The defect proof's `precondition-before-existence` (conformance/defects/catalogue/precondition.ts)
+ * is caught here only: no test of a resource's own file makes this write.
  */
 import { caseWhenPresent, expect, skipWhenAbsent, test, type ApiClient, type ApiResponse } from '../fixtures/index.ts';
 import { expectSame404, oneDeletedOfEachKind, oneOfEachKind, ownerView, UNKNOWN_IDS, type ResourceKind } from '../fixtures/resources.ts';

@@ -1,19 +1,22 @@
 /**
- * Limits and scopes: the base URL's versioned prefix (VER-001); the review and write scopes kept
- * apart (AUTH-015); what each plan allows (AUTH-020..022); the default limits and caps in
- * RateLimit-Policy and the counters shared by each write group (RATE-007, RATE-010..013, RATE-015,
- * RATE-017); caps counted per kind of traffic (RATE-018); a tie reported as the smaller limit
- * (RATE-022).
+ * Rate limits (RATE-*), all of them: the RateLimit and RateLimit-Policy headers on every response,
+ * errors included (RATE-019, RATE-020, RATE-024); the default per-key group limits and account/IP
+ * caps in RateLimit-Policy, and the counters each write group shares (RATE-007, RATE-010..013,
+ * RATE-015, RATE-017); a request over its limit: a plain-text read-plane 429 (RATE-003), a
+ * problem+json generation-plane 429 (RATE-001), Retry-After and remaining=0 (RATE-021, RATE-023,
+ * RATE-026); per-key budgets (RATE-005); caps counted per kind of traffic (RATE-016, RATE-018); a
+ * tie reported as the smaller limit (RATE-022).
  *
- * Scenes: fresh accounts through /__mock (plan, per-account limit overrides), a campaign whose
- * creatives are generated with the dashboard action (`readyCampaign`). Limit checks use an unpaced
- * client and observe under `clock.still`.
+ * Scenes: fresh accounts with lowered limits, a campaign whose creatives are generated with the
+ * dashboard action (`readyCampaign`). Limit checks use an unpaced client and observe under
+ * `clock.still`, judging only what happened inside one window.
  */
-import { expect, skipWhenAbsent, test, type ApiClient, type ApiResponse } from '../fixtures/index.ts';
+import { expect, needsOperations, skipWhenAbsent, test, type ApiClient, type ApiResponse } from '../fixtures/index.ts';
 import { parseRateLimit, parseRateLimitPolicy } from '../checks/grammar.ts';
+import { operations } from '../../spec/contract.ts';
 import { allAssets, allCreatives, newKey, pick, readyCampaign, uniqueName, type Asset, type Product } from '../fixtures/resources.ts';
 
-function rateLimitOf(response: ApiResponse): { limit: number; remaining: number } {
+function rateLimitOf(response: ApiResponse) {
   const parsed = parseRateLimit(response.header('ratelimit') ?? '');
   if (!parsed.ok) throw new Error(`RateLimit ${parsed.error}:\n${response.describe()}`);
   return parsed.value;
@@ -23,6 +26,31 @@ function policyQuotas(response: ApiResponse): number[] {
   const parsed = parseRateLimitPolicy(response.header('ratelimit-policy') ?? '');
   if (!parsed.ok) throw new Error(`RateLimit-Policy ${parsed.error}:\n${response.describe()}`);
   return parsed.value.map((p) => p.quota);
+}
+
+/** `count` requests in a row, without pacing. */
+async function burst(api: ApiClient, path: string, count: number): Promise<ApiResponse[]> {
+  const responses: ApiResponse[] = [];
+  for (let i = 0; i < count; i += 1) responses.push(await api.unpaced().get(path, { query: { limit: 1 } }));
+  return responses;
+}
+
+/** Whether any response shows the lowered quota, or a 429: else the mock ignored the override. */
+function overrideApplied(responses: readonly ApiResponse[], quota: number): boolean {
+  return responses.some((r) => r.status === 429 || policyQuotas(r).includes(quota));
+}
+
+/**
+ * Success number `n` (1-based) under a limit of `quota`: RateLimit reports that limit with
+ * `quota - n` left, or another limit that is at least as close to exhaustion.
+ */
+function expectCountdown(response: ApiResponse, quota: number, n: number): void {
+  expect(response).toHaveStatus(200);
+  const reported = rateLimitOf(response);
+  const left = quota - n;
+  const ok = (reported.limit === quota && reported.remaining === left) || reported.remaining < left;
+  expect(ok, `request ${n} under a limit of ${quota}: RateLimit: ${response.header('ratelimit')} (expected limit=${quota}, remaining=${left}, or a closer limit)`).toBe(true);
+  expect(policyQuotas(response), `RateLimit-Policy lists every limit checked: ${response.header('ratelimit-policy')}`).toContain(quota);
 }
 
 function policyItems(response: ApiResponse): string[] {
@@ -47,77 +75,26 @@ async function someAsset(api: ApiClient): Promise<Asset> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Base URL
+// Headers on every response
 
-test('VER-001 the API answers under the base URL, which includes /api/public/v1; the same path without the prefix is not the API', async ({ api, account, target, request }) => {
-  expect(target.basePath, `the base URL ${target.baseURL} includes the versioned prefix`).toMatch(/\/api\/public\/v1$/);
-  await expect(await api.get('/products', { query: { limit: 1 } })).toHaveStatus(200);
-  const bare = await request.get(`${target.origin}/products?limit=1`, { headers: { authorization: `Bearer ${account.key('read')}` }, failOnStatusCode: false, maxRedirects: 0 });
-  if (target.localMock) {
-    expect(bare.status(), `GET ${target.origin}/products without the prefix`).toBe(404);
-  } else {
-    // Another target may serve something else at its root; it must not be the API's product list.
-    let body: unknown;
-    try {
-      body = JSON.parse(await bare.text());
-    } catch {
-      body = undefined;
-    }
-    const isList = bare.status() === 200 && typeof body === 'object' && body !== null && Array.isArray((body as { data?: unknown }).data);
-    expect(isList, `GET ${target.origin}/products without the prefix answered the API's list`).toBe(false);
+test('RATE-020 RATE-019 RATE-024 every response carries RateLimit and RateLimit-Policy, errors included', async ({ api }) => {
+  const responses: [string, ApiResponse][] = [
+    ['200', await api.get('/products', { query: { limit: 1 } })],
+    ['404', await api.get('/products/prd_conformance_unknown_0000')],
+    ['401', await api.get('/products', { authorization: null })],
+    ['403', await api.get('/presets')],
+  ];
+  for (const [status, response] of responses) {
+    expect(response, `the ${status} case`).toHaveStatus(Number(status));
+    expect(response.header('ratelimit'), `RateLimit on the ${status}`).toMatch(/limit=\d+/);
+    expect(response.header('ratelimit-policy'), `RateLimit-Policy on the ${status}`).toMatch(/^\d+;w=60/);
+    const quotas = policyQuotas(response);
+    expect(new Set(quotas).size, `identical limits are listed once: ${response.header('ratelimit-policy')}`).toBe(quotas.length);
   }
 });
 
 // ---------------------------------------------------------------------------------------------
-// Scopes and plans
-
-test('AUTH-015 creatives:review and creatives:write are separate: each alone answers 403 API_TOKEN_SCOPE_DENIED on the other\'s operations', { tag: '@control' }, async ({ api, control, account }) => {
-  const { creatives } = await readyCampaign(api, control, account, 1);
-  const id = encodeURIComponent(creatives[0]!.creativeId);
-  await expect(await api.as('creatives:review').patch(`/creatives/${id}`, { body: { metadata: { channel: 'conformance' } } }), 'PATCH with a creatives:review key').toBeProblem(403, 'API_TOKEN_SCOPE_DENIED');
-  await expect(await api.as('creatives:write').post(`/creatives/${id}/approve`, { idempotencyKey: newKey('approve') }), 'approve with a creatives:write key').toBeProblem(403, 'API_TOKEN_SCOPE_DENIED');
-  // The right scope is accepted: the 403s above are about the scope.
-  await expect(await api.as('creatives:review').post(`/creatives/${id}/approve`, { idempotencyKey: newKey('approve') })).toHaveStatus(200);
-});
-
-test('AUTH-020 a read-only key works on the lowest plan', { tag: '@control' }, async ({ accounts, apiFor }) => {
-  const account = await accounts.create({ plan: 'starter' });
-  await expect(await apiFor(account, 'read').get('/products', { query: { limit: 1 } })).toHaveStatus(200);
-});
-
-test('AUTH-021 on the lowest plan, creatives:write, creatives:review and assets:write operations are not refused for the plan', { tag: '@control' }, async ({ api, control, account }) => {
-  const { creatives } = await readyCampaign(api, control, account, 2);
-  const asset = await someAsset(api);
-  const plan = await control.send('PATCH', `/__mock/accounts/${encodeURIComponent(account.accountId!)}/plan`, { tier: 'starter' });
-  expect(plan.status, plan.text).toBe(200);
-
-  await expect(await api.get('/products', { query: { limit: 1 } }), 'a read on the starter plan').toHaveStatus(200);
-  const [one, two] = creatives.map((c) => encodeURIComponent(c.creativeId));
-  await expect(await api.as('creatives:write').patch(`/creatives/${one}`, { body: { metadata: { channel: 'conformance' } } }), 'creatives:write PATCH on starter').toHaveStatus(200);
-  await expect(await api.as('creatives:review').post(`/creatives/${two}/approve`, { idempotencyKey: newKey('approve') }), 'creatives:review approve on starter').toHaveStatus(200);
-  const patched = await api.as('assets:write').patch(`/assets/${encodeURIComponent(asset.assetId)}`, { body: { favorited: !asset.favorited } });
-  await expect(patched, 'assets:write PATCH on starter').toHaveStatus(200);
-  expect((patched.json as Asset).favorited).toBe(!asset.favorited);
-});
-
-test('AUTH-022 campaigns:write needs a plan with campaigns: POST /campaigns on starter, or with campaigns=false, answers 403 TIER_REQUIRED', { tag: '@control' }, async ({ accounts, apiFor, control }) => {
-  const starter = await accounts.create({ plan: 'starter' });
-  const noCampaigns = await accounts.create();
-  const changed = await control.send('PATCH', `/__mock/accounts/${encodeURIComponent(noCampaigns.accountId!)}/plan`, { features: { campaigns: false } });
-  expect(changed.status, changed.text).toBe(200);
-  for (const [what, account] of [['starter', starter], ['campaigns=false', noCampaigns]] as const) {
-    const api = apiFor(account);
-    const products = await api.get('/products', { query: { limit: 1 } });
-    expect(products).toHaveStatus(200);
-    const product = (products.json as { data: Product[] }).data[0];
-    skipWhenAbsent(product === undefined, 'the account has no product');
-    const body = { name: uniqueName('campaign'), brandId: product!.brandId, productIds: [product!.productId] };
-    await expect(await api.as('campaigns:write').post('/campaigns', { body, idempotencyKey: newKey('campaign') }), `POST /campaigns on ${what}`).toBeProblem(403, 'TIER_REQUIRED');
-  }
-});
-
-// ---------------------------------------------------------------------------------------------
-// Default limits and caps
+// Default limits and caps; counters shared by a write group
 
 test('RATE-007 RATE-015 a read-plane GET lists its 200/min limit and the caps of 1000/min per account and 2000/min per IP', { tag: '@exclusive' }, async ({ api }) => {
   const response = await api.get('/products', { query: { limit: 1 } });
@@ -172,6 +149,85 @@ test('RATE-013 RATE-017 POST and PATCH of campaigns share one 60/min counter', {
   const patched = await writer.patch(`/campaigns/${encodeURIComponent(campaignId)}`, { body: { name: uniqueName('renamed') } });
   expectShared(created, patched, 'campaign POST then PATCH');
   for (const quota of ['300;w=60', '600;w=60']) expect(policyItems(patched), `RateLimit-Policy: ${patched.header('ratelimit-policy')}`).toContain(quota);
+});
+
+// ---------------------------------------------------------------------------------------------
+// A request over its limit
+
+test('RATE-003 RATE-021 RATE-023 RATE-026 a read over its limit is a 429 of the documented type (plain text in 1.9.0) with Retry-After and remaining=0, and the read after Retry-After succeeds', { tag: ['@control', '@exclusive'] }, async ({ accounts, apiFor, clock }) => {
+  const quota = 3;
+  const observed = await clock.still(async () => {
+    const account = await accounts.create({ limits: { 'group:read': quota } });
+    const api = apiFor(account);
+    return { api, responses: await burst(api, '/products', quota + 1) };
+  });
+  const { api, responses } = observed;
+  // a control plane that ignores this part of spec/mock-control.yaml fails the test
+  expect(!overrideApplied(responses, quota), 'POST /__mock/accounts does not apply `limits` (mock/control/routes.ts)').toBe(false);
+
+  responses.slice(0, quota).forEach((response, index) => expectCountdown(response, quota, index + 1));
+  const limited = responses[quota]!;
+  expect(limited).toHaveStatus(429);
+  // The media type the document declares (text/plain in 1.9.0; problem+json in the pending version).
+  const declared = operations.get('listProducts')!.responses['429']!.contentTypes;
+  expect(declared, 'one media type for the read-plane 429').toHaveLength(1);
+  expect(limited.contentType, limited.describe()).toBe(declared[0]);
+  if (declared[0] === 'text/plain') expect(() => JSON.parse(limited.text), 'the read-plane 429 body is not JSON').toThrow();
+  else await expect(limited).toBeProblem(429, 'RATE_LIMITED');
+  const retryAfter = limited.header('retry-after');
+  expect(retryAfter, limited.describe()).toMatch(/^\d+$/);
+  const reported = rateLimitOf(limited);
+  expect(reported.remaining).toBe(0);
+  expect(policyQuotas(limited)).toContain(reported.limit);
+
+  await clock.advance(Number(retryAfter));
+  const after = await api.unpaced().get('/products', { query: { limit: 1 } });
+  expect(after, `after waiting Retry-After (${retryAfter} s) the next read succeeds`).toHaveStatus(200);
+});
+
+test('RATE-005 two keys of one account have separate per-key budgets', { tag: ['@control', '@exclusive'] }, async ({ accounts, apiFor, clock }) => {
+  const quota = 3;
+  const { responses, other } = await clock.still(async () => {
+    const account = await accounts.create({ limits: { 'group:read': quota } });
+    const responses = await burst(apiFor(account, 'read'), '/products', quota + 1);
+    const other = await apiFor(account, 'runs:read').unpaced().get('/products', { query: { limit: 1 } });
+    return { responses, other };
+  });
+  // a control plane that ignores this part of spec/mock-control.yaml fails the test
+  expect(!overrideApplied(responses, quota), 'POST /__mock/accounts does not apply `limits` (mock/control/routes.ts)').toBe(false);
+  expect(responses[quota]!).toHaveStatus(429);
+  expectCountdown(other, quota, 1);
+});
+
+test('RATE-001 RATE-023 RATE-026 a generation-plane 429 is problem+json RATE_LIMITED with Retry-After', { tag: ['@control', '@exclusive'] }, async ({ accounts, apiFor, clock, target }) => {
+  needsOperations(target, 'listPresets');
+  const quota = 1;
+  const responses = await clock.still(async () => {
+    const account = await accounts.create({ limits: { 'group:generation_read': quota } });
+    return burst(apiFor(account, 'runs:read'), '/presets', quota + 1);
+  });
+  // a control plane that ignores this part of spec/mock-control.yaml fails the test
+  expect(!overrideApplied(responses, quota), 'POST /__mock/accounts does not apply `limits` (mock/control/routes.ts)').toBe(false);
+  expectCountdown(responses[0]!, quota, 1);
+  const limited = responses[quota]!;
+  await expect(limited).toBeProblem(429, 'RATE_LIMITED');
+  expect(limited.header('retry-after'), limited.describe()).toMatch(/^\d+$/);
+  expect(rateLimitOf(limited).remaining).toBe(0);
+});
+
+test('RATE-021 waiting the reported reset after remaining=0 restores the budget (the suite paces itself on it)', { tag: ['@control', '@exclusive'] }, async ({ accounts, apiFor }) => {
+  const quota = 2;
+  const account = await accounts.create({ limits: { 'group:read': quota } });
+  const api = apiFor(account);
+  const responses: ApiResponse[] = [];
+  for (let i = 0; i < quota * 3; i += 1) responses.push(await api.get('/products', { query: { limit: 1 } }));
+  // a control plane that ignores this part of spec/mock-control.yaml fails the test
+  expect(!overrideApplied(responses, quota), 'POST /__mock/accounts does not apply `limits` (mock/control/routes.ts)').toBe(false);
+  for (const [index, response] of responses.entries()) {
+    expect(response, `paced read ${index + 1}`).toHaveStatus(200);
+    expect(response.retriedAfter, `paced read ${index + 1} needed no retry: waiting reset seconds after remaining=0 is enough`).toBeUndefined();
+  }
+  expect(responses.some((r) => rateLimitOf(r).remaining === 0), 'the budget of 2 ran out along the way').toBe(true);
 });
 
 test('RATE-003 a review, a creative write, an asset write and a campaign write refused with 429 answer plain text, not JSON', { tag: '@control' }, async ({ accounts, apiFor }) => {
