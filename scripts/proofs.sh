@@ -40,6 +40,7 @@ npx tsx scripts/prove-real-target.ts --hide '' --reasons rewrite --rechunk --hea
 
 step "the whole suite across a real HTTP/2 hop (suite -> HTTP/1.1 front -> h2c -> HTTP/2 front -> mock: no reason phrase, lower-case names, no Connection/Transfer-Encoding): 0 failures (scripts/prove-gate.ts --http2)"
 npx tsx scripts/prove-gate.ts --http2
+
 step "the exams as a team gets them: npm pack, installed into an empty project, cgs-client-check passes the example client (exit 0) and fails a faulty one (1), cgs-webhooks-check passes the example receiver (0), both refuse a bad flag (2) (bin/exam-package.test.ts, ~1-5 min: its own pack and install)"
 npx vitest run bin/exam-package.test.ts
 
