@@ -8,8 +8,9 @@
  * not select; a failed hand-over is retried with the same webhook-id.
  *
  * Endpoints are added in the dashboard, not through the API: the tests register the inbox through
- * the mock's control plane, so every test here is @control. While the mock does not serve those
- * routes, each test fails (they are part of spec/mock-control.yaml).
+ * the webhooks hook of spec/conformance-hooks.yaml, so every test here is tagged @hook:webhooks
+ * (with @hook:accounts for an account the hooks know and @hook:clock to let the about-one-minute
+ * processing pass on the account's clock).
  *
  * Absence is judged with a marker: a later change whose delivery is awaited. Deliveries to one
  * endpoint go out one at a time in the order they are processed, so anything an earlier change
@@ -19,18 +20,18 @@ import { validatorFor } from '../../spec/contract.ts';
 import type { Schemas } from '../../spec/types.ts';
 import { walk } from '../fixtures/lists.ts';
 import type { ApiClient } from '../fixtures/index.ts';
+import type { ActionRequest, EventType } from '../fixtures/hooks.ts';
 import { acceptedRun, getRun, idempotencyKey, pollRun, presetId, setPlan, someProductIds } from '../fixtures/generation.ts';
+import { dashboard } from '../fixtures/resources.ts';
 import {
+  deliveries,
   expect,
   skipWhenAbsent,
-  requireWebhookRoutes,
   needsOperations,
-  registerInbox,
-  deliveryLog,
-  settledAttempts,
+  registerEndpoint,
+  settledDeliveries,
   test,
   verifyAt,
-  webhookRoutesServed,
   type Delivery,
   type WebhookInbox,
 } from '../fixtures/webhook-inbox.ts';
@@ -39,9 +40,9 @@ type Creative = Schemas['Creative'];
 type Asset = Schemas['Asset'];
 type Campaign = Schemas['Campaign'];
 
-const CREATIVE_EVENTS = ['creative.approved', 'creative.rejected', 'creative.updated', 'creative.deleted', 'creative.restored'];
-const ASSET_EVENTS = ['asset.updated', 'asset.archived', 'asset.unarchived', 'asset.deleted', 'asset.restored'];
-const CAMPAIGN_EVENTS = ['campaign.created', 'campaign.updated', 'campaign.deleted', 'campaign.restored'];
+const CREATIVE_EVENTS: EventType[] = ['creative.approved', 'creative.rejected', 'creative.updated', 'creative.deleted', 'creative.restored'];
+const ASSET_EVENTS: EventType[] = ['asset.updated', 'asset.archived', 'asset.unarchived', 'asset.deleted', 'asset.restored'];
+const CAMPAIGN_EVENTS: EventType[] = ['campaign.created', 'campaign.updated', 'campaign.deleted', 'campaign.restored'];
 
 /** The event schema of the document a payload of this type must satisfy. */
 function schemaOf(type: string): string {
@@ -142,8 +143,8 @@ test.beforeEach(({ target }) => {
 // ---------------------------------------------------------------------------------------------
 // Signature and envelope
 
-test('EVT-043 EVT-044 EVT-045 EVT-046 EVT-047 EVT-028 EVT-021 EVT-023 EVT-009 EVT-035 EVT-034 EVT-037 EVT-002 an approval arrives signed per Standard Webhooks, with the creative as GET showDeleted returns it and the writing key as actor', { tag: '@control' }, async ({ api, account, control, clock, inbox }) => {
-  const endpoint = await registerInbox(control, account, inbox, clock, { eventTypes: ['creative.approved'] });
+test('EVT-043 EVT-044 EVT-045 EVT-046 EVT-047 EVT-028 EVT-021 EVT-023 EVT-009 EVT-035 EVT-034 EVT-037 EVT-002 an approval arrives signed per Standard Webhooks, with the creative as GET showDeleted returns it and the writing key as actor', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock'] }, async ({ api, account, hooks, clock, inbox }) => {
+  const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: ['creative.approved'] });
   const [creative] = await creativesIn(api, 'PENDING', 1);
   await approve(api, creative!.creativeId);
   await endpoint.process();
@@ -177,8 +178,8 @@ test('EVT-004 no resource of the public API manages webhook endpoints', async ({
   }
 });
 
-test('EVT-022 the envelope timestamp is the UTC time of the change, not of the delivery', { tag: ['@control', '@assumed'] }, async ({ api, account, control, clock, inbox }) => {
-  const endpoint = await registerInbox(control, account, inbox, clock, { eventTypes: ['creative.updated'] });
+test('EVT-022 the envelope timestamp is the UTC time of the change, not of the delivery', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@assumed'] }, async ({ api, account, hooks, clock, inbox }) => {
+  const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: ['creative.updated'] });
   const [creative] = await creativesIn(api, 'APPROVED', 1);
   const before = Date.parse((await clock.now()).now);
   await patchCreative(api, creative!.creativeId, { metadata: { conformance: 'timestamp' } });
@@ -197,8 +198,8 @@ test('EVT-022 the envelope timestamp is the UTC time of the change, not of the d
 // ---------------------------------------------------------------------------------------------
 // Every event type the API causes
 
-test('EVT-009 EVT-010 EVT-011 EVT-012 EVT-026 EVT-027 EVT-023 every creative event the API causes arrives, with the creative as data', { tag: '@control' }, async ({ api, account, control, clock, inbox }) => {
-  const endpoint = await registerInbox(control, account, inbox, clock, { eventTypes: CREATIVE_EVENTS });
+test('EVT-009 EVT-010 EVT-011 EVT-012 EVT-026 EVT-027 EVT-023 every creative event the API causes arrives, with the creative as data', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock'] }, async ({ api, account, hooks, clock, inbox }) => {
+  const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: CREATIVE_EVENTS });
   const [toApprove, toReject] = await creativesIn(api, 'PENDING', 2);
   const [edited] = await creativesIn(api, 'APPROVED', 1);
   const id = edited!.creativeId;
@@ -232,8 +233,8 @@ test('EVT-009 EVT-010 EVT-011 EVT-012 EVT-026 EVT-027 EVT-023 every creative eve
   }
 });
 
-test('EVT-013 EVT-014 EVT-030 EVT-026 EVT-023 every asset event the API causes arrives, with the asset as data', { tag: '@control' }, async ({ api, account, control, clock, inbox }) => {
-  const endpoint = await registerInbox(control, account, inbox, clock, { eventTypes: ASSET_EVENTS });
+test('EVT-013 EVT-014 EVT-030 EVT-026 EVT-023 every asset event the API causes arrives, with the asset as data', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock'] }, async ({ api, account, hooks, clock, inbox }) => {
+  const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: ASSET_EVENTS });
   const asset = await liveAsset(api);
   const id = asset.assetId;
   const writer = api.as('assets:write');
@@ -262,9 +263,9 @@ test('EVT-013 EVT-014 EVT-030 EVT-026 EVT-023 every asset event the API causes a
   expect(inbox.deliveries.at(-1)!.payload.data).toEqual(await readShowDeleted(api, `/assets/${id}`));
 });
 
-test('EVT-015 EVT-017 EVT-018 creating a campaign sends campaign.created with the Campaign and nothing about its creatives; renaming it sends campaign.updated', { tag: '@control' }, async ({ api, account, control, clock, inbox }) => {
+test('EVT-015 EVT-017 EVT-018 creating a campaign sends campaign.created with the Campaign and nothing about its creatives; renaming it sends campaign.updated', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock'] }, async ({ api, account, hooks, clock, inbox }) => {
   // The actor and the exact previousAttributes are checked in the @assumed test below.
-  const endpoint = await registerInbox(control, account, inbox, clock, { eventTypes: [...CAMPAIGN_EVENTS, ...CREATIVE_EVENTS] });
+  const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: [...CAMPAIGN_EVENTS, ...CREATIVE_EVENTS] });
   const campaign = await createCampaign(api, 'conformance pinned events');
   await endpoint.process();
   const created = await arrival(inbox, 'campaign.created', 'campaignId', campaign.campaignId);
@@ -279,13 +280,11 @@ test('EVT-015 EVT-017 EVT-018 creating a campaign sends campaign.created with th
   expect(inbox.deliveries.map((d) => d.payload.type), 'EVT-017 EVT-018: the campaign\'s NOT_GENERATED creatives sent nothing').toEqual(['campaign.created', 'campaign.updated']);
 });
 
-test('EVT-033 previousAttributes.aspectRatio is null when the creative had no ratio of its own, though data showed the campaign\'s', { tag: '@control' }, async ({ api, account, control, clock, inbox }) => {
+test('EVT-033 previousAttributes.aspectRatio is null when the creative had no ratio of its own, though data showed the campaign\'s', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@hook:actors'] }, async ({ api, account, hooks, clock, inbox }) => {
   // Which ratios are accepted is a gap (CRTV-012): the first candidate the target accepts is used.
-  const endpoint = await registerInbox(control, account, inbox, clock, { eventTypes: ['creative.updated'] });
+  const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: ['creative.updated'] });
   const campaign = await createCampaign(api, 'conformance own ratio');
-  const generated = await control.send('POST', `/__mock/accounts/${encodeURIComponent(account.accountId!)}/actions`, { actor: { kind: 'user' }, action: 'generateCreatives', input: { campaignId: campaign.campaignId } });
-  expect(generated.status, generated.text).toBe(200);
-  const [id] = (generated.body as { body: { creativeIds: string[] } }).body.creativeIds;
+  const [id] = await dashboard(hooks, account, 'generateCreatives', { campaignId: campaign.campaignId });
   const shown = await readShowDeleted<Creative>(api, `/creatives/${id}`);
   let accepted: string | undefined;
   for (const ratio of ['1:1', '16:9', '9:16', '4:5'].filter((r) => r !== shown.aspectRatio)) {
@@ -303,8 +302,8 @@ test('EVT-033 previousAttributes.aspectRatio is null when the creative had no ra
   expect(delivery!.payload.previousAttributes?.['aspectRatio'], `the creative had no ratio of its own (it showed ${shown.aspectRatio}): ${delivery!.raw}`).toBeNull();
 });
 
-test('EVT-015 EVT-016 EVT-017 EVT-018 EVT-030 campaign events: created (and no creative event), updated, deleted, restored', { tag: ['@control', '@assumed'] }, async ({ api, account, control, clock, inbox }) => {
-  const endpoint = await registerInbox(control, account, inbox, clock, { eventTypes: [...CAMPAIGN_EVENTS, ...CREATIVE_EVENTS] });
+test('EVT-015 EVT-016 EVT-017 EVT-018 EVT-030 campaign events: created (and no creative event), updated, deleted, restored', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@assumed'] }, async ({ api, account, hooks, clock, inbox }) => {
+  const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: [...CAMPAIGN_EVENTS, ...CREATIVE_EVENTS] });
   const writer = api.as('campaigns:write');
   const campaign = await createCampaign(api, 'conformance webhooks');
   const id = campaign.campaignId;
@@ -334,8 +333,8 @@ test('EVT-015 EVT-016 EVT-017 EVT-018 EVT-030 campaign events: created (and no c
   expect(inbox.deliveries.filter((d) => d.payload.type.startsWith('creative.')).map((d) => d.payload.type)).toEqual([]);
 });
 
-test('EVT-011 EVT-012 EVT-016 deleting a campaign sends creative.deleted for each readable creative in it, and restoring it creative.restored', { tag: '@control' }, async ({ api, account, control, clock, inbox }) => {
-  const endpoint = await registerInbox(control, account, inbox, clock, { eventTypes: ['campaign.deleted', 'campaign.restored', 'creative.deleted', 'creative.restored'] });
+test('EVT-011 EVT-012 EVT-016 deleting a campaign sends creative.deleted for each readable creative in it, and restoring it creative.restored', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock'] }, async ({ api, account, hooks, clock, inbox }) => {
+  const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: ['campaign.deleted', 'campaign.restored', 'creative.deleted', 'creative.restored'] });
   const writer = api.as('campaigns:write');
   const readable = await creatives(api);
   const campaigns = (await walk<Campaign>(api, '/campaigns', { limit: 100 })).rows;
@@ -375,8 +374,8 @@ test('EVT-011 EVT-012 EVT-016 deleting a campaign sends creative.deleted for eac
 // ---------------------------------------------------------------------------------------------
 // previousAttributes
 
-test('EVT-029 EVT-030 EVT-031 EVT-032 previousAttributes lists exactly the changed fields, metadata as the whole previous map, and never a field data no longer carries', { tag: '@control' }, async ({ api, account, control, clock, inbox }) => {
-  const endpoint = await registerInbox(control, account, inbox, clock, { eventTypes: ['creative.updated'] });
+test('EVT-029 EVT-030 EVT-031 EVT-032 previousAttributes lists exactly the changed fields, metadata as the whole previous map, and never a field data no longer carries', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock'] }, async ({ api, account, hooks, clock, inbox }) => {
+  const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: ['creative.updated'] });
   const [creative] = await creativesIn(api, 'APPROVED', 1);
   const id = creative!.creativeId;
   const change = async (body: Record<string, unknown>): Promise<Delivery> => {
@@ -408,12 +407,10 @@ test('EVT-029 EVT-030 EVT-031 EVT-032 previousAttributes lists exactly the chang
   expect(Object.hasOwn(emptied.payload.previousAttributes ?? {}, 'metadata'), `previousAttributes does not list it: ${JSON.stringify(emptied.payload.previousAttributes)}`).toBe(false);
 });
 
-test('EVT-033 EVT-032 EVT-029 previousAttributes.aspectRatio is the creative\'s own ratio, null when it had none; metadata added to none is {}, and removing the last key lists nothing', { tag: ['@control', '@assumed'] }, async ({ api, account, control, clock, inbox }) => {
-  const endpoint = await registerInbox(control, account, inbox, clock, { eventTypes: ['creative.updated'] });
+test('EVT-033 EVT-032 EVT-029 previousAttributes.aspectRatio is the creative\'s own ratio, null when it had none; metadata added to none is {}, and removing the last key lists nothing', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@hook:actors', '@assumed'] }, async ({ api, account, hooks, clock, inbox }) => {
+  const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: ['creative.updated'] });
   const campaign = await createCampaign(api, 'conformance ratios');
-  const generated = await control.send('POST', `/__mock/accounts/${encodeURIComponent(account.accountId!)}/actions`, { actor: { kind: 'user' }, action: 'generateCreatives', input: { campaignId: campaign.campaignId } });
-  expect(generated.status, generated.text).toBe(200);
-  const [id] = (generated.body as { body: { creativeIds: string[] } }).body.creativeIds;
+  const [id] = await dashboard(hooks, account, 'generateCreatives', { campaignId: campaign.campaignId });
   const shown = await readShowDeleted<Creative>(api, `/creatives/${id}`);
   expect(shown.aspectRatio, 'the creative shows the ratio of its campaign').not.toBeNull();
   expect(Object.hasOwn(shown, 'metadata')).toBe(false);
@@ -433,8 +430,8 @@ test('EVT-033 EVT-032 EVT-029 previousAttributes.aspectRatio is the creative\'s 
   }
 });
 
-test('EVT-030 EVT-031 asset.updated and campaign.updated list exactly the changed fields with their prior values', { tag: ['@control', '@assumed'] }, async ({ api, account, control, clock, inbox }) => {
-  const endpoint = await registerInbox(control, account, inbox, clock, { eventTypes: ['asset.updated', 'campaign.updated'] });
+test('EVT-030 EVT-031 asset.updated and campaign.updated list exactly the changed fields with their prior values', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@assumed'] }, async ({ api, account, hooks, clock, inbox }) => {
+  const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: ['asset.updated', 'campaign.updated'] });
   const asset = await liveAsset(api);
   const first = await patchAsset(api, asset.assetId, { notes: 'conformance first', metadata: { conformance: '1' } });
   await endpoint.process();
@@ -459,8 +456,8 @@ test('EVT-030 EVT-031 asset.updated and campaign.updated list exactly the change
 // ---------------------------------------------------------------------------------------------
 // What is not sent
 
-test('EVT-020 a change that alters nothing sends nothing', { tag: '@control' }, async ({ api, account, control, clock, inbox }) => {
-  const endpoint = await registerInbox(control, account, inbox, clock, { eventTypes: [...CREATIVE_EVENTS, ...ASSET_EVENTS] });
+test('EVT-020 a change that alters nothing sends nothing', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock'] }, async ({ api, account, hooks, clock, inbox }) => {
+  const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: [...CREATIVE_EVENTS, ...ASSET_EVENTS] });
   const [approved, marker] = await creativesIn(api, 'APPROVED', 2);
   const [rejected] = await creativesIn(api, 'REJECTED', 1);
   const asset = await liveAsset(api);
@@ -484,41 +481,40 @@ test('EVT-020 a change that alters nothing sends nothing', { tag: '@control' }, 
   ]);
 });
 
-test('EVT-003 EVT-006 EVT-007 nothing is sent while the plan lacks the webhooks feature when a change is processed, and it is never replayed', { tag: ['@control', '@exclusive'] }, async ({ api, account, control, clock, inbox }) => {
-  const endpoint = await registerInbox(control, account, inbox, clock, { eventTypes: CREATIVE_EVENTS });
+test('EVT-003 EVT-006 EVT-007 nothing is sent while the plan lacks the webhooks feature when a change is processed, and it is never replayed', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock'] }, async ({ api, account, hooks, clock, inbox }) => {
+  const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: CREATIVE_EVENTS });
   const [withoutFeature, droppedBeforeProcessing, marker] = await creativesIn(api, 'PENDING', 3);
 
-  await setPlan(control, account.accountId, { features: { webhooks: false } });
+  await setPlan(hooks, account, { features: { webhooks: false } });
   await approve(api, withoutFeature!.creativeId);
   await endpoint.process();
 
   // Changed while the feature was on, processed after it was lost.
-  await setPlan(control, account.accountId, { features: { webhooks: true } });
+  await setPlan(hooks, account, { features: { webhooks: true } });
   await approve(api, droppedBeforeProcessing!.creativeId);
-  await setPlan(control, account.accountId, { features: { webhooks: false } });
+  await setPlan(hooks, account, { features: { webhooks: false } });
   await endpoint.process();
 
-  await setPlan(control, account.accountId, { features: { webhooks: true } });
+  await setPlan(hooks, account, { features: { webhooks: true } });
   await reject(api, marker!.creativeId);
   await endpoint.process();
   await arrival(inbox, 'creative.rejected', 'creativeId', marker!.creativeId);
   expect(inbox.deliveries.map((d) => d.payload.data['creativeId']), 'only the change processed with the feature arrived').toEqual([marker!.creativeId]);
 });
 
-test('EVT-006 EVT-007 an endpoint added after a change was processed gets nothing of it; one added before the processing gets it', { tag: ['@control', '@exclusive'] }, async ({ api, account, control, clock, inbox }) => {
-  requireWebhookRoutes(await webhookRoutesServed(control, account));
+test('EVT-006 EVT-007 an endpoint added after a change was processed gets nothing of it; one added before the processing gets it', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock'] }, async ({ api, account, hooks, clock, inbox }) => {
   const [early, pending] = await creativesIn(api, 'PENDING', 2);
   await approve(api, early!.creativeId);
   await clock.advance(120);
   await approve(api, pending!.creativeId);
-  const endpoint = await registerInbox(control, account, inbox, clock, { eventTypes: CREATIVE_EVENTS });
+  const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: CREATIVE_EVENTS });
   await endpoint.process();
   await arrival(inbox, 'creative.approved', 'creativeId', pending!.creativeId);
   expect(inbox.deliveries.map((d) => d.payload.data['creativeId']), 'the change processed before the endpoint existed is never replayed').toEqual([pending!.creativeId]);
 });
 
-test('EVT-005 only the event types an endpoint selected are sent to it', { tag: '@control' }, async ({ api, account, control, clock, inbox }) => {
-  const endpoint = await registerInbox(control, account, inbox, clock, { eventTypes: ['creative.rejected'] });
+test('EVT-005 only the event types an endpoint selected are sent to it', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock'] }, async ({ api, account, hooks, clock, inbox }) => {
+  const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: ['creative.rejected'] });
   const [approved, rejected] = await creativesIn(api, 'PENDING', 2);
   const [edited] = await creativesIn(api, 'APPROVED', 1);
   await approve(api, approved!.creativeId);
@@ -533,19 +529,19 @@ test('EVT-005 only the event types an endpoint selected are sent to it', { tag: 
 // ---------------------------------------------------------------------------------------------
 // Retries and duplicates
 
-test('EVT-039 EVT-040 EVT-002 a failed hand-over is retried after 1, then 2 minutes with the same webhook-id, and a receiver de-duplicates on it', { tag: '@control' }, async ({ api, account, control, clock, inbox }) => {
+test('EVT-039 EVT-040 EVT-002 a failed hand-over is retried after 1, then 2 minutes with the same webhook-id, and a receiver de-duplicates on it', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock'] }, async ({ api, account, hooks, clock, inbox }) => {
   inbox.respond = (_delivery, seen) => (seen < 2 ? 500 : 204);
-  const endpoint = await registerInbox(control, account, inbox, clock, { eventTypes: ['creative.approved', 'creative.rejected'] });
+  const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: ['creative.approved', 'creative.rejected'] });
   const [retried, marker] = await creativesIn(api, 'PENDING', 2);
   await approve(api, retried!.creativeId);
   await endpoint.process();
   const [first] = await inbox.waitFor(1);
   expect(first!.answered).toBe(500);
-  await settledAttempts(control, account, { endpointId: endpoint.endpointId }, 1);
+  await settledDeliveries(hooks, account, { endpointId: endpoint.endpointId }, 1);
 
   await clock.advance(60);
   const [, second] = await inbox.waitFor(2);
-  await settledAttempts(control, account, { endpointId: endpoint.endpointId }, 2);
+  await settledDeliveries(hooks, account, { endpointId: endpoint.endpointId }, 2);
   await clock.advance(120);
   const [, , third] = await inbox.waitFor(3);
   expect(third!.answered, 'the third attempt is accepted').toBe(204);
@@ -558,7 +554,7 @@ test('EVT-039 EVT-040 EVT-002 a failed hand-over is retried after 1, then 2 minu
     expect(attempt.payload.data['creativeId']).toBe(retried!.creativeId);
   }
   // The schedule on the target's clock (the delivery log; webhook-timestamp is the real time of sending).
-  const log = (await deliveryLog(control, account, { endpointId: endpoint.endpointId })).filter((r) => !r.duplicate && r.eventId === first!.id);
+  const log = (await deliveries(hooks, account, { endpointId: endpoint.endpointId })).filter((r) => r.eventId === first!.id);
   const [t1, t2, t3] = log.map((r) => Date.parse(r.attemptedAt!) / 1000);
   expect(t2! - t1!, 'the first retry comes a minute later').toBeGreaterThanOrEqual(60);
   expect(t2! - t1!).toBeLessThan(120);
@@ -572,8 +568,8 @@ test('EVT-039 EVT-040 EVT-002 a failed hand-over is retried after 1, then 2 minu
   expect(inbox.unique().map((d) => d.payload.data['creativeId']), 'de-duplicated on webhook-id: one per event').toEqual([retried!.creativeId, marker!.creativeId]);
 });
 
-test('EVT-039 EVT-002 a duplicate delivery carries the same webhook-id, so a receiver de-duplicates it', { tag: '@control' }, async ({ api, account, control, clock, inbox }) => {
-  const endpoint = await registerInbox(control, account, inbox, clock, { eventTypes: ['creative.approved'], chaos: { duplicate: 1 } });
+test('EVT-039 EVT-002 a duplicate delivery carries the same webhook-id, so a receiver de-duplicates it', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock'] }, async ({ api, account, hooks, clock, inbox }) => {
+  const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: ['creative.approved'], duplicates: 1 });
   const [creative] = await creativesIn(api, 'PENDING', 1);
   await approve(api, creative!.creativeId);
   await endpoint.process();
@@ -584,27 +580,27 @@ test('EVT-039 EVT-002 a duplicate delivery carries the same webhook-id, so a rec
   expect(inbox.unique().length).toBe(1);
 });
 
-test('EVT-041 EVT-040 EVT-039 a delivery that keeps failing is retried with doubling delays capped at an hour, and given up 24 hours after the change', { tag: ['@control', '@exclusive'] }, async ({ api, account, control, clock, inbox, target }) => {
+test('EVT-041 EVT-040 EVT-039 a delivery that keeps failing is retried with doubling delays capped at an hour, and given up 24 hours after the change', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock'] }, async ({ api, account, hooks, clock, inbox, target }) => {
   const [failing, marker] = await creativesIn(api, 'PENDING', 2);
   let failingId: string | undefined;
   inbox.respond = (delivery) => (failingId === undefined || delivery.id === failingId ? 500 : 204);
-  const endpoint = await registerInbox(control, account, inbox, clock, { eventTypes: ['creative.approved'] });
+  const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: ['creative.approved'] });
   await approve(api, failing!.creativeId);
   await endpoint.process();
   const [first] = await inbox.waitFor(1);
   failingId = first!.id;
   const changedAt = Date.parse(first!.payload.timestamp) / 1000;
 
-  await settledAttempts(control, account, { endpointId: endpoint.endpointId }, 1);
+  await settledDeliveries(hooks, account, { endpointId: endpoint.endpointId }, 1);
   // One advance covers the day: every retry that falls due inside it runs in it, at its due time.
   await clock.advance(25 * 3600);
-  const rows = await settledAttempts(control, account, { endpointId: endpoint.endpointId }, 2);
+  const rows = await settledDeliveries(hooks, account, { endpointId: endpoint.endpointId }, 2);
   const last = rows.at(-1)!;
-  expect(last.givenUp && last.nextAttemptAt === null, `the last attempt gave up within the one advance: ${JSON.stringify(last)}`).toBe(true);
+  expect(last.status === 'failed' && last.nextAttemptAt === null, `the last attempt gave up within the one advance: ${JSON.stringify(last)}`).toBe(true);
   await inbox.waitFor(rows.length);
   const attempts = inbox.deliveries.filter((d) => d.id === failingId);
   expect(attempts.length, 'retried many times over the day').toBeGreaterThan(20);
-  const log = (await deliveryLog(control, account, { endpointId: endpoint.endpointId })).filter((r) => !r.duplicate && r.eventId === failingId);
+  const log = (await deliveries(hooks, account, { endpointId: endpoint.endpointId })).filter((r) => r.eventId === failingId);
   expect(log.length, 'one log row per attempt that arrived').toBe(attempts.length);
   const times = log.map((r) => Date.parse(r.attemptedAt!) / 1000);
   for (const [i, attempt] of attempts.entries()) {
@@ -628,9 +624,9 @@ test('EVT-041 EVT-040 EVT-039 a delivery that keeps failing is retried with doub
 // ---------------------------------------------------------------------------------------------
 // run.completed
 
-test('EVT-008 EVT-027 RUN-021 RUN-007 run.completed arrives once, without actor, with the one Run shape of POST /runs, GET /runs/{runId} and GET /runs', { tag: ['@control', '@spend', '@exclusive'] }, async ({ api, account, control, clock, inbox, target }) => {
+test('EVT-008 EVT-027 RUN-021 RUN-007 run.completed arrives once, without actor, with the one Run shape of POST /runs, GET /runs/{runId} and GET /runs', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@spend'] }, async ({ api, account, hooks, clock, inbox, target }) => {
   needsOperations(target, 'createRun', 'getRun', 'listRuns');
-  const endpoint = await registerInbox(control, account, inbox, clock, { eventTypes: ['run.completed', 'creative.approved'] });
+  const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: ['run.completed', 'creative.approved'] });
   const writer = api.as('runs:write');
   const run = await acceptedRun(writer, { productIds: await someProductIds(api, 2), creativesPerProduct: 1, presetId: await presetId(writer) });
   const { final } = await pollRun(writer, clock, run.runId, { stepSeconds: 5 });
@@ -656,9 +652,9 @@ test('EVT-008 EVT-027 RUN-021 RUN-007 run.completed arrives once, without actor,
   expect(inbox.ofType('run.completed').length, 'run.completed fires once').toBe(1);
 });
 
-test('RUN-024 EVT-008 a stopped run sends run.completed once its in-progress items settle', { tag: ['@control', '@spend'] }, async ({ api, account, control, clock, inbox, target }) => {
+test('RUN-024 EVT-008 a stopped run sends run.completed once its in-progress items settle', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@spend'] }, async ({ api, account, hooks, clock, inbox, target }) => {
   needsOperations(target, 'createRun', 'stopRun', 'getRun');
-  const endpoint = await registerInbox(control, account, inbox, clock, { eventTypes: ['run.completed'] });
+  const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: ['run.completed'] });
   const writer = api.as('runs:write');
   const run = await acceptedRun(writer, { productIds: await someProductIds(api, 40), creativesPerProduct: 10, presetId: await presetId(writer) });
   await clock.advance(1);
@@ -673,8 +669,8 @@ test('RUN-024 EVT-008 a stopped run sends run.completed once its in-progress ite
 // ---------------------------------------------------------------------------------------------
 // Other actors, and data rendered at send time
 
-test('EVT-019 EVT-034 EVT-035 EVT-036 EVT-037 EVT-011 a change by another actor sends the same event, with that actor\'s kind and no apiKeyId', { tag: '@control' }, async ({ api, account, control, clock, inbox }) => {
-  const endpoint = await registerInbox(control, account, inbox, clock, { eventTypes: [...CREATIVE_EVENTS, ...ASSET_EVENTS, ...CAMPAIGN_EVENTS] });
+test('EVT-019 EVT-034 EVT-035 EVT-036 EVT-037 EVT-011 a change by another actor sends the same event, with that actor\'s kind and no apiKeyId', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@hook:actors'] }, async ({ api, account, hooks, clock, inbox }) => {
+  const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: [...CREATIVE_EVENTS, ...ASSET_EVENTS, ...CAMPAIGN_EVENTS] });
   const [approved, rejected] = await creativesIn(api, 'PENDING', 2);
   const asset = await liveAsset(api);
   const all = await creatives(api);
@@ -685,10 +681,9 @@ test('EVT-019 EVT-034 EVT-035 EVT-036 EVT-037 EVT-011 a change by another actor 
   skipWhenAbsent(removable === undefined, 'needs a reviewed creative to take out of its campaign');
   const removedIds = all.filter((c) => c.campaignId === removable!.campaignId && c.productId === removable!.productId).map((c) => c.creativeId);
 
-  const act = async (body: Record<string, unknown>) => {
-    const response = await control.send('POST', `/__mock/accounts/${encodeURIComponent(account.accountId!)}/actions`, body);
-    expect(response.status, response.text).toBe(200);
-    expect((response.body as { status: number }).status, response.text).toBe(200);
+  const act = async (body: ActionRequest) => {
+    const outcome = await hooks.act(account.accountId!, body);
+    expect(outcome.status, JSON.stringify(outcome)).toBe(200);
   };
   await act({ actor: { kind: 'user' }, operationId: 'approveCreative', pathParams: { creativeId: approved!.creativeId } });
   await act({ actor: { kind: 'share_link' }, operationId: 'rejectCreative', pathParams: { creativeId: rejected!.creativeId } });
@@ -711,8 +706,8 @@ test('EVT-019 EVT-034 EVT-035 EVT-036 EVT-037 EVT-011 a change by another actor 
   expect(inbox.deliveries.length, 'nothing else was sent').toBe(expected.length);
 });
 
-test('EVT-024 data is rendered when the notification is sent: an earlier event shows a later change', { tag: '@control' }, async ({ api, account, control, clock, inbox }) => {
-  const endpoint = await registerInbox(control, account, inbox, clock, { eventTypes: ['creative.updated'] });
+test('EVT-024 data is rendered when the notification is sent: an earlier event shows a later change', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock'] }, async ({ api, account, hooks, clock, inbox }) => {
+  const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: ['creative.updated'] });
   const [creative] = await creativesIn(api, 'APPROVED', 1);
   await patchCreative(api, creative!.creativeId, { metadata: { conformance_v: '1' } });
   await patchCreative(api, creative!.creativeId, { metadata: { conformance_v: '2' } });

@@ -72,7 +72,7 @@ export const hookHandlers: ControlHandlers = {
         accounts: { plans: ['starter', 'core', 'growth', 'enterprise'], features: ['campaigns', 'webhooks', 'runsWrite', 'imageSizes', 'upscales', 'campaignLimit', 'productsPerCampaign'], credits: true, rateCard: true },
         faults: { supported: FAULTS },
         actors: { kinds: ['api_key', 'user', 'share_link', 'staff', 'partner_operator'], actions: ACTIONS, operations: true },
-        webhooks: { deliveryLog: true },
+        webhooks: { deliveryLog: true, duplicates: true },
         clock: { maxAdvanceSeconds: 315360000 },
       },
     };
@@ -178,7 +178,9 @@ export const hookHandlers: ControlHandlers = {
 
   async createWebhookEndpoint(request, ctx) {
     const accountId = ctx.account(request.params['accountId']!).accountId;
-    const made = await control('createWebhookEndpoint', ctx, { accountId }, request.body);
+    const { duplicates, ...endpoint } = request.body as Body;
+    // `duplicates` is the control plane's chaos `duplicate` count (copies of every delivery).
+    const made = await control('createWebhookEndpoint', ctx, { accountId }, { ...endpoint, ...(duplicates ? { chaos: { duplicate: duplicates } } : {}) });
     return { status: 201, body: { endpointId: made.endpointId, url: made.url, eventTypes: made.eventTypes, secret: made.secret } };
   },
 

@@ -396,6 +396,8 @@ export interface components {
             webhooks?: {
                 /** @description Whether listWebhookDeliveries is served. */
                 deliveryLog?: boolean;
+                /** @description Whether `duplicates` of createWebhookEndpoint is honoured. */
+                duplicates?: boolean;
                 /** @description Hosts endpoints may point to; absent, any. */
                 allowedHosts?: string[];
             };
@@ -663,6 +665,13 @@ export interface components {
             url: string;
             /** @description The event types sent to it. */
             eventTypes: components["schemas"]["EventType"][];
+            /**
+             * @description Optional, additive (served where `GET /capabilities` says `webhooks.duplicates`): each
+             *     delivery to this endpoint is sent this many more times, as at-least-once delivery may
+             *     (same `webhook-id`, same body), so that a receiver's de-duplication can be judged.
+             *     Default 0. The copies are not delivery attempts: listWebhookDeliveries does not list them.
+             */
+            duplicates?: number;
         };
         /** @description A registered endpoint and its signing secret. */
         WebhookEndpoint: {
