@@ -1,6 +1,7 @@
 /**
  * The exams' two commands as a team gets them (#24): `npm pack` (its prepack builds dist/), the
- * tarball installed into an empty project, and from there
+ * tarball installed into an empty project with the server's optional peers (what cgs-client-check
+ * needs to start its mock, D195), and from there
  * - `cgs-client-check -- node examples/client/tasks.js` passes the example client (exit 0), the
  *   example compiled to plain JavaScript beside the project (no tsx in it);
  * - `cgs-webhooks-check --url --secret` passes the example receiver (exit 0), run from the
@@ -17,6 +18,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SERVER_PACKAGES } from './lib/help-requires.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SLOW = 420_000;
@@ -60,7 +62,10 @@ beforeAll(() => {
   mkdirSync(project);
   const tarball = run('npm', ['pack', '--silent', '--pack-destination', work], ROOT).trim().split('\n').at(-1)!;
   writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'sdk', version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`);
-  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', join(work, tarball)], project);
+  // cgs-client-check starts the mock's server: its packages are optional peers a team installs (D195).
+  const own = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+  const server = SERVER_PACKAGES.map((name) => `${name}@${own.devDependencies[name]!}`);
+  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', join(work, tarball), ...server], project);
   for (const path of ['examples/client/client.ts', 'examples/client/tasks.ts', 'examples/receiver/receiver.ts']) compileExample(path);
 }, SLOW);
 
