@@ -17,6 +17,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SERVER_PACKAGES } from './lib/help-requires.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SLOW = 420_000;
@@ -60,7 +61,10 @@ beforeAll(() => {
   mkdirSync(project);
   const tarball = run('npm', ['pack', '--silent', '--pack-destination', work], ROOT).trim().split('\n').at(-1)!;
   writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'sdk', version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`);
-  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', join(work, tarball)], project);
+  // cgs-client-check starts the mock's server: its optional peer dependencies (D195), as docs/client-check.md installs them.
+  const dev = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies;
+  const server = SERVER_PACKAGES.map((name) => `${name}@${dev[name]}`);
+  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', join(work, tarball), ...server], project);
   for (const path of ['examples/client/client.ts', 'examples/client/tasks.ts', 'examples/receiver/receiver.ts']) compileExample(path);
 }, SLOW);
 
