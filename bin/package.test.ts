@@ -164,7 +164,7 @@ describe('the installed package', () => {
     // The control document the packaged mock reads at start, already parsed (scripts/build.ts).
     const control = JSON.parse(readFileSync(join(project, 'node_modules', NAME, 'dist/spec/generated/mock-control.json'), 'utf8')) as { document: unknown };
     expect(control.document).toEqual(parse(readFileSync(join(ROOT, 'spec/mock-control.yaml'), 'utf8')));
-  });
+  }, SLOW);
 
   it('the types compile in an openapi-fetch client that lists, gets with an ETag, PATCHes with If-Match and meets a 412', () => {
     writeFileSync(
