@@ -9,8 +9,8 @@ const EXCLUDE = ['**/node_modules/**', 'dist/**', 'conformance/tests/**'];
  * implementation, and the mock would leak into the files after it) or fake the timers.
  */
 const ISOLATED = ['mock/adapters/msw/msw.equivalence.test.ts', 'conformance/fixtures/shared-account.test.ts', 'mock/events/listener.test.ts', 'mock/events/signing.test.ts'];
-/** npm pack and the whole suite through the packaged commands: a step of npm run test:proofs. */
-const PACKAGE = 'bin/package.test.ts';
+/** npm pack and the whole suite (and the exams) through the packaged commands: a step of npm run test:proofs. */
+const PACKAGE = ['bin/package.test.ts', 'bin/exam-package.test.ts'];
 
 export default defineConfig({
   test: {
@@ -27,9 +27,9 @@ export default defineConfig({
     // loaded once per worker, not once per file, which halved the step's CPU time, 397 s to 189 s
     // measured side by side); the files of ISOLATED keep a graph of their own.
     projects: [
-      { extends: true, test: { name: 'unit', isolate: false, include: INCLUDE, exclude: [...EXCLUDE, ...ISOLATED, PACKAGE] } },
+      { extends: true, test: { name: 'unit', isolate: false, include: INCLUDE, exclude: [...EXCLUDE, ...ISOLATED, ...PACKAGE] } },
       { extends: true, test: { name: 'isolated', isolate: true, include: ISOLATED, exclude: EXCLUDE } },
-      { extends: true, test: { name: 'package', include: [PACKAGE], exclude: EXCLUDE } },
+      { extends: true, test: { name: 'package', include: PACKAGE, exclude: EXCLUDE } },
     ],
   },
 });

@@ -60,8 +60,8 @@ test('CRTV-013 GEN-004 an unknown delivery and another account\'s answer the sam
   expect((await allDeliveries(other, { creativeId: mine!.creativeId })).length, 'another account\'s deliveries are not listed').toBe(0);
 });
 
-test('CRTV-013 CRTV-012 a generated creative is delivered in the ratio it is shown in', { tag: ['@control', '@assumed'] }, async ({ api, control, account }) => {
-  const { campaign, creatives } = await readyCampaign(api, control, account, 2, { aspectRatio: '4:5' });
+test('CRTV-013 CRTV-012 a generated creative is delivered in the ratio it is shown in', { tag: ['@hook:accounts', '@hook:actors', '@assumed'] }, async ({ api, hooks, account }) => {
+  const { campaign, creatives } = await readyCampaign(api, hooks, account, 2, { aspectRatio: '4:5' });
   const deliveries = await allDeliveries(api, { campaignId: campaign.campaignId });
   for (const c of creatives) {
     const mine = deliveries.filter((d) => d.creativeId === c.creativeId);

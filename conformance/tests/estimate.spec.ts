@@ -3,11 +3,12 @@
  * the body of POST /runs, writes and charges nothing, and reports the daily API credit budget when
  * the account has one, even one already too small for the run; the quote's price is the one pinned
  * on the run; the image-size refusals apply to it too (D34); it counts against the generation read
- * limit.
+ * limit. Scenes are set through the conformance hooks (@hook:<name>): plans, credits, the rate card.
  */
 import { expectCreatedNothing } from '../fixtures/shared-account.ts';
 import { expect, needsOperations, test, type ApiClient } from '../fixtures/index.ts';
-import { acceptedRun, accountCounts, createRun, getRun, ledger, listRuns, presetId, setCredits, setPlan, someProductIds, type RunBody } from '../fixtures/generation.ts';
+import { acceptedRun, createRun, credits, getRun, listRuns, presetId, setCredits, setPlan, someProductIds, type RunBody } from '../fixtures/generation.ts';
+import { allAssets } from '../fixtures/resources.ts';
 import type { Schemas } from '../../spec/types.ts';
 
 type Estimate = Schemas['RunEstimate'];
@@ -36,48 +37,39 @@ test('RUN-004 RUN-034 AUTH-009 an estimate with the full body of POST /runs crea
   expectCreatedNothing(account, 'the estimates', before, await listRuns(reader), (run) => run.runId);
 });
 
-test('RUN-004 an estimate holds and charges nothing and writes nothing to the account', { tag: '@control' }, async ({ api, account, control }) => {
+test('RUN-004 an estimate holds and charges nothing and writes nothing to the account', { tag: '@hook:accounts' }, async ({ api, account, hooks }) => {
   const reader = api.as('runs:read');
   const body = await runBody(api);
-  const credits = await ledger(control, account.accountId);
-  const counts = await accountCounts(control, account.accountId);
+  // The account is this test's alone (the accounts hook): what it holds after the estimates is what it held before.
+  const before = { credits: await credits(hooks, account), runs: await listRuns(reader), assets: await allAssets(reader, true) };
   await estimate(reader, body);
   await estimate(reader, { ...body, imageSize: '4K' });
-  const after = await ledger(control, account.accountId);
-  expect({ balance: after.balance, available: after.available, held: after.held, totals: after.totals, journal: after.journal }).toEqual({
-    balance: credits.balance,
-    available: credits.available,
-    held: credits.held,
-    totals: credits.totals,
-    journal: credits.journal,
-  });
-  const countsAfter = await accountCounts(control, account.accountId);
-  for (const collection of ['runs', 'runItems', 'assets', 'upscales', 'idempotency', 'events']) {
-    expect(countsAfter[collection] ?? 0, `${collection} unchanged`).toBe(counts[collection] ?? 0);
-  }
+  expect(await credits(hooks, account), 'nothing held or charged').toEqual(before.credits);
+  expect(await listRuns(reader), 'no run written').toEqual(before.runs);
+  expect(await allAssets(reader, true), 'no asset written').toEqual(before.assets);
 });
 
-test('RUN-005 with a daily API credit budget the estimate reports budget, even when it is too small for the run', { tag: '@control' }, async ({ api, account, control }) => {
+test('RUN-005 with a daily API credit budget the estimate reports budget, even when it is too small for the run', { tag: '@hook:accounts' }, async ({ api, account, hooks }) => {
   const reader = api.as('runs:read');
   const body = await runBody(api);
-  await setCredits(control, account.accountId, { dailyBudget: 1 });
+  await setCredits(hooks, account, { dailyBudget: 1 });
   const small = await estimate(reader, body);
   expect(small.budget, `budget is reported although 1 credit cannot cover ${JSON.stringify(small.credits)}`).toBeDefined();
-  await setCredits(control, account.accountId, { dailyBudget: 1_000 });
+  await setCredits(hooks, account, { dailyBudget: 1_000 });
   expect((await estimate(reader, body)).budget).toBeDefined();
 });
 
-test('RUN-005 without a daily API credit budget the estimate omits budget', { tag: '@control' }, async ({ api, account, control }) => {
+test('RUN-005 without a daily API credit budget the estimate omits budget', { tag: '@hook:accounts' }, async ({ api, account, hooks }) => {
   const reader = api.as('runs:read');
-  await setCredits(control, account.accountId, { dailyBudget: null });
+  await setCredits(hooks, account, { dailyBudget: null });
   const quote = await estimate(reader, await runBody(api));
   expect(Object.hasOwn(quote, 'budget'), JSON.stringify(quote)).toBe(false);
 });
 
-test('RUN-048 RUN-005 the quote: object run_estimate, total, imageSize, credits and budget with dailyLimit, usedToday, remaining, resetsAt and sufficient', { tag: ['@assumed', '@control', '@spend'] }, async ({ api, account, control, clock }) => {
+test('RUN-048 RUN-005 the quote: object run_estimate, total, imageSize, credits and budget with dailyLimit, usedToday, remaining, resetsAt and sufficient', { tag: ['@assumed', '@hook:accounts', '@hook:clock', '@spend'] }, async ({ api, account, hooks, clock }) => {
   const reader = api.as('runs:read');
   const body = await runBody(api);
-  await setCredits(control, account.accountId, { dailyBudget: 5 });
+  await setCredits(hooks, account, { dailyBudget: 5 });
   const tooSmall = await estimate(reader, body);
   expect(tooSmall.object).toBe('run_estimate');
   expect(tooSmall.total).toBe(6);
@@ -107,30 +99,31 @@ test('RUN-041 RUN-042 the estimate of the same run is higher at 2K than at 1K an
   expect(k4).toBeGreaterThan(k2);
 });
 
-test('RUN-043 the price quoted by the estimate is pinned on the run at create time, whatever the rate card does afterwards', { tag: ['@assumed', '@control', '@spend'] }, async ({ api, account, control }) => {
+test('RUN-043 the price quoted by the estimate is pinned on the run at create time, whatever the rate card does afterwards', { tag: ['@assumed', '@hook:accounts', '@spend'] }, async ({ api, account, hooks }) => {
   const writer = api.as('runs:write');
   const body: RunBody = { ...(await runBody(api, 2, 1)), imageSize: '2K' };
   const quote = await estimate(writer, body);
   const created = await createRun(writer, body);
   expect(created).toHaveStatus(202);
   expect(created.json.credits).toEqual({ estimated: quote.credits!.estimated, rateCardVersion: quote.credits!.rateCardVersion });
-  await setCredits(control, account.accountId, { rateCard: { version: 'conformance-2', image: { '2K': 50 } } });
+  await setCredits(hooks, account, { rateCard: { version: 'conformance-2', image: { '2K': 50 } } });
   const requote = await estimate(writer, body);
   expect(requote.credits!.rateCardVersion).toBe('conformance-2');
   expect(requote.credits!.estimated).toBeGreaterThan(quote.credits!.estimated);
   expect((await getRun(writer, created.json.runId)).credits, 'the run keeps the price of its create').toEqual(created.json.credits);
 });
 
-test('ERR-016 ERR-021 AUTH-025 IMAGE_SIZE_NOT_ENTITLED and IMAGE_SIZE_UNPRICED refuse the estimate too, and nothing is written', { tag: ['@assumed', '@control'] }, async ({ api, account, control }) => {
+test('ERR-016 ERR-021 AUTH-025 IMAGE_SIZE_NOT_ENTITLED and IMAGE_SIZE_UNPRICED refuse the estimate too, and nothing is written', { tag: ['@assumed', '@hook:accounts'] }, async ({ api, account, hooks }) => {
   const reader = api.as('runs:read');
   const body = await runBody(api);
-  await setPlan(control, account.accountId, { tier: 'growth' });
+  const before = await credits(hooks, account);
+  await setPlan(hooks, account, { plan: 'growth' });
   await expect(await reader.post('/runs/estimate', { body: { ...body, imageSize: '4K' } })).toBeProblem(403, 'IMAGE_SIZE_NOT_ENTITLED');
-  await setCredits(control, account.accountId, { rateCard: { image: { '2K': null } } });
+  await setCredits(hooks, account, { rateCard: { image: { '2K': null } } });
   await expect(await reader.post('/runs/estimate', { body: { ...body, imageSize: '2K' } })).toBeProblem(409, 'IMAGE_SIZE_UNPRICED');
   await estimate(reader, { ...body, imageSize: '1K' });
   expect(await listRuns(reader)).toEqual([]);
-  expect((await ledger(control, account.accountId)).journal).toEqual([]);
+  expect(await credits(hooks, account), 'nothing held or charged').toEqual(before);
 });
 
 test('RUN-039 an estimate naming an unknown product answers 404 PRODUCT_NOT_FOUND with the field in errors', async ({ api }) => {
@@ -141,9 +134,9 @@ test('RUN-039 an estimate naming an unknown product answers 404 PRODUCT_NOT_FOUN
   expect((response.problem.errors ?? []).some((e) => e.field.startsWith('productIds')), JSON.stringify(response.problem.errors)).toBe(true);
 });
 
-test('RATE-008 the estimate counts against the generation read limit, not the write limit', { tag: '@control' }, async ({ accounts, apiFor }) => {
+test('RATE-008 the estimate counts against the generation read limit, not the write limit', { tag: '@hook:accounts' }, async ({ accounts, apiFor }) => {
   // A write quota of 0 refuses everything that counts against it, whatever the window.
-  const account = await accounts.create({ limits: { 'group:generation_write': 0 } });
+  const account = await accounts.create({ rateLimits: { 'group:generation_write': 0 } });
   const reader = apiFor(account, 'runs:write').unpaced();
   const body = { productIds: await someProductIds(reader, 1), creativesPerProduct: 1, presetId: await presetId(reader) };
   for (let i = 0; i < 3; i += 1) {

@@ -6,20 +6,22 @@
  * the list newest first; 404s; imageSize and referenceSource; the price, spend and entitlement
  * refusals, each decided before anything is written; the generation-plane 429.
  *
- * The clock is shared by both workers, so a test never relies on the clock standing still between
- * two of its requests: a run that must stay in progress is large (400 items take well over ten
- * minutes of clock time), and outcomes that depend on the instant are observed under `clock.still`.
+ * Scenes are set through the conformance hooks (@hook:<name>): the test's account clock lets runs
+ * settle, the outcomes hook decides how items turn out, the accounts hook sets plans and credits
+ * (charges are judged by the account's `credits` before and after, and by the public API). A run
+ * that must stay in progress is large (400 items take well over ten minutes of clock time), and
+ * outcomes that depend on the instant are observed under `clock.still`.
  */
 import { caseWhenPresent, expect, needsOperations, skipWhenAbsent, test, type ApiClient, type ApiResponse, type ProblemBody } from '../fixtures/index.ts';
 import {
   acceptedRun,
-  accountCounts,
   countsSum,
   createRun,
+  credits,
   getRun,
+  heldAndCharged,
   idempotencyKey,
   isTerminal,
-  ledger,
   listRuns,
   locationPath,
   pollRun,
@@ -28,7 +30,7 @@ import {
   runItems,
   setCredits,
   setFaults,
-  setGeneration,
+  setOutcomes,
   setPlan,
   someProductIds,
   TERMINAL_RUN_STATUSES,
@@ -135,7 +137,7 @@ test('RUN-046 a body that spells out the defaults (1K, PRIMARY, image) replays t
 // ---------------------------------------------------------------------------------------------
 // Lifecycle over the clock
 
-test('RUN-011 RUN-009 RUN-020 RUN-021 RUN-036 a run polled over the clock keeps its counts summing to total and sets finalizedAt once', { tag: ['@spend', '@control'] }, async ({ api, clock }) => {
+test('RUN-011 RUN-009 RUN-020 RUN-021 RUN-036 a run polled over the clock keeps its counts summing to total and sets finalizedAt once', { tag: ['@spend', '@hook:clock'] }, async ({ api, clock }) => {
   const writer = api.as('runs:write');
   const run = await acceptedRun(writer, { productIds: await someProductIds(api, 3), creativesPerProduct: 2, presetId: await presetId(writer) });
   const { final } = await pollRun(writer, clock, run.runId, {
@@ -173,7 +175,7 @@ function holdsNumber(value: unknown, n: number): boolean {
   return Object.values(value).some((v) => holdsNumber(v, n));
 }
 
-test('RUN-012 RUN-014 RUN-015 RUN-043 a run (pinned parts): estimatedCompletion.completesAt with durationSeconds, its price matches the quote, one item per planned creative in request order, each a run_item with a jobId and, once produced, its asset', { tag: ['@spend', '@control'] }, async ({ api, clock }) => {
+test('RUN-012 RUN-014 RUN-015 RUN-043 a run (pinned parts): estimatedCompletion.completesAt with durationSeconds, its price matches the quote, one item per planned creative in request order, each a run_item with a jobId and, once produced, its asset', { tag: ['@spend', '@hook:clock'] }, async ({ api, clock }) => {
   // Item fields beyond object, jobId, outcome and asset, the quote's shape and which object holds
   // estimatedCompletion are gaps (@assumed tests above and below); this reads only what is pinned:
   // the order shows through each produced asset's productId (Asset carries productId).
@@ -219,13 +221,14 @@ test('RUN-012 RUN-014 RUN-015 RUN-043 a run (pinned parts): estimatedCompletion.
   skipWhenAbsent(produced === 0, 'no item of the run produced a creative, so request order could not be read from the assets');
 });
 
-test('RUN-014 RUN-015 RUN-018 RUN-028 RUN-003 RUN-043 items: one per planned creative in request order, each with its outcome and its asset; charged = produced × price', { tag: ['@assumed', '@spend', '@control'] }, async ({ api, account, control, clock }) => {
+test('RUN-014 RUN-015 RUN-018 RUN-028 RUN-003 RUN-043 items: one per planned creative in request order, each with its outcome and its asset; charged = produced × price', { tag: ['@assumed', '@spend', '@hook:clock', '@hook:accounts'] }, async ({ api, account, hooks, clock }) => {
   const writer = api.as('runs:write');
   const productIds = await someProductIds(api, 3);
   const body = { productIds, creativesPerProduct: 2, presetId: await presetId(writer) };
   const estimate = await writer.post('/runs/estimate', { body });
   expect(estimate).toHaveStatus(200);
   const perCreative = (estimate.json as { credits: { perCreative: number } }).credits.perCreative;
+  const start = heldAndCharged(await credits(hooks, account));
   const run = await acceptedRun(writer, body);
 
   const early = await runItems(writer, run.runId);
@@ -251,12 +254,12 @@ test('RUN-014 RUN-015 RUN-018 RUN-028 RUN-003 RUN-043 items: one per planned cre
   }
   expect(final.credits.estimated, 'the quoted price is pinned on the run').toBe((estimate.json as { credits: { estimated: number } }).credits.estimated);
 
-  const credits = await ledger(control, account.accountId);
-  expect(credits.totals.charged, 'charged = produced creatives × price').toBe(final.counts!.succeeded * perCreative);
-  expect(credits.held, 'no hold stays open once the run is final').toBe(0);
+  const end = heldAndCharged(await credits(hooks, account));
+  expect(end.charged - start.charged, 'charged = produced creatives × price').toBe(final.counts!.succeeded * perCreative);
+  expect(end.held, 'no hold stays open once the run is final').toBe(start.held);
 });
 
-test('RUN-025 RUN-026 RUN-012 RUN-013 a new run reads ACCEPTED, RUNNING once an item starts, and carries estimatedCompletion until it is final', { tag: ['@assumed', '@spend', '@control'] }, async ({ api, clock }) => {
+test('RUN-025 RUN-026 RUN-012 RUN-013 a new run reads ACCEPTED, RUNNING once an item starts, and carries estimatedCompletion until it is final', { tag: ['@assumed', '@spend', '@hook:clock'] }, async ({ api, clock }) => {
   const writer = api.as('runs:write');
   const created = await createRun(writer, await longRunBody(api));
   expect(created).toHaveStatus(202);
@@ -282,7 +285,7 @@ test('RUN-025 RUN-026 RUN-012 RUN-013 a new run reads ACCEPTED, RUNNING once an 
 // ---------------------------------------------------------------------------------------------
 // Stop
 
-test('RUN-023 RUN-022 RUN-024 RUN-006 a stop answers 202 STOPPING, finalizedAt stays null until the run settles, and no new item starts', { tag: ['@spend', '@control'] }, async ({ api, clock }) => {
+test('RUN-023 RUN-022 RUN-024 RUN-006 a stop answers 202 STOPPING, finalizedAt stays null until the run settles, and no new item starts', { tag: ['@spend', '@hook:clock'] }, async ({ api, clock }) => {
   const writer = api.as('runs:write');
   const run = await acceptedRun(writer, await longRunBody(api));
   await clock.advance(1);
@@ -314,9 +317,14 @@ test('RUN-023 RUN-022 RUN-024 RUN-006 a stop answers 202 STOPPING, finalizedAt s
   expect(c.succeeded + c.failed + c.refused, 'only the items started before the stop ran, and each finished with its own outcome').toBe(final.total - stoppedAtStop);
 });
 
-test('RUN-027 RUN-037 RUN-038 RUN-006 RUN-018 RUN-003 a stopped run ends STOPPED, no stopped item ever starts, a repeated stop answers 202 unchanged, and only produced creatives are charged', { tag: ['@assumed', '@spend', '@control'] }, async ({ api, account, control, clock }) => {
+test('RUN-027 RUN-037 RUN-038 RUN-006 RUN-018 RUN-003 a stopped run ends STOPPED, no stopped item ever starts, a repeated stop answers 202 unchanged, and only produced creatives are charged', { tag: ['@assumed', '@spend', '@hook:clock', '@hook:accounts'] }, async ({ api, account, hooks, clock }) => {
   const writer = api.as('runs:write');
-  const run = await acceptedRun(writer, await longRunBody(api));
+  const body = await longRunBody(api);
+  const quote = await writer.post('/runs/estimate', { body });
+  expect(quote).toHaveStatus(200);
+  const perCreative = (quote.json as { credits: { perCreative: number } }).credits.perCreative;
+  const start = heldAndCharged(await credits(hooks, account));
+  const run = await acceptedRun(writer, body);
   await clock.advance(1);
 
   // No Idempotency-Key is sent: a stop takes none (D27).
@@ -354,24 +362,24 @@ test('RUN-027 RUN-037 RUN-038 RUN-006 RUN-018 RUN-003 a stopped run ends STOPPED
   expect(afterFinal).toHaveStatus(202);
   expect(afterFinal.json, 'a stop of a final run answers it unchanged').toEqual(await getRun(writer, run.runId));
 
-  const credits = await ledger(control, account.accountId);
-  const perCreative = credits.rateCard.image['1K']!;
-  expect(credits.totals.charged, 'charged only for the produced creatives').toBe(final.counts!.succeeded * perCreative);
-  expect(credits.held).toBe(0);
+  const end = heldAndCharged(await credits(hooks, account));
+  expect(end.charged - start.charged, 'charged only for the produced creatives').toBe(final.counts!.succeeded * perCreative);
+  expect(end.held, 'no hold stays open once the run is final').toBe(start.held);
 });
 
 /**
  * RUN-003, pinned: only produced creatives are charged. Measured side by side, so no price is
  * assumed: a run whose one item succeeds against a run of three items that succeed, fail and are
- * refused. Through the ledger (the charges the target records against each run) and through what
- * the public API shows (the daily budget's usage the estimate reports, when it reports one).
+ * refused. Through the account's charged credits (the accounts hook, read around each run: the
+ * account is this test's alone) and through what the public API shows (the daily budget's usage
+ * the estimate reports, when it reports one).
  */
-test('RUN-003 RUN-005 failed and refused items are not charged: a run with one produced creative of three costs what a run of one produced creative costs, in the ledger and in the budget the estimate reports', { tag: ['@control', '@spend'] }, async ({ api, account, control, clock }) => {
+test('RUN-003 RUN-005 failed and refused items are not charged: a run with one produced creative of three costs what a run of one produced creative costs, in the ledger and in the budget the estimate reports', { tag: ['@spend', '@hook:accounts', '@hook:clock', '@hook:outcomes'] }, async ({ api, account, hooks, clock }) => {
   const writer = api.as('runs:write');
   const reader = api.as('runs:read');
   const productIds = await someProductIds(api, 3);
   const preset = await presetId(writer);
-  await setCredits(control, account.accountId, { dailyBudget: 1_000_000 });
+  await setCredits(hooks, account, { dailyBudget: 1_000_000 });
   const quote = { productIds: productIds.slice(0, 1), creativesPerProduct: 1, presetId: preset };
   const budgetUsed = async (): Promise<number | undefined> => {
     const estimate = await reader.post('/runs/estimate', { body: quote });
@@ -380,14 +388,19 @@ test('RUN-003 RUN-005 failed and refused items are not charged: a run with one p
     expect(budget, 'the account has a daily budget, so the estimate reports it').toBeTruthy();
     return typeof budget?.['usedToday'] === 'number' ? budget['usedToday'] : undefined;
   };
-  const chargedFor = async (runId: string): Promise<number> =>
-    (await ledger(control, account.accountId)).journal.filter((e) => e.kind === 'charge' && e.ref.id === runId).reduce((sum, e) => sum + e.amount, 0);
+  const charged = async (): Promise<number> => heldAndCharged(await credits(hooks, account)).charged;
+  const chargedOf = new Map<string, number>();
 
-  const run = async (pattern: string[], products: string[]): Promise<Run> => {
-    await setGeneration(control, account.accountId, { outcomePattern: pattern });
+  const run = async (pattern: ('succeeded' | 'failed' | 'refused')[], products: string[]): Promise<Run> => {
+    await setOutcomes(hooks, account, { items: pattern });
+    const before = await charged();
     const accepted = await acceptedRun(writer, { productIds: products, creativesPerProduct: 1, presetId: preset });
-    return (await pollRun(writer, clock, accepted.runId, { stepSeconds: 5 })).final;
+    const final = (await pollRun(writer, clock, accepted.runId, { stepSeconds: 5 })).final;
+    // The run is final and nothing else of this test's account runs: the charge is this run's.
+    chargedOf.set(final.runId, (await charged()) - before);
+    return final;
   };
+  const chargedFor = async (runId: string): Promise<number> => chargedOf.get(runId) ?? Number.NaN;
   const before = await budgetUsed();
   const one = await run(['succeeded'], productIds.slice(0, 1));
   expect(one.counts).toMatchObject({ succeeded: 1, failed: 0, refused: 0 });
@@ -407,16 +420,16 @@ test('RUN-003 RUN-005 failed and refused items are not charged: a run with one p
   expect(afterMixed - afterOne, 'the budget used by the mixed run is one produced creative\'s').toBe(afterOne - before);
 });
 
-test('RUN-029 RUN-030 RUN-031 the outcomes of the items decide the terminal status: PARTIAL, REFUSED, FAILED', { tag: ['@assumed', '@spend', '@control'] }, async ({ api, account, control, clock }) => {
+test('RUN-029 RUN-030 RUN-031 the outcomes of the items decide the terminal status: PARTIAL, REFUSED, FAILED', { tag: ['@assumed', '@spend', '@hook:clock', '@hook:outcomes'] }, async ({ api, account, hooks, clock }) => {
   const writer = api.as('runs:write');
   const body = { productIds: await someProductIds(api, 3), creativesPerProduct: 2, presetId: await presetId(writer) };
-  const cases: [string, string[], string][] = [
+  const cases: [string, ('succeeded' | 'failed' | 'refused')[], string][] = [
     ['some succeeded', ['succeeded', 'failed', 'refused'], 'PARTIAL'],
     ['every item refused', ['refused'], 'REFUSED'],
     ['none succeeded, not all refused', ['refused', 'failed'], 'FAILED'],
   ];
   for (const [what, pattern, status] of cases) {
-    await setGeneration(control, account.accountId, { outcomePattern: pattern });
+    await setOutcomes(hooks, account, { items: pattern });
     const run = await acceptedRun(writer, body);
     const { final } = await pollRun(writer, clock, run.runId, { stepSeconds: 5 });
     expect(final.status, what).toBe(status);
@@ -424,10 +437,15 @@ test('RUN-029 RUN-030 RUN-031 the outcomes of the items decide the terminal stat
   }
 });
 
-test('RUN-032 RUN-020 RUN-021 a run not final 24 hours after its creation ends EXPIRED, its unsettled items counted as failed and their holds released', { tag: ['@assumed', '@spend', '@control', '@exclusive'] }, async ({ api, account, control, clock, target }) => {
+test('RUN-032 RUN-020 RUN-021 a run not final 24 hours after its creation ends EXPIRED, its unsettled items counted as failed and their holds released', { tag: ['@assumed', '@spend', '@hook:clock', '@hook:outcomes', '@hook:accounts'] }, async ({ api, account, hooks, clock }) => {
   const writer = api.as('runs:write');
-  await setGeneration(control, account.accountId, { outcomePattern: ['succeeded', 'stall'] });
-  const run = await acceptedRun(writer, { productIds: await someProductIds(api, 1), creativesPerProduct: 2, presetId: await presetId(writer) });
+  await setOutcomes(hooks, account, { items: ['succeeded', 'stall'] });
+  const body = { productIds: await someProductIds(api, 1), creativesPerProduct: 2, presetId: await presetId(writer) };
+  const quote = await writer.post('/runs/estimate', { body });
+  expect(quote).toHaveStatus(200);
+  const perCreative = (quote.json as { credits: { perCreative: number } }).credits.perCreative;
+  const start = heldAndCharged(await credits(hooks, account));
+  const run = await acceptedRun(writer, body);
   await clock.advance(60);
   const stalled = await getRun(writer, run.runId);
   expect(stalled.finalizedAt, 'one item never settles').toBeNull();
@@ -437,12 +455,12 @@ test('RUN-032 RUN-020 RUN-021 a run not final 24 hours after its creation ends E
   expect(expired.status).toBe('EXPIRED');
   expect(expired.finalizedAt).not.toBeNull();
   expect(expired.counts).toEqual({ succeeded: 1, failed: 1, refused: 0, stopped: 0, pending: 0 });
-  const credits = await ledger(control, account.accountId);
-  expect(credits.held, 'the stalled hold was released').toBe(0);
-  expect(credits.totals.charged, 'only the produced creative was charged').toBe(credits.rateCard.image['1K']!);
+  const end = heldAndCharged(await credits(hooks, account));
+  expect(end.held, 'the stalled hold was released').toBe(start.held);
+  expect(end.charged - start.charged, 'only the produced creative was charged').toBe(perCreative);
 });
 
-test('RUN-029 RUN-030 items whose credit hold cannot be placed settle refused: a run left with no credits ends REFUSED, one left with two ends PARTIAL', { tag: ['@assumed', '@spend', '@control', '@exclusive'] }, async ({ accounts, apiFor, control, clock }) => {
+test('RUN-029 RUN-030 items whose credit hold cannot be placed settle refused: a run left with no credits ends REFUSED, one left with two ends PARTIAL', { tag: ['@assumed', '@spend', '@hook:accounts', '@hook:clock'] }, async ({ accounts, apiFor, hooks, clock }) => {
   for (const [balance, status] of [
     [0, 'REFUSED'],
     [2, 'PARTIAL'],
@@ -454,21 +472,22 @@ test('RUN-029 RUN-030 items whose credit hold cannot be placed settle refused: a
       const account = await accounts.create();
       const writer = apiFor(account, 'runs:write');
       const body = { productIds: await someProductIds(writer, 3), creativesPerProduct: 2, presetId: await presetId(writer) };
+      const start = heldAndCharged(await credits(hooks, account));
       const run = await acceptedRun(writer, body);
-      await setCredits(control, account.accountId, { balance });
-      return { accountId: account.accountId, writer, run };
+      await setCredits(hooks, account, { balance });
+      return { account, writer, run, start };
     });
     const { final } = await pollRun(setUp.writer, clock, setUp.run.runId, { stepSeconds: 5 });
     expect(final.status, `balance ${balance} after the create`).toBe(status);
     expect(final.counts!.succeeded, `balance ${balance}: one creative per credit`).toBe(balance);
     expect(final.counts!.refused, 'every other item was refused').toBe(final.total - balance);
-    const credits = await ledger(control, setUp.accountId);
-    expect(credits.balance, 'every credit went into a produced creative').toBe(0);
-    expect(credits.totals.charged).toBe(balance);
+    const end = await credits(hooks, setUp.account);
+    expect(end.balance, 'every credit went into a produced creative').toBe(0);
+    expect(heldAndCharged(end).charged - setUp.start.charged).toBe(balance);
   }
 });
 
-test('AUTH-019 AUTH-023 AUTH-033 below the Core tier a runs:write key answers 401 on POST /runs and POST /upscales, and a plan that loses it refuses from the next request on', { tag: ['@control', '@spend'] }, async ({ accounts, apiFor, api, account, control }) => {
+test('AUTH-019 AUTH-023 AUTH-033 below the Core tier a runs:write key answers 401 on POST /runs and POST /upscales, and a plan that loses it refuses from the next request on', { tag: ['@hook:accounts', '@spend'] }, async ({ accounts, apiFor, api, account, hooks }) => {
   const starter = await accounts.create({ plan: 'starter' });
   const starterWriter = apiFor(starter, 'runs:write');
   const body = { productIds: await someProductIds(starterWriter, 1), creativesPerProduct: 1, presetId: await presetId(starterWriter) };
@@ -479,7 +498,7 @@ test('AUTH-019 AUTH-023 AUTH-033 below the Core tier a runs:write key answers 40
   const writer = api.as('runs:write');
   const mine = { productIds: await someProductIds(api, 1), creativesPerProduct: 1, presetId: await presetId(writer) };
   await expect(await createRun(writer, mine)).toHaveStatus(202);
-  await setPlan(control, account.accountId, { features: { runsWrite: false } });
+  await setPlan(hooks, account, { features: { runsWrite: false } });
   expect(await createRun(writer, mine), 'entitlement is re-checked on every request').toHaveStatus(401);
   expect((await listRuns(writer)).length).toBe(1);
 });
@@ -487,7 +506,7 @@ test('AUTH-019 AUTH-023 AUTH-033 below the Core tier a runs:write key answers 40
 // ---------------------------------------------------------------------------------------------
 // List and 404
 
-test('RUN-033 RUN-010 PAGE-004 GEN-005 GET /runs lists the runs newest first, and a row of a run that is not final omits counts', { tag: ['@spend', '@control'] }, async ({ api, clock }) => {
+test('RUN-033 RUN-010 PAGE-004 GEN-005 GET /runs lists the runs newest first, and a row of a run that is not final omits counts', { tag: ['@spend', '@hook:clock'] }, async ({ api, clock }) => {
   const writer = api.as('runs:write');
   const older = await acceptedRun(writer, { productIds: await someProductIds(api, 1), creativesPerProduct: 1, presetId: await presetId(writer) });
   await pollRun(writer, clock, older.runId, { stepSeconds: 5 });
@@ -574,7 +593,7 @@ test('RUN-041 RUN-042 RUN-044 RUN-046 imageSize defaults to 1K and larger sizes 
   }
 });
 
-test('ERR-016 AUTH-025 an imageSize the plan does not include answers 403 IMAGE_SIZE_NOT_ENTITLED, and nothing is written', { tag: ['@assumed', '@control', '@spend'] }, async ({ accounts, apiFor }) => {
+test('ERR-016 AUTH-025 an imageSize the plan does not include answers 403 IMAGE_SIZE_NOT_ENTITLED, and nothing is written', { tag: ['@assumed', '@hook:accounts', '@spend'] }, async ({ accounts, apiFor }) => {
   for (const [plan, refused, allowed] of [
     ['growth', '4K', '2K'],
     ['core', '2K', '1K'],
@@ -588,26 +607,24 @@ test('ERR-016 AUTH-025 an imageSize the plan does not include answers 403 IMAGE_
   }
 });
 
-test('ERR-016 a plan that loses an image size refuses it from the next request on', { tag: ['@control', '@spend'] }, async ({ api, account, control }) => {
+test('ERR-016 a plan that loses an image size refuses it from the next request on', { tag: ['@hook:accounts', '@spend'] }, async ({ api, account, hooks }) => {
   const writer = api.as('runs:write');
   const body = { productIds: await someProductIds(api, 1), creativesPerProduct: 1, presetId: await presetId(writer), imageSize: '4K' as const };
   await expect(await createRun(writer, body)).toHaveStatus(202);
-  await setPlan(control, account.accountId, { features: { imageSizes: ['1K', '2K'] } });
+  await setPlan(hooks, account, { features: { imageSizes: ['1K', '2K'] } });
   await expect(await createRun(writer, body)).toBeProblem(403, 'IMAGE_SIZE_NOT_ENTITLED');
   expect((await listRuns(writer)).length, 'only the first run exists').toBe(1);
 });
 
-test('ERR-021 an image size without a price answers 409 IMAGE_SIZE_UNPRICED before anything is written or charged', { tag: '@control' }, async ({ api, account, control }) => {
+test('ERR-021 an image size without a price answers 409 IMAGE_SIZE_UNPRICED before anything is written or charged', { tag: '@hook:accounts' }, async ({ api, account, hooks }) => {
   const writer = api.as('runs:write');
-  await setCredits(control, account.accountId, { rateCard: { image: { '2K': null } } });
-  const before = await ledger(control, account.accountId);
-  const countsBefore = await accountCounts(control, account.accountId);
+  await setCredits(hooks, account, { rateCard: { image: { '2K': null } } });
+  const before = await credits(hooks, account);
+  const runsBefore = await listRuns(writer);
   const body = { productIds: await someProductIds(api, 2), creativesPerProduct: 1, presetId: await presetId(writer), imageSize: '2K' as const };
   await expect(await createRun(writer, body)).toBeProblem(409, 'IMAGE_SIZE_UNPRICED');
-  expect(await listRuns(writer), 'no run exists afterwards').toEqual([]);
-  const after = await ledger(control, account.accountId);
-  expect({ balance: after.balance, held: after.held, totals: after.totals, journal: after.journal }, 'nothing held or charged').toEqual({ balance: before.balance, held: before.held, totals: before.totals, journal: before.journal });
-  expect((await accountCounts(control, account.accountId))['runs'] ?? 0).toBe(countsBefore['runs'] ?? 0);
+  expectCreatedNothing(account, 'the refused POST /runs', runsBefore, await listRuns(writer), runId);
+  expect(await credits(hooks, account), 'nothing held or charged').toEqual(before);
 });
 
 test('RUN-039 ERR-019 ERR-020 an unknown or foreign productId answers 404 PRODUCT_NOT_FOUND naming the field in errors, and nothing is created', async ({ api, apiFor, account, accountB }) => {
@@ -640,36 +657,38 @@ test('RUN-039 the errors entry names the position of the unknown productId', { t
 // ---------------------------------------------------------------------------------------------
 // Price, spend and validation refusals
 
-test('ERR-035 ERR-036 ERR-037 the price guards refuse with PRICE_EXCEEDS_MAX, PRICE_CHANGED and ACCOUNT_SPEND_CAP_EXCEEDED and create nothing', { tag: ['@assumed', '@control', '@spend'] }, async ({ api, account, control }) => {
+test('ERR-035 ERR-036 ERR-037 the price guards refuse with PRICE_EXCEEDS_MAX, PRICE_CHANGED and ACCOUNT_SPEND_CAP_EXCEEDED and create nothing', { tag: ['@assumed', '@hook:accounts', '@spend'] }, async ({ api, account, hooks }) => {
   const writer = api.as('runs:write');
   const body = { productIds: await someProductIds(api, 3), creativesPerProduct: 1, presetId: await presetId(writer) };
   const quote = (await writer.post('/runs/estimate', { body })).json as { credits: { estimated: number; rateCardVersion: string } };
   const { estimated, rateCardVersion } = quote.credits;
+  const before = await credits(hooks, account);
 
   await expect(await createRun(writer, { ...body, maxCredits: estimated - 1 }), 'maxCredits below the price').toBeProblem(409, 'PRICE_EXCEEDS_MAX');
   await expect(await createRun(writer, { ...body, expectedRateCardVersion: `${rateCardVersion}-old` }), 'another rate card').toBeProblem(409, 'PRICE_CHANGED');
-  await setCredits(control, account.accountId, { dailyBudget: estimated - 1 });
+  await setCredits(hooks, account, { dailyBudget: estimated - 1 });
   await expect(await createRun(writer, body), 'over the daily API budget').toBeProblem(409, 'ACCOUNT_SPEND_CAP_EXCEEDED');
-  await setCredits(control, account.accountId, { dailyBudget: null, balance: estimated - 1 });
+  await setCredits(hooks, account, { dailyBudget: null, balance: estimated - 1 });
   await expect(await createRun(writer, body), 'over the balance').toBeProblem(409, 'ACCOUNT_SPEND_CAP_EXCEEDED');
   expect(await listRuns(writer), 'no refused run was created').toEqual([]);
-  expect((await ledger(control, account.accountId)).journal, 'nothing held or charged').toEqual([]);
+  const after = await credits(hooks, account);
+  expect({ held: after.held, charged: after.charged, balance: after.balance }, 'nothing held or charged').toEqual({ held: before.held, charged: before.charged, balance: estimated - 1 });
 
-  await setCredits(control, account.accountId, { balance: 10_000 });
+  await setCredits(hooks, account, { balance: 10_000 });
   await expect(await createRun(writer, { ...body, maxCredits: estimated, expectedRateCardVersion: rateCardVersion }), 'the exact price on the current card').toHaveStatus(202);
 });
 
-test('ERR-033 ERR-025 ERR-026 503 ACCOUNT_SPEND_UNAVAILABLE carries Retry-After and writes nothing; the same request under the same key then executes once', { tag: ['@control', '@spend'] }, async ({ api, account, control }) => {
+test('ERR-033 ERR-025 ERR-026 503 ACCOUNT_SPEND_UNAVAILABLE carries Retry-After and writes nothing; the same request under the same key then executes once', { tag: ['@hook:faults', '@spend'] }, async ({ api, account, hooks }) => {
   const writer = api.as('runs:write');
   const body = { productIds: await someProductIds(api, 1), creativesPerProduct: 1, presetId: await presetId(writer) };
   const key = idempotencyKey();
-  await setFaults(control, account.accountId, { spendUnavailable: true });
+  await setFaults(hooks, account, { spendUnavailable: true });
   const refused = await createRun(writer, body, key);
   await expect(refused).toBeProblem(503, 'ACCOUNT_SPEND_UNAVAILABLE');
   expect(refused.header('retry-after'), refused.describe()).toMatch(/^\d+$/);
   expect(await listRuns(writer)).toEqual([]);
 
-  await setFaults(control, account.accountId, { spendUnavailable: false });
+  await setFaults(hooks, account, { spendUnavailable: false });
   const accepted = await createRun(writer, body, key);
   expect(accepted, 'the retry under the same key executes').toHaveStatus(202);
   const replay = await createRun(writer, body, key);
@@ -677,12 +696,12 @@ test('ERR-033 ERR-025 ERR-026 503 ACCOUNT_SPEND_UNAVAILABLE carries Retry-After 
   expect((await listRuns(writer)).map((r) => r.runId)).toEqual([accepted.json.runId]);
 });
 
-test('ERR-031 ERR-029 ERR-030 IDEM-010 while writes are paused POST /runs and stop answer 503 WRITES_PAUSED, reads are unaffected, and the key is not consumed', { tag: ['@assumed', '@control', '@spend'] }, async ({ api, account, control }) => {
+test('ERR-031 ERR-029 ERR-030 IDEM-010 while writes are paused POST /runs and stop answer 503 WRITES_PAUSED, reads are unaffected, and the key is not consumed', { tag: ['@assumed', '@hook:faults', '@spend'] }, async ({ api, account, hooks }) => {
   const writer = api.as('runs:write');
   const running = await acceptedRun(writer, await longRunBody(api));
   const body = { productIds: await someProductIds(api, 1), creativesPerProduct: 1, presetId: await presetId(writer) };
   const key = idempotencyKey();
-  await setFaults(control, account.accountId, { writesPaused: true });
+  await setFaults(hooks, account, { writesPaused: true });
   try {
     const create = await createRun(writer, body, key);
     await expect(create).toBeProblem(503, 'WRITES_PAUSED');
@@ -693,7 +712,7 @@ test('ERR-031 ERR-029 ERR-030 IDEM-010 while writes are paused POST /runs and st
     expect((await listRuns(writer)).map((r) => r.runId), 'reads are unaffected; nothing was created').toEqual([running.runId]);
     await expect(await writer.post('/runs/estimate', { body })).toHaveStatus(200);
   } finally {
-    await setFaults(control, account.accountId, { writesPaused: false });
+    await setFaults(hooks, account, { writesPaused: false });
   }
   const resumed = await createRun(writer, body, key);
   expect(resumed, 'the same key executes once writes resume').toHaveStatus(202);
@@ -760,10 +779,10 @@ test('RATE-008 RATE-009 RATE-016 RATE-024 generation reads count against 120/min
   }
 });
 
-test('RATE-001 RATE-023 RATE-026 RATE-004 a POST /runs over the generation write limit is problem+json RATE_LIMITED with Retry-After, and its retry under the same key executes once', { tag: ['@control', '@spend', '@exclusive'] }, async ({ accounts, apiFor, clock }) => {
+test('RATE-001 RATE-023 RATE-026 RATE-004 a POST /runs over the generation write limit is problem+json RATE_LIMITED with Retry-After, and its retry under the same key executes once', { tag: ['@hook:accounts', '@hook:clock', '@spend'] }, async ({ accounts, apiFor, clock }) => {
   const quota = 1;
   const observed = await clock.still(async () => {
-    const account = await accounts.create({ limits: { 'group:generation_write': quota } });
+    const account = await accounts.create({ rateLimits: { 'group:generation_write': quota } });
     const writer = apiFor(account, 'runs:write');
     const body = { productIds: await someProductIds(writer, 1), creativesPerProduct: 1, presetId: await presetId(writer) };
     const key = idempotencyKey();

@@ -7,23 +7,25 @@
  * is held or written.
  *
  * Sources are picked from the account's assets by what they are (a live, non-derived still image
- * below the target's size), never by id.
+ * below the target's size), never by id. Scenes are set through the conformance hooks
+ * (@hook:<name>); credits are judged by the account's balance, held and charged credits before and
+ * after (the accounts hook), never by a price assumed.
  */
 import { isShared } from '../fixtures/shared-account.ts';
 import { expect, skipWhenAbsent, needsOperations, test, type Account, type ApiClient, type ApiResponse, type ProblemBody } from '../fixtures/index.ts';
 import {
-  accountCounts,
   allAssets,
   createRun,
+  credits,
   getUpscale,
+  heldAndCharged,
   idempotencyKey,
-  ledger,
   locationPath,
   pollUpscale,
   presetId,
   setCredits,
   setFaults,
-  setGeneration,
+  setOutcomes,
   setPlan,
   someProducts,
   someProductIds,
@@ -60,7 +62,7 @@ test.beforeEach(({ target }) => {
   needsOperations(target, 'createUpscale', 'getUpscale', 'listAssets', 'getAsset');
 });
 
-test('UPSC-009 UPSC-010 UPSC-005 UPSC-007 UPSC-008 UPSC-001 UPSC-002 ASST-005 IDEM-001 POST /upscales answers 202 with Location; the upscale ends SUCCEEDED with a NEW asset, and the original is unchanged', { tag: ['@spend', '@control'] }, async ({ api, clock, target }) => {
+test('UPSC-009 UPSC-010 UPSC-005 UPSC-007 UPSC-008 UPSC-001 UPSC-002 ASST-005 IDEM-001 POST /upscales answers 202 with Location; the upscale ends SUCCEEDED with a NEW asset, and the original is unchanged', { tag: ['@spend', '@hook:clock'] }, async ({ api, clock, target }) => {
   const writer = api.as('runs:write');
   const source = await stillImageAsset(writer, 2048);
   const original = await readAsset(writer, source.assetId);
@@ -94,7 +96,7 @@ test('UPSC-009 UPSC-010 UPSC-005 UPSC-007 UPSC-008 UPSC-001 UPSC-002 ASST-005 ID
   expect(after.header('etag'), 'its ETag too').toBe(original.header('etag'));
 });
 
-test('UPSC-007 UPSC-006 UPSC-008 the upscale moves QUEUED → PROCESSING → SUCCEEDED on the clock and names its result in assetId', { tag: ['@assumed', '@spend', '@control'] }, async ({ api, clock }) => {
+test('UPSC-007 UPSC-006 UPSC-008 the upscale moves QUEUED → PROCESSING → SUCCEEDED on the clock and names its result in assetId', { tag: ['@assumed', '@spend', '@hook:clock'] }, async ({ api, clock }) => {
   const writer = api.as('runs:write');
   const source = await stillImageAsset(writer, 2048);
   const created = await createUpscale(writer, { source: { assetId: source.assetId }, target: '2K' });
@@ -117,7 +119,7 @@ test('UPSC-007 UPSC-006 UPSC-008 the upscale moves QUEUED → PROCESSING → SUC
   expect(asset.json.derivation?.parentAssetId).toBe(source.assetId);
 });
 
-test('ASST-005 ASST-006 UPSC-001 an upscale of an upscale keeps the chain: parentAssetId is the direct source, rootAssetId the first asset', { tag: ['@spend', '@control'] }, async ({ api, clock }) => {
+test('ASST-005 ASST-006 UPSC-001 an upscale of an upscale keeps the chain: parentAssetId is the direct source, rootAssetId the first asset', { tag: ['@spend', '@hook:clock'] }, async ({ api, clock }) => {
   const writer = api.as('runs:write');
   const root = await stillImageAsset(writer, 2048);
   expect(Object.hasOwn(root, 'derivation'), 'an asset not made by an upscale has no derivation').toBe(false);
@@ -139,64 +141,69 @@ test('ASST-005 ASST-006 UPSC-001 an upscale of an upscale keeps the chain: paren
   expect(Object.hasOwn((await readAsset(writer, root.assetId)).json, 'derivation'), 'the root still has none').toBe(false);
 });
 
-test('UPSC-004 credits are held on accept and charged only for the delivered image; nothing is refunded when the result is deleted', { tag: ['@control', '@spend'] }, async ({ api, account, control, clock }) => {
+test('UPSC-004 credits are held on accept and charged only for the delivered image; nothing is refunded when the result is deleted', { tag: ['@hook:accounts', '@hook:clock', '@spend'] }, async ({ api, account, hooks, clock }) => {
   const writer = api.as('runs:write');
   const source = await stillImageAsset(writer, 2048);
   const before = await allAssets(writer);
-  const start = await ledger(control, account.accountId);
+  const start = heldAndCharged(await credits(hooks, account));
   const created = await createUpscale(writer, { source: { assetId: source.assetId }, target: '2K' });
   expect(created).toHaveStatus(202);
-  const price = start.rateCard.upscale['2K']!;
-  const accepted = await ledger(control, account.accountId);
+  const accepted = heldAndCharged(await credits(hooks, account));
+  // The price is what the accept held (no price is assumed); it is charged once the image is delivered.
+  const price = accepted.held - start.held;
   if (created.json.status === 'QUEUED' || created.json.status === 'PROCESSING') {
-    expect(accepted.held, 'held when the request is accepted').toBe(price);
-    expect(accepted.totals.charged).toBe(start.totals.charged);
+    expect(price, 'credits are held when the request is accepted').toBeGreaterThan(0);
+    expect(accepted.charged, 'nothing charged before delivery').toBe(start.charged);
   }
   expect((await pollUpscale(writer, clock, created.json.upscaleId)).final.status).toBe('SUCCEEDED');
-  const delivered = await ledger(control, account.accountId);
-  expect(delivered.totals.charged - start.totals.charged, 'charged for the delivered image').toBe(price);
-  expect(delivered.held).toBe(0);
+  const deliveredRead = await credits(hooks, account);
+  const delivered = heldAndCharged(deliveredRead);
+  expect(delivered.charged - start.charged, 'charged for the delivered image').toBeGreaterThan(0);
+  if (price > 0) expect(delivered.charged - start.charged, 'charged what was held').toBe(price);
+  expect(delivered.held, 'the hold is released').toBe(start.held);
 
   const [result] = await newAssets(writer, before);
   const deleted = await api.as('assets:write').delete(`/assets/${encodeURIComponent(result!.assetId)}`);
   expect(deleted).toHaveStatus(200);
   await clock.advance(60);
-  const afterDelete = await ledger(control, account.accountId);
-  expect({ balance: afterDelete.balance, totals: afterDelete.totals, held: afterDelete.held }, 'nothing refunded for a delivered render').toEqual({ balance: delivered.balance, totals: delivered.totals, held: delivered.held });
+  expect(await credits(hooks, account), 'nothing refunded for a delivered render').toEqual(deliveredRead);
 });
 
-test('UPSC-004 UPSC-007 a FAILED upscale charges nothing and adds no asset', { tag: ['@control', '@spend'] }, async ({ api, account, control, clock }) => {
+test('UPSC-004 UPSC-007 a FAILED upscale charges nothing and adds no asset', { tag: ['@hook:accounts', '@hook:clock', '@hook:outcomes', '@spend'] }, async ({ api, account, hooks, clock }) => {
   const writer = api.as('runs:write');
-  await setGeneration(control, account.accountId, { upscaleOutcomeMix: { failed: 1 } });
+  await setOutcomes(hooks, account, { upscales: ['failed'] });
   const source = await stillImageAsset(writer, 2048);
   const before = await allAssets(writer);
-  const start = await ledger(control, account.accountId);
+  const start = await credits(hooks, account);
   const created = await createUpscale(writer, { source: { assetId: source.assetId }, target: '2K' });
   expect(created).toHaveStatus(202);
   const { final } = await pollUpscale(writer, clock, created.json.upscaleId);
   expect(final.status).toBe('FAILED');
-  const end = await ledger(control, account.accountId);
-  expect(end.totals.charged, 'nothing charged').toBe(start.totals.charged);
+  const end = await credits(hooks, account);
+  expect(heldAndCharged(end).charged, 'nothing charged').toBe(heldAndCharged(start).charged);
   expect(end.balance).toBe(start.balance);
-  expect(end.held).toBe(0);
+  expect(end.held, 'the hold is released').toBe(start.held);
   expect(await newAssets(writer, before), 'no asset was delivered').toEqual([]);
 });
 
-test('IDEM-001 IDEM-005 IDEM-006 IDEM-007 a POST /upscales replayed under its key returns the same upscale and holds once; without a key it is refused', { tag: ['@control', '@spend'] }, async ({ api, account, control }) => {
+test('IDEM-001 IDEM-005 IDEM-006 IDEM-007 a POST /upscales replayed under its key returns the same upscale and holds once; without a key it is refused', { tag: ['@hook:accounts', '@spend'] }, async ({ api, account, hooks }) => {
   const writer = api.as('runs:write');
   const source = await stillImageAsset(writer, 2048);
   const body: UpscaleBody = { source: { assetId: source.assetId }, target: '2K' };
   await expect(await writer.post('/upscales', { body }), 'no Idempotency-Key').toBeProblem(400, 'IDEMPOTENCY_KEY_REQUIRED');
   const key = idempotencyKey();
+  const start = heldAndCharged(await credits(hooks, account));
   const first = await createUpscale(writer, body, key);
   expect(first).toHaveStatus(202);
+  const once = heldAndCharged(await credits(hooks, account));
   const replay = await createUpscale(writer, body, key);
   expect(replay).toHaveStatus(202);
   expect(replay.json).toEqual(first.json);
   expect(replay.header('location')).toBe(first.header('location'));
-  const holds = (await ledger(control, account.accountId)).journal.filter((m) => m.kind === 'hold');
-  expect(holds.length, 'one hold: the replay executed nothing').toBe(1);
-  expect((await accountCounts(control, account.accountId))['upscales']).toBe(1);
+  // Held and charged together: the upscale may settle meanwhile on a real clock, moving its hold into a charge.
+  const committed = (c: { held: number; charged: number }): number => c.held + c.charged;
+  expect(committed(once) - committed(start), 'the first request held credits').toBeGreaterThan(0);
+  expect(committed(heldAndCharged(await credits(hooks, account))), 'one hold: the replay executed nothing').toBe(committed(once));
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -242,22 +249,22 @@ async function upscaleOfLiveSource(writer: ApiClient, account: Account, source: 
   }
 }
 
-test('ERR-015 402 INSUFFICIENT_CREDITS refuses POST /upscales when the balance cannot pay it', { tag: '@control' }, async ({ api, account, control }) => {
+test('ERR-015 402 INSUFFICIENT_CREDITS refuses POST /upscales when the balance cannot pay it', { tag: '@hook:accounts' }, async ({ api, account, hooks }) => {
   const writer = api.as('runs:write');
   const source = await stillImageAsset(writer, 2048);
-  await setCredits(control, account.accountId, { balance: 0 });
+  await setCredits(hooks, account, { balance: 0 });
   await expect(await createUpscale(writer, { source: { assetId: source.assetId }, target: '4K' })).toBeProblem(402, 'INSUFFICIENT_CREDITS');
 });
 
-test('ERR-017 403 IMAGE_UPSCALE_NOT_ENTITLED refuses POST /upscales when the plan lacks upscales', { tag: '@control' }, async ({ api, account, control }) => {
+test('ERR-017 403 IMAGE_UPSCALE_NOT_ENTITLED refuses POST /upscales when the plan lacks upscales', { tag: '@hook:accounts' }, async ({ api, account, hooks }) => {
   // Which tiers grant upscales is a gap (AUTH-026, @assumed below): the plan loses the feature.
   const writer = api.as('runs:write');
   const source = await stillImageAsset(writer, 2048);
-  await setPlan(control, account.accountId, { features: { upscales: false } });
+  await setPlan(hooks, account, { features: { upscales: false } });
   await expect(await createUpscale(writer, { source: { assetId: source.assetId }, target: '4K' })).toBeProblem(403, 'IMAGE_UPSCALE_NOT_ENTITLED');
 });
 
-test('ERR-023 422 IMAGE_UPSCALE_TARGET_NOT_LARGER refuses an upscale of a result to the target it already has', { tag: ['@spend', '@control'] }, async ({ api, clock }) => {
+test('ERR-023 422 IMAGE_UPSCALE_TARGET_NOT_LARGER refuses an upscale of a result to the target it already has', { tag: ['@spend', '@hook:clock'] }, async ({ api, clock }) => {
   // What 2K and 4K measure in pixels is a gap: the source is an upscale's own 4K result.
   const writer = api.as('runs:write');
   const source = await stillImageAsset(writer, 2048);
@@ -268,7 +275,7 @@ test('ERR-023 422 IMAGE_UPSCALE_TARGET_NOT_LARGER refuses an upscale of a result
   await expect(await createUpscale(writer, { source: { assetId: final.assetId! }, target: '4K' }), 'the 4K result to 4K').toBeProblem(422, 'IMAGE_UPSCALE_TARGET_NOT_LARGER');
 });
 
-test('RATE-014 POST /upscales counts on the generation write counter of runs, GET /upscales/{id} on the generation read counter', { tag: ['@spend', '@control'] }, async ({ api, clock }) => {
+test('RATE-014 POST /upscales counts on the generation write counter of runs, GET /upscales/{id} on the generation read counter', { tag: ['@spend', '@hook:clock'] }, async ({ api, clock }) => {
   // Fresh keys: each group counter starts at the group quota, far below the caps, so RateLimit
   // reports the group's counter; one shared counter shows as the next request's remaining dropping.
   const writer = api.as('runs:write');
@@ -309,26 +316,27 @@ test('RATE-014 POST /upscales counts on the generation write counter of runs, GE
 // ---------------------------------------------------------------------------------------------
 // Refusals
 
-test('ERR-015 ERR-038 402 INSUFFICIENT_CREDITS when the balance cannot cover the upscale; nothing is held or created', { tag: ['@assumed', '@control'] }, async ({ api, account, control }) => {
+test('ERR-015 ERR-038 402 INSUFFICIENT_CREDITS when the balance cannot cover the upscale; nothing is held or created', { tag: ['@assumed', '@hook:accounts'] }, async ({ api, account, hooks }) => {
   const writer = api.as('runs:write');
   const source = await stillImageAsset(writer, 2048);
   const before = await allAssets(writer);
-  await setCredits(control, account.accountId, { balance: 0 });
+  await setCredits(hooks, account, { balance: 0 });
+  const start = await credits(hooks, account);
   await expect(await createUpscale(writer, { source: { assetId: source.assetId }, target: '2K' })).toBeProblem(402, 'INSUFFICIENT_CREDITS');
-  expect((await ledger(control, account.accountId)).journal).toEqual([]);
-  expect(await newAssets(writer, before)).toEqual([]);
-  expect((await accountCounts(control, account.accountId))['upscales'] ?? 0).toBe(0);
+  expect(await credits(hooks, account), 'nothing held or charged').toEqual(start);
+  expect(await newAssets(writer, before), 'nothing created').toEqual([]);
 });
 
-test('ERR-037 409 ACCOUNT_SPEND_CAP_EXCEEDED when the upscale would pass the daily API credit budget', { tag: ['@assumed', '@control'] }, async ({ api, account, control }) => {
+test('ERR-037 409 ACCOUNT_SPEND_CAP_EXCEEDED when the upscale would pass the daily API credit budget', { tag: ['@assumed', '@hook:accounts'] }, async ({ api, account, hooks }) => {
   const writer = api.as('runs:write');
   const source = await stillImageAsset(writer, 2048);
-  await setCredits(control, account.accountId, { dailyBudget: 0 });
+  await setCredits(hooks, account, { dailyBudget: 0 });
+  const start = await credits(hooks, account);
   await expect(await createUpscale(writer, { source: { assetId: source.assetId }, target: '2K' })).toBeProblem(409, 'ACCOUNT_SPEND_CAP_EXCEEDED');
-  expect((await ledger(control, account.accountId)).journal).toEqual([]);
+  expect(await credits(hooks, account), 'nothing held or charged').toEqual(start);
 });
 
-test('ERR-017 AUTH-026 403 IMAGE_UPSCALE_NOT_ENTITLED on a plan without upscales', { tag: ['@assumed', '@control'] }, async ({ accounts, apiFor, api, account, control }) => {
+test('ERR-017 AUTH-026 403 IMAGE_UPSCALE_NOT_ENTITLED on a plan without upscales', { tag: ['@assumed', '@hook:accounts'] }, async ({ accounts, apiFor, api, account, hooks }) => {
   const core = await accounts.create({ plan: 'core' });
   const coreWriter = apiFor(core, 'runs:write');
   const coreSource = await stillImageAsset(coreWriter, 2048);
@@ -336,17 +344,18 @@ test('ERR-017 AUTH-026 403 IMAGE_UPSCALE_NOT_ENTITLED on a plan without upscales
 
   const writer = api.as('runs:write');
   const source = await stillImageAsset(writer, 2048);
-  await setPlan(control, account.accountId, { features: { upscales: false } });
+  await setPlan(hooks, account, { features: { upscales: false } });
+  const start = await credits(hooks, account);
   await expect(await createUpscale(writer, { source: { assetId: source.assetId }, target: '2K' }), 'a plan that lost upscales').toBeProblem(403, 'IMAGE_UPSCALE_NOT_ENTITLED');
-  expect((await ledger(control, account.accountId)).journal).toEqual([]);
+  expect(await credits(hooks, account), 'nothing held or charged').toEqual(start);
 });
 
-test('ERR-022 409 IMAGE_UPSCALE_IN_PROGRESS while the same source to the same target is not finished; accepted again once it is', { tag: ['@assumed', '@spend', '@control', '@exclusive'] }, async ({ api, clock }) => {
+test('ERR-022 409 IMAGE_UPSCALE_IN_PROGRESS while the same source to the same target is not finished; accepted again once it is', { tag: ['@assumed', '@spend', '@hook:clock'] }, async ({ api, clock }) => {
   const writer = api.as('runs:write');
   const candidates = (await allAssets(writer)).filter((a) => a.type === 'STATIC' && a.deletedAt === null && a.derivation === undefined && a.status !== 'archived' && Math.max(a.width, a.height) < 4096);
   skipWhenAbsent(candidates.length === 0, 'needs a live still-image asset under 4096 px');
-  // The second request must find the first still running: judged only while the shared clock stood
-  // still between the two (another source for each attempt).
+  // The second request must find the first still running: judged only while the account's clock
+  // stood still between the two (another source for each attempt).
   const sources = candidates.slice(0, 5);
   const judged = await clock.still(async (attempt) => {
     const source = sources[(attempt - 1) % sources.length]!;
@@ -361,23 +370,25 @@ test('ERR-022 409 IMAGE_UPSCALE_IN_PROGRESS while the same source to the same ta
   await expect(await createUpscale(writer, { source: { assetId: judged.source.assetId }, target: '4K' }), 'once the first finished').toHaveStatus(202);
 });
 
-test('ERR-022 409 IMAGE_UPSCALE_UNPRICED when the rate card has no price for the target; nothing is held', { tag: ['@control', '@spend'] }, async ({ api, account, control }) => {
+test('ERR-022 409 IMAGE_UPSCALE_UNPRICED when the rate card has no price for the target; nothing is held', { tag: ['@hook:accounts', '@spend'] }, async ({ api, account, hooks }) => {
   const writer = api.as('runs:write');
   const source = await stillImageAsset(writer, 2048);
-  await setCredits(control, account.accountId, { rateCard: { upscale: { '4K': null } } });
+  await setCredits(hooks, account, { rateCard: { upscale: { '4K': null } } });
+  const start = await credits(hooks, account);
   await expect(await createUpscale(writer, { source: { assetId: source.assetId }, target: '4K' })).toBeProblem(409, 'IMAGE_UPSCALE_UNPRICED');
-  expect((await ledger(control, account.accountId)).journal).toEqual([]);
+  expect(await credits(hooks, account), 'nothing held or charged').toEqual(start);
   await expect(await createUpscale(writer, { source: { assetId: source.assetId }, target: '2K' }), 'the priced target is accepted').toHaveStatus(202);
 });
 
-test('ERR-023 422 IMAGE_UPSCALE_TARGET_NOT_LARGER when the source is already at least the target, with errors[]', { tag: ['@assumed', '@control'] }, async ({ api, account, control }) => {
+test('ERR-023 422 IMAGE_UPSCALE_TARGET_NOT_LARGER when the source is already at least the target, with errors[]', { tag: ['@assumed', '@hook:accounts'] }, async ({ api, account, hooks }) => {
   const writer = api.as('runs:write');
   const large = (await allAssets(writer)).find((a) => a.type === 'STATIC' && a.deletedAt === null && Math.max(a.width, a.height) >= 2048);
   skipWhenAbsent(large === undefined, 'needs a still image of at least 2048 px on its long edge');
+  const start = await credits(hooks, account);
   const response = await createUpscale(writer, { source: { assetId: large!.assetId }, target: '2K' });
   await expect(response).toBeProblem(422, 'IMAGE_UPSCALE_TARGET_NOT_LARGER');
   expect((response.problem.errors ?? []).length).toBeGreaterThan(0);
-  expect((await ledger(control, account.accountId)).journal).toEqual([]);
+  expect(await credits(hooks, account), 'nothing held or charged').toEqual(start);
 });
 
 test('ERR-023 UPSC-013 UPSC-012 422 IMAGE_UPSCALE_SOURCE_UNREADABLE for a video asset or a gallery index beyond the gallery', { tag: '@assumed' }, async ({ api }) => {
@@ -409,7 +420,7 @@ test('ERR-020 GEN-004 ERR-019 another account\'s asset, a deleted asset and an u
   await expect(await createUpscale(writer, { source: { productId: 'prd_conformance_unknown_0000', image: 'primary' }, target: '2K' }), 'an unknown product').toBeProblem(404, 'PRODUCT_NOT_FOUND');
 });
 
-test('UPSC-011 UPSC-012 ASST-005 a product image is a source too: the result derives from a readable asset holding that image', { tag: ['@assumed', '@spend', '@control'] }, async ({ api, clock }) => {
+test('UPSC-011 UPSC-012 ASST-005 a product image is a source too: the result derives from a readable asset holding that image', { tag: ['@assumed', '@spend', '@hook:clock'] }, async ({ api, clock }) => {
   const writer = api.as('runs:write');
   const products = await someProducts(writer, 10);
   const withGallery = products.find((p) => (p.galleryImageUrls ?? []).length > 0);
@@ -436,12 +447,14 @@ test('UPSC-011 UPSC-012 ASST-005 a product image is a source too: the result der
 // ---------------------------------------------------------------------------------------------
 // Limits and faults
 
-test('RATE-014 RATE-002 RATE-023 RATE-026 POST /upscales counts against the generation write limit of runs, and its 429 is problem+json RATE_LIMITED', { tag: ['@assumed', '@control', '@spend'] }, async ({ accounts, apiFor, control }) => {
+test('RATE-014 RATE-002 RATE-023 RATE-026 POST /upscales counts against the generation write limit of runs, and its 429 is problem+json RATE_LIMITED', { tag: ['@assumed', '@hook:accounts', '@hook:rate-limits', '@spend'] }, async ({ accounts, apiFor, hooks }) => {
   // A write quota of 0 refuses everything that counts against it, whatever the window: no clock
   // sensitivity. Reads of the generation plane stay free.
-  const account = await accounts.create({ limits: { 'group:generation_write': 0 } });
+  const account = await accounts.create({ rateLimits: { 'group:generation_write': 0 } });
   const writer = apiFor(account, 'runs:write').unpaced();
   const source = await stillImageAsset(writer, 2048);
+  const before = await allAssets(writer);
+  const start = await credits(hooks, account);
   const body = { productIds: await someProductIds(writer, 1), creativesPerProduct: 1, presetId: await presetId(writer) };
   const quotas = (response: ApiResponse) => {
     const parsed = parseRateLimitPolicy(response.header('ratelimit-policy') ?? '');
@@ -452,10 +465,10 @@ test('RATE-014 RATE-002 RATE-023 RATE-026 POST /upscales counts against the gene
   await expect(limited, 'POST /upscales is refused by the same write limit').toBeProblem(429, 'RATE_LIMITED');
   expect(limited.header('retry-after'), limited.describe()).toMatch(/^\d+$/);
   expect(limited.header('ratelimit'), 'the limit that rejected, with remaining=0').toMatch(/^limit=0, remaining=0, reset=\d+$/);
-  expect((await accountCounts(control, account.accountId))['upscales'] ?? 0, 'the 429 created nothing').toBe(0);
+  expect(await credits(hooks, account), 'the 429 held nothing').toEqual(start);
+  expect(await newAssets(writer, before), 'the 429 created nothing').toEqual([]);
 
-  const lifted = await control.send('PATCH', `/__mock/accounts/${encodeURIComponent(account.accountId!)}/limits`, { 'group:generation_write': null });
-  expect(lifted.status, lifted.text).toBe(200);
+  await hooks.setRateLimits(account.accountId!, { 'group:generation_write': null });
   const accepted = await createUpscale(writer, { source: { assetId: source.assetId }, target: '2K' });
   expect(accepted).toHaveStatus(202);
   expect(quotas(accepted), `POST /upscales: ${accepted.header('ratelimit-policy')}`).toEqual(expect.arrayContaining([20, 360, 600]));
@@ -466,18 +479,18 @@ test('RATE-014 RATE-002 RATE-023 RATE-026 POST /upscales counts against the gene
   expect(quotas(read)).not.toContain(20);
 });
 
-test('ERR-031 IDEM-010 while writes are paused POST /upscales answers 503 WRITES_PAUSED, and the key is not consumed', { tag: ['@assumed', '@control', '@spend'] }, async ({ api, account, control }) => {
+test('ERR-031 IDEM-010 while writes are paused POST /upscales answers 503 WRITES_PAUSED, and the key is not consumed', { tag: ['@assumed', '@hook:faults', '@spend'] }, async ({ api, account, hooks }) => {
   const writer = api.as('runs:write');
   const source = await stillImageAsset(writer, 2048);
   const body: UpscaleBody = { source: { assetId: source.assetId }, target: '2K' };
   const key = idempotencyKey();
-  await setFaults(control, account.accountId, { writesPaused: true });
+  await setFaults(hooks, account, { writesPaused: true });
   try {
     const paused = await createUpscale(writer, body, key);
     await expect(paused).toBeProblem(503, 'WRITES_PAUSED');
     expect(paused.header('retry-after')).toMatch(/^\d+$/);
   } finally {
-    await setFaults(control, account.accountId, { writesPaused: false });
+    await setFaults(hooks, account, { writesPaused: false });
   }
   const resumed = await createUpscale(writer, body, key);
   expect(resumed).toHaveStatus(202);

@@ -69,7 +69,7 @@ export const hookHandlers: ControlHandlers = {
       body: {
         contractVersion: hooksVersion(),
         hooks: tags,
-        accounts: { plans: ['starter', 'core', 'growth', 'enterprise'], features: ['campaigns', 'webhooks', 'runsWrite', 'imageSizes', 'upscales', 'campaignLimit', 'productsPerCampaign'], credits: true },
+        accounts: { plans: ['starter', 'core', 'growth', 'enterprise'], features: ['campaigns', 'webhooks', 'runsWrite', 'imageSizes', 'upscales', 'campaignLimit', 'productsPerCampaign'], credits: true, rateCard: true },
         faults: { supported: FAULTS },
         actors: { kinds: ['api_key', 'user', 'share_link', 'staff', 'partner_operator'], actions: ACTIONS, operations: true },
         webhooks: { deliveryLog: true },

@@ -373,8 +373,10 @@ export interface components {
                 plans?: components["schemas"]["PlanName"][];
                 /** @description The plan features and limits that `features` may set. */
                 features?: ("campaigns" | "webhooks" | "runsWrite" | "imageSizes" | "upscales" | "campaignLimit" | "productsPerCampaign")[];
-                /** @description Whether `credits` (balance */
+                /** @description Whether `credits` (balance, daily budget) can be set. */
                 credits?: boolean;
+                /** @description Whether `credits.rateCard` (the prices of image sizes and upscales, an image size or upscale target left unpriced) can be set. */
+                rateCard?: boolean;
             };
             /** @description Limits of the `faults` hook. */
             faults?: {
@@ -459,7 +461,33 @@ export interface components {
             balance?: number;
             /** @description The daily API credit budget, or null for none. */
             dailyBudget?: number | null;
+            /**
+             * @description Optional, additive (served where `GET /capabilities` says `accounts.rateCard`): the
+             *     account's prices from its next public request on. Each size absent stays; a price of
+             *     null leaves that size unpriced (the interface's `IMAGE_SIZE_UNPRICED`); a new `version`
+             *     is the `rateCardVersion` quotes and runs report from then on. It unlocks ERR-021,
+             *     ERR-022 and RUN-043 (in `x-unlocks` of updateAccount).
+             */
+            rateCard?: components["schemas"]["RateCardChange"];
         };
+        /** @description A change of the account's rate card; absent members stay. */
+        RateCardChange: {
+            /** @description The rate card's new version. */
+            version?: string;
+            /** @description Credits per image creative, by image size; null leaves the size unpriced. */
+            image?: {
+                "1K"?: components["schemas"]["Price"];
+                "2K"?: components["schemas"]["Price"];
+                "4K"?: components["schemas"]["Price"];
+            };
+            /** @description Credits per upscale, by target size; null leaves the target unpriced. */
+            upscale?: {
+                "2K"?: components["schemas"]["Price"];
+                "4K"?: components["schemas"]["Price"];
+            };
+        };
+        /** @description A price in credits, or null for none (unpriced). */
+        Price: number | null;
         /** @description One key to provision. */
         KeyRequest: {
             /** @description The key's scopes (the interface's rules apply, e.g. `runs:read` needs `read`). */
@@ -487,7 +515,7 @@ export interface components {
         ProvisionedKey: {
             /** @description The key's id (events' `actor.apiKeyId`). */
             keyId: string;
-            /** @description The full key for `Authorization` */
+            /** @description The full key for `Authorization`, shown once. */
             key: string;
             /** @description The key's scopes. */
             scopes: components["schemas"]["Scope"][];
@@ -619,7 +647,7 @@ export interface components {
             headers?: {
                 [key: string]: string;
             };
-            /** @description The resource */
+            /** @description The resource, or a problem body for a refusal. */
             body: unknown;
             /** @description Ids of the resources the change created or touched, where known. */
             ids?: string[];
