@@ -28,3 +28,6 @@ step "the whole suite through a front that rewrites reason phrases, re-chunks an
 npx tsx scripts/prove-real-target.ts --hide '' --reasons rewrite --rechunk --headers --compress --clock manual --out real-network
 
 wait_together
+
+step "the whole suite against the mock reachable only through its API and /__hooks (a front hiding /__mock), real clock, pinned-only: >= 95% of the pinned observable rules judged through the hooks, 0 failures (scripts/prove-real-target.ts --hooks, #22 part 3, ~7.5 min on 2 cores)"
+npx tsx scripts/prove-real-target.ts --hooks --pinned-only --clock real --min-judged 95 --out real-hooks
