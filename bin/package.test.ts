@@ -14,7 +14,13 @@
  * - cgs-proxy forwards, reports a defect's violations with their rule ids, writes its rules report on
  *   SIGINT, and its exit status gates with --fail-on-violation.
  *
- * One file, one pack and one install for all: it is the most expensive test file (see README).
+ * A frontend project (a package.json with msw and vite only, msw another 2.x than the toolkit's
+ * own) installs the same tarball: it gets none of the server's or the suite's packages (optional
+ * peer dependencies, D195), one msw (its own), `<package>/msw` answers a request there, `vite build`
+ * bundles the in-process mock, and the commands that need what it left out say which packages to
+ * install. The gate project gets msw as a peer it did not name (npm installs it), one copy.
+ *
+ * One file, one pack and one install per project for all: it is the most expensive test file (see README).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,14 +32,51 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { defectNamed } from '../conformance/defects/catalogue.ts';
 import { startProxy, type Proxy } from '../conformance/defects/proxy.ts';
+import { SERVER_PACKAGES, SUITE_PACKAGES } from './lib/help-requires.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const NAME = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string }).name;
 const BASE = '/api/public/v1';
 const SLOW = 240_000;
+/** npm pack (its build), npm install: minutes on a loaded machine. */
+const INSTALL = 600_000;
 
 let work: string;
 let project: string;
+let tarballPath: string;
+const DEV = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies;
+/** The packages a project using only `<package>/msw` must not get (the server's and the suite's, and their telemetry). */
+const NOT_FOR_FRONTENDS = ['@playwright/test', 'playwright', 'playwright-core', 'fastify', 'light-my-request', 'swagger-ui-dist', '@scarf/scarf', 'htm'];
+
+/**
+ * The example an IDE shows on hover over createMockHandlers (its JSDoc @example in the shipped
+ * declarations of a project's installed toolkit), as a module to compile as it is.
+ */
+function hoverExample(dir: string): string {
+  const declarations = readFileSync(join(dir, 'node_modules', NAME, 'dist/mock/adapters/msw/msw.d.ts'), 'utf8');
+  const jsdoc = /\/\*\*((?:(?!\*\/)[\s\S])*?)\*\/\s*export declare function createMockHandlers/.exec(declarations)?.[1];
+  const example = /@example\n([\s\S]*)$/.exec(jsdoc ?? '')?.[1]?.split('\n').map((line) => line.replace(/^\s*\* ?/, '')).join('\n');
+  expect(example, 'the JSDoc @example of createMockHandlers in msw.d.ts').toContain('createMockHandlers(');
+  return `${example}\nexport {};\n`;
+}
+
+/** Every copy of a package under node_modules (nested ones too), with its version. */
+function copiesOf(dir: string, name: string): { path: string; version: string }[] {
+  const out: { path: string; version: string }[] = [];
+  const visit = (modules: string) => {
+    if (!existsSync(modules)) return;
+    for (const entry of readdirSync(modules)) {
+      const names = entry.startsWith('@') ? readdirSync(join(modules, entry)).map((n) => `${entry}/${n}`) : [entry];
+      for (const pkg of names) {
+        const path = join(modules, pkg);
+        if (pkg === name) out.push({ path, version: (JSON.parse(readFileSync(join(path, 'package.json'), 'utf8')) as { version: string }).version });
+        visit(join(path, 'node_modules'));
+      }
+    }
+  };
+  visit(join(dir, 'node_modules'));
+  return out;
+}
 const children = new Set<ChildProcess>();
 
 function run(command: string, args: string[], cwd: string): string {
@@ -87,13 +130,16 @@ beforeAll(async () => {
   mkdirSync(project);
   const tarball = run('npm', ['pack', '--silent', '--pack-destination', work], ROOT).trim().split('\n').at(-1)!;
   writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'gate', version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`);
-  const fetchVersion = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies['openapi-fetch']!;
-  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', join(work, tarball), `openapi-fetch@${fetchVersion}`], project);
+  tarballPath = join(work, tarball);
+  // What docs/frontend.md and the README tell a team gating its implementation to install: the
+  // toolkit and the optional peers of the server and the suite, at the versions it is tested with.
+  const gatePeers = [...SUITE_PACKAGES, ...SERVER_PACKAGES].map((name) => `${name}@${DEV[name]}`);
+  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarballPath, ...gatePeers, `openapi-fetch@${DEV['openapi-fetch']}`], project);
 
   mock = await start('cgs-mock', ['--port', '0', '--clock', 'manual', '--seed', '7'], /listening on (http:\/\/127\.0\.0\.1:\d+)\/api\/public\/v1[\s\S]*Control plane/);
   origin = mock.match[1]!;
   for (const [, name, key] of mock.output().matchAll(/^\s+(\S+)\s+(cgs_[0-9a-f]{64})$/gm)) keys[name!] = key!;
-}, SLOW);
+}, INSTALL);
 
 afterAll(async () => {
   for (const child of children) child.kill('SIGKILL');
@@ -118,13 +164,14 @@ describe('the installed package', () => {
     // The control document the packaged mock reads at start, already parsed (scripts/build.ts).
     const control = JSON.parse(readFileSync(join(project, 'node_modules', NAME, 'dist/spec/generated/mock-control.json'), 'utf8')) as { document: unknown };
     expect(control.document).toEqual(parse(readFileSync(join(ROOT, 'spec/mock-control.yaml'), 'utf8')));
-  });
+  }, SLOW);
 
   it('the types compile in an openapi-fetch client that lists, gets with an ETag, PATCHes with If-Match and meets a 412', () => {
     writeFileSync(
       join(project, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022', 'DOM'], types: [], strict: true, noUncheckedIndexedAccess: true, outDir: 'out', skipLibCheck: false }, include: ['client.ts', 'inprocess.ts'] }),
+      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022', 'DOM'], types: [], strict: true, noUncheckedIndexedAccess: true, outDir: 'out', skipLibCheck: false }, include: ['client.ts', 'inprocess.ts', 'hover.ts'] }),
     );
+    writeFileSync(join(project, 'hover.ts'), hoverExample(project));
     // <package>/msw, compiled in the same run (its test below runs it): the control API and the fetch results typed.
     writeFileSync(
       join(project, 'inprocess.ts'),
@@ -187,7 +234,7 @@ console.log(JSON.stringify({
     expect(result).toMatchObject({ listed: 200, count: 2, got: 200, patched: 200, metadata: { sdk: 'typed' }, stale: 412, staleCode: 'PRECONDITION_FAILED' });
     expect(result['etag']).toMatch(/^"/);
     expect(result['patchedEtag']).not.toBe(result['etag']);
-  });
+  }, SLOW);
 
   it('<package>/msw: the in-process mock answers through msw/node, with the demo keys of cgs-mock for the same seed', () => {
     const result = JSON.parse(run(process.execPath, [join(project, 'out/inprocess.js')], project)) as Record<string, unknown>;
@@ -300,4 +347,92 @@ describe('cgs-proxy from the installed package', () => {
       await faulty.close();
     }
   }, SLOW);
+});
+
+describe('a frontend project: a package.json with msw and vite only', () => {
+  // Another msw 2 than the toolkit's own devDependency: the project's copy is the one the mock uses.
+  const FRONTEND_MSW = '2.14.7';
+  const VITE = '7.3.8';
+  let front: string;
+
+  beforeAll(() => {
+    front = join(work, 'front');
+    mkdirSync(front);
+    writeFileSync(join(front, 'package.json'), `${JSON.stringify({ name: 'front', version: '1.0.0', private: true, type: 'module', devDependencies: { msw: FRONTEND_MSW, vite: VITE } }, null, 2)}\n`);
+    run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarballPath], front);
+    // The installed size (docs/frontend.md): printed, not asserted.
+    console.log(`frontend project: ${run('du', ['-sh', 'node_modules'], front).trim()}, ${readdirSync(join(front, 'node_modules')).length} top-level entries`);
+  }, INSTALL);
+
+  it('gets none of the server\'s or the suite\'s packages, and one msw: its own', () => {
+    expect(existsSync(join(front, 'node_modules', NAME, 'package.json'))).toBe(true);
+    expect(NOT_FOR_FRONTENDS.flatMap((name) => copiesOf(front, name).map((c) => c.path))).toEqual([]);
+    expect(copiesOf(front, 'msw')).toEqual([{ path: join(front, 'node_modules', 'msw'), version: FRONTEND_MSW }]);
+  });
+
+  it('<package>/msw answers a request there (msw/node, the demo key)', () => {
+    writeFileSync(
+      join(front, 'inprocess.mjs'),
+      `import { setupServer } from 'msw/node';
+import { createMockHandlers } from '${NAME}/msw';
+const mock = createMockHandlers({ baseUrl: 'http://api.test' });
+const server = setupServer(...mock.handlers);
+server.listen({ onUnhandledRequest: 'error' });
+await mock.ready;
+const response = await fetch('http://api.test/api/public/v1/products?limit=1', { headers: { authorization: 'Bearer ' + mock.demo.keys.read.key } });
+const page = await response.json();
+server.close();
+mock.dispose();
+console.log(JSON.stringify({ status: response.status, products: page.data.length }));
+`,
+    );
+    expect(JSON.parse(run(process.execPath, ['inprocess.mjs'], front))).toEqual({ status: 200, products: 1 });
+  });
+
+  it('the example of createMockHandlers\' JSDoc typechecks there (strict, skipLibCheck false: no declaration it reaches names fastify)', () => {
+    writeFileSync(join(front, 'hover.ts'), hoverExample(front));
+    writeFileSync(
+      join(front, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022', 'DOM'], types: [], strict: true, noUncheckedIndexedAccess: true, noEmit: true, skipLibCheck: false }, include: ['hover.ts'] }),
+    );
+    run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', front], front);
+  }, SLOW);
+
+  it('vite build bundles the in-process mock (its sizes printed for docs/frontend.md)', () => {
+    writeFileSync(join(front, 'index.html'), '<!doctype html><html><body><script type="module" src="/main.js"></script></body></html>\n');
+    writeFileSync(
+      join(front, 'main.js'),
+      `import { setupWorker } from 'msw/browser';
+import { createMockHandlers } from '${NAME}/msw';
+const mock = createMockHandlers({ baseUrl: location.origin });
+setupWorker(...mock.handlers).start().then(() => mock.ready).then(() => { document.body.dataset.key = mock.demo.keys.read.keyId; });
+`,
+    );
+    const output = run(process.execPath, [join(front, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'info'], front);
+    console.log(output);
+    expect(output).toMatch(/✓ built in/);
+    const chunks = [...output.matchAll(/dist\/assets\/(\S+)\.js\s+([\d,.]+) kB │ gzip:\s+([\d,.]+) kB/g)];
+    expect(chunks.length).toBeGreaterThan(1); // the demo data is a chunk of its own
+  }, SLOW);
+
+  it('the commands that need what it left out name the packages and the install line', async () => {
+    const mockRun = spawnSync(join(front, 'node_modules', '.bin', 'cgs-mock'), ['--port', '0'], { cwd: front, encoding: 'utf8' });
+    expect(mockRun.status).toBe(2);
+    expect(mockRun.stderr).toContain('cgs-mock needs fastify, light-my-request, swagger-ui-dist, htm');
+    expect(mockRun.stderr).toContain(`npm install --save-dev ${SERVER_PACKAGES.map((n) => `${n}@${DEV[n]}`).join(' ')}`);
+    const suiteRun = spawnSync(join(front, 'node_modules', '.bin', 'cgs-conformance'), ['--base-url', 'http://127.0.0.1:9/api/public/v1'], { cwd: front, encoding: 'utf8' });
+    expect(suiteRun.status).toBe(2);
+    expect(suiteRun.stderr).toContain('cgs-conformance needs @playwright/test');
+    // --help answers without them.
+    const help = spawnSync(join(front, 'node_modules', '.bin', 'cgs-conformance'), ['--help'], { cwd: front, encoding: 'utf8' });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('--reporter NAME');
+  });
+});
+
+describe('the gate project did not name msw', () => {
+  it('npm installed the peer once, at its top level', () => {
+    const copies = copiesOf(project, 'msw');
+    expect(copies.map((c) => c.path)).toEqual([join(project, 'node_modules', 'msw')]);
+  });
 });

@@ -2,53 +2,22 @@
  * Before the run: pick the target. With CONFORMANCE_BASE_URL set, check that it answers and that
  * accounts are available (the accounts hook of CONFORMANCE_HOOKS_URL, or CONFORMANCE_KEYS); a
  * target that serves the mock's /__mock and no hooks URL given gets its own /__hooks. Without it, start the mock
- * (`mock/adapters/node/main.ts --port <free> --clock manual`, one per worker, each with a control token: with tsx
- * in the checkout, the compiled dist/mock/adapters/node/main.js in the package) on a free loopback port, wait until
- * it answers, and point the workers at it through the environment (global-teardown.ts stops it),
+ * one per worker on a free loopback port with a control token (mock/adapters/node/launch.ts: tsx in
+ * the checkout, the compiled main.js in the package), and point the workers at them through the
+ * environment (global-teardown.ts stops them),
  * its hooks included (CONFORMANCE_HOOKS_URL=<origin>/__hooks): the suite sets every scene through
  * the hooks, on the mock as on any target.
  */
 import type { FullConfig } from '@playwright/test';
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, openSync } from 'node:fs';
-import { extname, resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { controlHeaders } from './fixtures/control.ts';
 import { readEnv } from './fixtures/env.ts';
-import { freePort } from '../mock/adapters/node/launch.ts';
+import { launchMock } from '../mock/adapters/node/launch.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const REPORT_DIR = process.env['CONFORMANCE_REPORT_DIR'] ? `${resolve(process.env['CONFORMANCE_REPORT_DIR'])}/` : fileURLToPath(new URL('../conformance-report/', import.meta.url));
-/** The mock's entry beside this suite: mock/adapters/node/main.ts run through tsx in the checkout, dist/mock/adapters/node/main.js in the package. */
-const MOCK_MAIN = fileURLToPath(new URL(`../mock/adapters/node/main${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
-const MOCK_COMMAND = MOCK_MAIN.endsWith('.ts') ? [process.execPath, '--import', 'tsx', MOCK_MAIN] : [process.execPath, MOCK_MAIN];
-const START_TIMEOUT_MS = 30_000;
-
-/**
- * Runs the mock and stops it when its stdin closes, which happens when the test runner exits in any
- * way (also when it is killed and global-teardown.ts never runs), so no mock outlives its run.
- */
-const WATCHDOG = `
-const { spawn } = require('node:child_process');
-const [command, ...args] = process.argv.slice(1);
-const mock = spawn(command, args, { stdio: ['ignore', 'inherit', 'inherit'] });
-const stop = () => { if (mock.exitCode === null) mock.kill('SIGTERM'); };
-process.stdin.on('end', stop).on('error', stop).resume();
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
-mock.on('exit', (code) => process.exit(code ?? 0));
-`;
-
-async function answers(url: string): Promise<boolean> {
-  try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
-    await response.arrayBuffer();
-    return response.status < 500;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * The mock's control plane answers GET /__mock/clock with `{ now, mode }`. A mock started with a
@@ -79,36 +48,17 @@ async function servesControlPlane(origin: string, token: string | undefined): Pr
 
 async function startMock(index: number, controlToken: string): Promise<{ baseURL: string; pid: number }> {
   mkdirSync(REPORT_DIR, { recursive: true });
-  for (let attempt = 1; attempt <= 3; attempt += 1) {
-    const port = await freePort();
-    const log = openSync(`${REPORT_DIR}mock-${index}.log`, 'w');
-    const command = [...MOCK_COMMAND, '--port', String(port), '--host', '127.0.0.1', '--clock', 'manual'];
-    const child = spawn(process.execPath, ['-e', WATCHDOG, ...command], {
-      cwd: ROOT,
-      // The control token by environment, not on the command line (where `ps` would show it). The
-      // mock serves the version the suite checks against (CONFORMANCE_API_VERSION, default current),
-      // unless MOCK_API_VERSION says otherwise (npm run conformance:previous sets it).
-      env: { ...process.env, CGS_CONTROL_TOKEN: controlToken, MOCK_API_VERSION: process.env['MOCK_API_VERSION'] || process.env['CONFORMANCE_API_VERSION'] || 'current' },
-      stdio: ['pipe', log, log],
-      // Its own process group, so teardown stops the watchdog, tsx and the node process tsx starts.
-      detached: true,
-    });
-    // The watchdog's stdin stays open for as long as this runner lives (without keeping it alive).
-    (child.stdin as unknown as { unref(): void }).unref();
-    let exited = false;
-    child.once('exit', () => (exited = true));
-    const deadline = Date.now() + START_TIMEOUT_MS;
-    while (!exited && Date.now() < deadline) {
-      if (await answers(`http://127.0.0.1:${port}/__mock/clock`)) {
-        child.unref();
-        return { baseURL: `http://127.0.0.1:${port}/api/public/v1`, pid: child.pid! };
-      }
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    if (!exited && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-    if (!exited) throw new Error(`the mock did not answer within ${START_TIMEOUT_MS} ms; see ${REPORT_DIR}mock-${index}.log`);
-  }
-  throw new Error(`the mock exited three times at start; see ${REPORT_DIR}mock-${index}.log`);
+  const mock = await launchMock({
+    // The control token by environment, not on the command line (where `ps` would show it). The
+    // mock serves the version the suite checks against (CONFORMANCE_API_VERSION, default current),
+    // unless MOCK_API_VERSION says otherwise (npm run conformance:previous sets it).
+    env: { CGS_CONTROL_TOKEN: controlToken, MOCK_API_VERSION: process.env['MOCK_API_VERSION'] || process.env['CONFORMANCE_API_VERSION'] || 'current' },
+    controlToken,
+    log: `${REPORT_DIR}mock-${index}.log`,
+    stopWithParent: true,
+    unref: true,
+  });
+  return { baseURL: `${mock.origin}/api/public/v1`, pid: mock.child.pid! };
 }
 
 /** Whether `hooksURL` answers GET /capabilities with 200 (a 401 stops the run, with what to set). */

@@ -159,7 +159,12 @@ export function h2cUpstream(target: string | URL): Upstream {
     protocol: 'h2c',
     exchange: (request) =>
       new Promise((resolve, reject) => {
-        const stream = current().request({ ...h2Headers(request.headers), [h2.HTTP2_HEADER_METHOD]: request.method, [h2.HTTP2_HEADER_PATH]: request.path, [h2.HTTP2_HEADER_AUTHORITY]: url.host });
+        const body = request.body ?? Buffer.alloc(0);
+        // Without a body the request ends with its headers (node does so by itself for GET and HEAD).
+        const stream = current().request(
+          { ...h2Headers(request.headers), [h2.HTTP2_HEADER_METHOD]: request.method, [h2.HTTP2_HEADER_PATH]: request.path, [h2.HTTP2_HEADER_AUTHORITY]: url.host },
+          { endStream: body.length === 0 },
+        );
         stream.on('error', reject);
         stream.on('response', (head) => {
           const rawHeaders: string[] = [];
@@ -171,7 +176,7 @@ export function h2cUpstream(target: string | URL): Upstream {
           }
           readBody(stream).then((body) => resolve({ status: Number(head[h2.HTTP2_HEADER_STATUS] ?? 502), statusMessage: '', rawHeaders, headers, body }), reject);
         });
-        stream.end(request.body ?? Buffer.alloc(0));
+        if (body.length > 0) stream.end(body);
       }),
     close: () => session?.close(),
   };

@@ -3,9 +3,10 @@
 # runs it after npm test; CI as a whole stays inside 15 minutes on 2 cores. Append a step at the
 # end, one heading each, as in scripts/test.sh.
 #
-# Order (docs/testing.md, D190-D191): a proof that mostly waits on a real clock (the keys-only run,
-# the client exam's Retry-After waits) starts first with `together`, beside the proofs that keep
-# both cores busy (the package test, the gate, the rewriting front), which run one after another.
+# Order (docs/testing.md, D191): a proof that mostly waits on a real clock (the keys-only run, the
+# client exam's Retry-After waits) starts first with `together`, beside the proofs that keep both
+# cores busy, which run one after another. The sharding and previous-release proofs moved here from
+# npm test (D193); sharding runs first, while conformance-report/rules.json is still npm test's.
 # Each heading prints wall and CPU seconds: compare by CPU on a loaded machine. A new proof that
 # waits more than it computes (a real clock, real Retry-After) goes in the `together` group; one
 # that computes goes with the `step`s.
@@ -18,14 +19,30 @@ together "a correct target behind a real network (#23): the mock's API behind a 
 
 together "the client exam's defect proof: cgs-client-check passes the example client and fails each of thirteen faulty variants on exactly its rules (npm run exam:proof: real Retry-After waits)" npm run --silent exam:proof
 
-step "the package as a team gets it: npm pack, installed into an empty project, each command run from there, the whole suite through the packaged cgs-conformance (bin/package.test.ts, ~1.5 min)"
-npx vitest run bin/package.test.ts
+step "sharding: 3 shards, each a process with its own mock, merge into the rules report of npm test's conformance run (conformance-report/rules.json; without it, the same files run once unsharded) (npm run conformance:shards)"
+npm run --silent conformance:shards
 
-step "the gate on broken targets: the whole suite through cgs-conformance against a conforming mock and 5 broken ones (conformance/defects/ proxy), each with its rule first, exit 1, its wall time beside the conforming run's (scripts/prove-gate.ts; table in conformance-report/gate/gate.md)"
+# A few tests only (each run starts a suite and a mock): the read-plane 429 (RATE-003), the
+# generation-plane 429 (RATE-001) and the RateLimit headers of every response (RATE-020).
+step "the released suite against the current mock: passes; with the pending version fails exactly on the read-plane 429 (npm run conformance:previous)"
+PREVIOUS_TESTS='RATE-003 RATE-021|RATE-020 RATE-019|RATE-001 RATE-023 RATE-026 a generation-plane'
+npm run --silent conformance:previous -- --ref release --grep "$PREVIOUS_TESTS"
+npm run --silent conformance:previous -- --ref release --grep "$PREVIOUS_TESTS" --api-version next --expect-failures '^RATE-003 '
+
+step "the package as a team gets it: npm pack, installed into an empty project, each command run from there, the whole suite through the packaged cgs-conformance (bin/package.test.ts, ~1.5 min)"
+npx vitest run --project package bin/package.test.ts
+
+step "the gate on broken targets: the whole suite through cgs-conformance against a conforming mock and 8 broken ones (conformance/defects/ proxy), each with its rule first, exit 1, its wall time beside the conforming run's (scripts/prove-gate.ts; table in conformance-report/gate/gate.md)"
 npx tsx scripts/prove-gate.ts
 
 step "the whole suite through a front that rewrites reason phrases, re-chunks and gzips bodies, re-cases and reorders headers (the control plane passed through): 0 failures (scripts/prove-real-target.ts)"
 npx tsx scripts/prove-real-target.ts --hide '' --reasons rewrite --rechunk --headers --compress --clock manual --out real-network
+
+step "the whole suite across a real HTTP/2 hop (suite -> HTTP/1.1 front -> h2c -> HTTP/2 front -> mock: no reason phrase, lower-case names, no Connection/Transfer-Encoding): 0 failures (scripts/prove-gate.ts --http2)"
+npx tsx scripts/prove-gate.ts --http2
+
+step "the exams as a team gets them: npm pack, installed into an empty project, cgs-client-check passes the example client (exit 0) and fails a faulty one (1), cgs-webhooks-check passes the example receiver (0), both refuse a bad flag (2) (bin/exam-package.test.ts, ~1-5 min: its own pack and install)"
+npx vitest run bin/exam-package.test.ts
 
 wait_together
 

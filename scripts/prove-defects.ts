@@ -37,12 +37,12 @@ import type { BatchProject } from '../conformance/defects/batch.ts';
 import { startProxy, startSwitchingProxy } from '../conformance/defects/proxy.ts';
 import { judge, testsByProject, testsOf, type JsonReport, type Outcome, type TestOutcome, type Verdict } from '../conformance/defects/report.ts';
 import { basePath } from '../spec/contract.ts';
+import { launchMock } from '../mock/adapters/node/launch.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const REPORT_DIR = `${ROOT}conformance-report/defects/`;
 const OUTPUT_DIR = `${ROOT}test-results/defects/`;
 const PLAYWRIGHT = `${ROOT}node_modules/@playwright/test/cli.js`;
-const TSX = `${ROOT}node_modules/.bin/tsx`;
 const CONFIG = 'conformance/defects/playwright.config.ts';
 /** A selected test set runs well within this; past it the run is stopped and counted as failed. */
 const RUN_TIMEOUT_MS = 240_000;
@@ -120,52 +120,11 @@ process.on('exit', () => {
   for (const child of children) killGroup(child, 'SIGKILL');
 });
 
-/** Start `tsx mock/adapters/node/main.ts` on a free port (manual clock), in its own process group. */
+/** Start the mock on a free port (manual clock), in its own process group (mock/adapters/node/launch.ts). */
 async function startMock(label: string, mockDefects: readonly string[] = []): Promise<Mock> {
-  const log = `${REPORT_DIR}mock-${label}.log`;
-  const child = spawn(TSX, ['mock/adapters/node/main.ts', '--port', '0', '--host', '127.0.0.1', '--clock', 'manual', ...mockDefects.flatMap((d) => ['--defect', d])], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  children.add(child);
-  let output = '';
-  const origin = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the mock (${label}) did not start within ${MOCK_START_TIMEOUT_MS} ms:\n${output}`)), MOCK_START_TIMEOUT_MS);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      const match = /listening on (http:\/\/[^/\s]+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the mock (${label}) exited with ${code} at start:\n${output}`));
-    });
-  });
-  // Keep draining its output into the log (a full pipe would stall it).
-  child.stdout!.removeAllListeners('data');
-  child.stderr!.removeAllListeners('data');
-  writeFileSync(log, output);
-  const append = (chunk: Buffer) => writeFileSync(log, chunk, { flag: 'a' });
-  child.stdout!.on('data', append);
-  child.stderr!.on('data', append);
-  // The demo account is seeded after the port opens; wait for the control plane to answer.
-  const deadline = Date.now() + MOCK_START_TIMEOUT_MS;
-  for (;;) {
-    try {
-      const response = await fetch(`${origin}/__mock/clock`, { signal: AbortSignal.timeout(2_000) });
-      if (response.ok) break;
-    } catch {
-      // not yet
-    }
-    if (Date.now() > deadline) throw new Error(`the mock (${label}) control plane did not answer`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const launched = await launchMock({ args: mockDefects.flatMap((d) => ['--defect', d]), log: `${REPORT_DIR}mock-${label}.log`, timeoutMs: MOCK_START_TIMEOUT_MS });
+  children.add(launched.child);
+  const { origin } = launched;
   if (mockDefects.length > 0) {
     const listed = (await (await fetch(`${origin}/__mock/defects`)).json()) as { defects?: string[] };
     const missing = mockDefects.filter((d) => !listed.defects?.includes(d));
@@ -174,12 +133,8 @@ async function startMock(label: string, mockDefects: readonly string[] = []): Pr
   return {
     origin,
     stop: async () => {
-      child.removeAllListeners('exit');
-      killGroup(child, 'SIGTERM');
-      const deadline = Date.now() + 5_000;
-      while (child.exitCode === null && child.signalCode === null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-      killGroup(child, 'SIGKILL');
-      children.delete(child);
+      await launched.stop();
+      children.delete(launched.child);
     },
   };
 }

@@ -122,4 +122,19 @@ describe('across an HTTP/2 hop (startFront over h2c to startH2Front)', () => {
     expect(seen).toHaveLength(1);
     expect(seen[0]).toMatchObject({ method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json', 'x-request': 'r1' } });
   });
+
+  it('forwards a request without a body (GET, HEAD: the HTTP/2 stream ends with its headers)', async () => {
+    for (const method of ['GET', 'HEAD']) {
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = request(`${front.origin}/api/y`, { method }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(status, method).toBe(422);
+      expect(seen.at(-1)).toMatchObject({ method, body: '' });
+    }
+  });
 });

@@ -107,6 +107,7 @@ describe('judgeRules: blocked tests never blame the rules they did not judge', (
 describe('judgeWith: what would judge a test\'s rules', () => {
   it.each<[string, Partial<CauseInput>, string | undefined]>([
     ['a skip for a hook', { reason: 'needs hook accounts: one account per worker' }, 'hook accounts (--hooks-url)'],
+    ['a skip for a hook, with the other hooks the test is tagged with', { reason: 'needs hook accounts: one account per worker', tags: ['@hook:clock', '@hook:accounts', '@spend'] }, 'hook accounts, hook clock (--hooks-url)'],
     ['a skip for a key profile', { reason: 'needs key profile creatives:review' }, 'key profile creatives:review (--keys)'],
     ['the fixtures\' missing profile', { reason: 'CONFORMANCE_KEYS has no "all" key profile' }, 'key profile all (--keys)'],
     ['a skip for real time', { reason: 'needs --real-time: the target has no clock hook' }, '--real-time'],

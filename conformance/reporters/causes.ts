@@ -125,7 +125,8 @@ export function judgeWith(record: Pick<CauseInput, 'outcome' | 'reason' | 'tags'
   const reason = record.reason ?? '';
   if (/^not run: the run stopped after/.test(reason)) return '--max-failures 0 (the run stopped at its first failures)';
   const hook = /needs hook ([a-z][a-z0-9-]*)/.exec(reason)?.[1];
-  if (hook) return `hook ${hook} (--hooks-url)`;
+  // The hook the skip names first, then every other hook the test is tagged with (it needs them all).
+  if (hook) return `hook ${[hook, ...record.tags.filter((t) => t.startsWith('@hook:')).map((t) => t.slice('@hook:'.length))].filter((h, i, all) => all.indexOf(h) === i).join(', hook ')} (--hooks-url)`;
   const profile = /needs key profile "?([^\s"]+?)"?(?::\s|\s|$)/.exec(reason)?.[1] ?? /has no "([^"]+)" key profile/.exec(reason)?.[1];
   if (profile) return `key profile ${profile} (--keys)`;
   if (/needs --real-time\b/.test(reason)) return '--real-time';

@@ -2,8 +2,9 @@
  * Plans and scopes: the review and write scopes kept apart (AUTH-015); what the lowest plan allows
  * and refuses (AUTH-020..022).
  *
- * Scenes: fresh accounts on a plan, a plan changed on an account, a campaign whose creatives are
- * generated with the dashboard action (`readyCampaign`).
+ * Scenes, through the hooks only: fresh accounts on a plan or with a feature off, a plan changed on
+ * an account (the accounts hook), a campaign whose creatives the dashboard generates (the actors
+ * hook, `readyCampaign`).
  */
 import { expect, skipWhenAbsent, test, type ApiClient } from '../fixtures/index.ts';
 import { allAssets, newKey, pick, readyCampaign, uniqueName, type Asset, type Product } from '../fixtures/resources.ts';
@@ -15,8 +16,8 @@ async function someAsset(api: ApiClient): Promise<Asset> {
 // ---------------------------------------------------------------------------------------------
 // Scopes and plans
 
-test('AUTH-015 creatives:review and creatives:write are separate: each alone answers 403 API_TOKEN_SCOPE_DENIED on the other\'s operations', { tag: '@control' }, async ({ api, control, account }) => {
-  const { creatives } = await readyCampaign(api, control, account, 1);
+test('AUTH-015 creatives:review and creatives:write are separate: each alone answers 403 API_TOKEN_SCOPE_DENIED on the other\'s operations', { tag: ['@hook:accounts', '@hook:actors'] }, async ({ api, hooks, account }) => {
+  const { creatives } = await readyCampaign(api, hooks, account, 1);
   const id = encodeURIComponent(creatives[0]!.creativeId);
   await expect(await api.as('creatives:review').patch(`/creatives/${id}`, { body: { metadata: { channel: 'conformance' } } }), 'PATCH with a creatives:review key').toBeProblem(403, 'API_TOKEN_SCOPE_DENIED');
   await expect(await api.as('creatives:write').post(`/creatives/${id}/approve`, { idempotencyKey: newKey('approve') }), 'approve with a creatives:write key').toBeProblem(403, 'API_TOKEN_SCOPE_DENIED');
@@ -24,16 +25,16 @@ test('AUTH-015 creatives:review and creatives:write are separate: each alone ans
   await expect(await api.as('creatives:review').post(`/creatives/${id}/approve`, { idempotencyKey: newKey('approve') })).toHaveStatus(200);
 });
 
-test('AUTH-020 a read-only key works on the lowest plan', { tag: '@control' }, async ({ accounts, apiFor }) => {
+test('AUTH-020 a read-only key works on the lowest plan', { tag: '@hook:accounts' }, async ({ accounts, apiFor }) => {
   const account = await accounts.create({ plan: 'starter' });
   await expect(await apiFor(account, 'read').get('/products', { query: { limit: 1 } })).toHaveStatus(200);
 });
 
-test('AUTH-021 on the lowest plan, creatives:write, creatives:review and assets:write operations are not refused for the plan', { tag: '@control' }, async ({ api, control, account }) => {
-  const { creatives } = await readyCampaign(api, control, account, 2);
+test('AUTH-021 on the lowest plan, creatives:write, creatives:review and assets:write operations are not refused for the plan', { tag: ['@hook:accounts', '@hook:actors'] }, async ({ api, hooks, account }) => {
+  const { creatives } = await readyCampaign(api, hooks, account, 2);
   const asset = await someAsset(api);
-  const plan = await control.send('PATCH', `/__mock/accounts/${encodeURIComponent(account.accountId!)}/plan`, { tier: 'starter' });
-  expect(plan.status, plan.text).toBe(200);
+  const changed = await hooks.updateAccount(account.accountId!, { plan: 'starter' });
+  expect(changed.plan.name, 'the accounts hook put the account on the starter plan').toBe('starter');
 
   await expect(await api.get('/products', { query: { limit: 1 } }), 'a read on the starter plan').toHaveStatus(200);
   const [one, two] = creatives.map((c) => encodeURIComponent(c.creativeId));
@@ -44,11 +45,9 @@ test('AUTH-021 on the lowest plan, creatives:write, creatives:review and assets:
   expect((patched.json as Asset).favorited).toBe(!asset.favorited);
 });
 
-test('AUTH-022 campaigns:write needs a plan with campaigns: POST /campaigns on starter, or with campaigns=false, answers 403 TIER_REQUIRED', { tag: '@control' }, async ({ accounts, apiFor, control }) => {
+test('AUTH-022 campaigns:write needs a plan with campaigns: POST /campaigns on starter, or with campaigns=false, answers 403 TIER_REQUIRED', { tag: '@hook:accounts' }, async ({ accounts, apiFor }) => {
   const starter = await accounts.create({ plan: 'starter' });
-  const noCampaigns = await accounts.create();
-  const changed = await control.send('PATCH', `/__mock/accounts/${encodeURIComponent(noCampaigns.accountId!)}/plan`, { features: { campaigns: false } });
-  expect(changed.status, changed.text).toBe(200);
+  const noCampaigns = await accounts.create({ features: { campaigns: false } });
   for (const [what, account] of [['starter', starter], ['campaigns=false', noCampaigns]] as const) {
     const api = apiFor(account);
     const products = await api.get('/products', { query: { limit: 1 } });

@@ -31,7 +31,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { MockServices } from '../core/services.ts';
-import { equalBytes, randomHex, sha256 } from '../../platform/crypto.ts';
+import { equalBytes, sha256 } from '../../platform/crypto.ts';
 import type { FieldError } from '../core/errors.ts';
 import { internalErrorResponse, problemResponse as writeProblem } from '../core/problem.ts';
 import { fieldErrors } from '../pipeline/validate.ts';

@@ -129,34 +129,59 @@ export async function createHarness(options: { start?: number; handlers?: Handle
   return harness;
 }
 
+/** A response as a document declares it: its content types, their schemas, and (the API's) its headers. */
+export interface DeclaredAnswer {
+  contentTypes: readonly string[];
+  schemaPointers: Readonly<Record<string, string>>;
+  headers?: Readonly<Record<string, { required: boolean; schemaPointer: string }>>;
+}
+
+/** A validator for a schema node of the document at a pointer (`validatorFor`, `controlValidator`). */
+type ValidatorAt = (pointer: string) => { (value: unknown): boolean; errors?: unknown[] | null };
+
 /**
- * Every way a response breaks the document for an operation (empty when it conforms): status
- * declared, content type, body schema (Ajv from the document), required headers present and
- * matching their schemas. Use as `expect(violations('getCreative', res)).toEqual([])`.
+ * The one check of an answer against the response its document declares (empty when it
+ * conforms): the status declared, no body where none is declared, the content type, the body's
+ * schema, and declared headers present when required and matching their schemas. `violations` (the
+ * API, spec/openapi.yaml) and `controlViolations` (mock/testkit/control.ts, spec/mock-control.yaml)
+ * are it over their documents.
  */
-export function violations(operationId: string, res: TestResponse): string[] {
-  const operation = operations.get(operationId);
-  if (!operation) return [`no operation ${operationId} in the document`];
-  const declared = operation.responses[String(res.status)];
-  if (!declared) return [`status ${res.status} is not declared for ${operationId}`];
+export function declaredViolations(
+  operationId: string,
+  responses: Readonly<Record<string, DeclaredAnswer>>,
+  validator: ValidatorAt,
+  res: { status: number; headers: Record<string, string>; body: unknown; text: string },
+): string[] {
+  const declared = responses[String(res.status)];
+  if (!declared) return [`status ${res.status} is not declared for ${operationId}: ${res.text.slice(0, 500)}`];
+  if (declared.contentTypes.length === 0) return res.text === '' ? [] : [`status ${res.status} declares no body, got ${res.text.slice(0, 500)}`];
   const out: string[] = [];
   const contentType = (res.headers['content-type'] ?? '').split(';')[0]!.trim();
   const pointer = declared.schemaPointers[contentType];
   if (!declared.contentTypes.includes(contentType)) out.push(`content type ${contentType || '(none)'} is not one of ${declared.contentTypes.join(', ')}`);
   else if (pointer && contentType.includes('json')) {
-    const validate = validatorFor(pointer);
-    if (!validate(res.body)) out.push(`body does not match ${pointer}: ${JSON.stringify(validate.errors?.slice(0, 3))}`);
+    const validate = validator(pointer);
+    if (!validate(res.body)) out.push(`body does not match ${pointer}: ${JSON.stringify(validate.errors?.slice(0, 3))} in ${res.text.slice(0, 500)}`);
   }
-  for (const [name, header] of Object.entries(declared.headers)) {
+  for (const [name, header] of Object.entries(declared.headers ?? {})) {
     const value = res.headers[name];
     if (value === undefined) {
       if (header.required) out.push(`required header ${name} is missing`);
       continue;
     }
-    const validate = validatorFor(header.schemaPointer);
-    if (!validate(value)) out.push(`header ${name}: ${value} does not match its schema`);
+    if (!validator(header.schemaPointer)(value)) out.push(`header ${name}: ${value} does not match its schema`);
   }
   return out;
+}
+
+/**
+ * Every way a response breaks spec/openapi.yaml for an operation (declaredViolations). Use as
+ * `expect(violations('getCreative', res)).toEqual([])`.
+ */
+export function violations(operationId: string, res: TestResponse): string[] {
+  const operation = operations.get(operationId);
+  if (!operation) return [`no operation ${operationId} in the document`];
+  return declaredViolations(operationId, operation.responses, validatorFor, res);
 }
 
 /**

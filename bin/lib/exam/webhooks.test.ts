@@ -10,6 +10,7 @@ import { Webhook } from 'standardwebhooks';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { loadLedger } from '../../../conformance/reporters/ledger.ts';
 import { startListener } from '../../../scripts/webhooks-listen.ts';
+import { startReceiver } from '../../../examples/receiver/receiver.ts';
 import { exitCode } from './report.ts';
 import { battery, DEFAULT_TIMEOUT_MS, runWebhooksExam } from './webhooks.ts';
 
@@ -117,6 +118,16 @@ describe('cgs-webhooks-check', () => {
     expect(result.rules.filter((x) => x.result === 'not judged').map((x) => x.id).sort()).toEqual(['RECV-008', 'RECV-009']);
     expect(result.notes.join('\n')).toMatch(/RECV-008: msg_exam\w+ was sent twice/);
     expect(exitCode(result)).toBe(0);
+  });
+
+  it('the example receiver (examples/receiver) passes, and applied no delivery twice', async () => {
+    const example = await startReceiver({ secret: SECRET });
+    servers.push(example);
+    const result = await runWebhooksExam({ url: example.url, secret: SECRET, seed: 6, timeoutMs: DEFAULT_TIMEOUT_MS, ledger });
+    expect(failedOf(result)).toEqual([]);
+    expect(exitCode(result)).toBe(0);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(new Set(example.applied).size).toBe(example.applied.length);
   });
 
   it('the toolkit\'s own cgs-webhooks-listen passes', async () => {

@@ -14,6 +14,8 @@ import { controlRoutes, type components, type operations } from '../../../spec/g
 import type { MockServices } from '../../core/services.ts';
 import type { ControlOptions } from '../../control/types.ts';
 import { dispatchControl, type ControlHttpResponse } from '../../control/routes.ts';
+// Not ControlHttpResponse in what the package declares: routes.ts names fastify's types (D195).
+import type { ControlStreamSink } from '../../core/feed.ts';
 
 export type ControlOperationId = keyof typeof controlRoutes;
 
@@ -86,7 +88,7 @@ function queryString(query: Record<string, unknown> | undefined): string {
 }
 
 /** The SSE stream of an answer as a web ReadableStream (bytes), started at once, stopped on cancel. */
-export function eventStream(response: ControlHttpResponse): ReadableStream<Uint8Array> {
+export function eventStream(response: { stream?: (sink: ControlStreamSink) => () => void }): ReadableStream<Uint8Array> {
   const start = response.stream!;
   const encoder = new TextEncoder();
   let stop: (() => void) | undefined;

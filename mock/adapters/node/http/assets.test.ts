@@ -1,11 +1,12 @@
 /**
- * Asset operations over HTTP, in-process (harness: mock.inject, manual clock). Every response
- * is checked against the document with `violations(operationId, res)`.
+ * Asset operations over HTTP through the node server, in-process (harness: mock.inject, manual
+ * clock): the whole pipeline, not the domain's transitions (those are tables in
+ * mock/domain/assets/transitions.test.ts). Every response is checked with `violations`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nextId, type AccountState } from '../../core/store.ts';
-import { createHarness, violations, type Harness, type RequestOptions, type TestAccount, type TestResponse } from '../../testkit/harness.ts';
-import type { Asset } from './model.ts';
+import { nextId, type AccountState } from '../../../core/store.ts';
+import { createHarness, violations, type Harness, type RequestOptions, type TestAccount, type TestResponse } from '../../../testkit/harness.ts';
+import type { Asset } from '../../../domain/assets/model.ts';
 
 let h: Harness;
 beforeAll(async () => {
