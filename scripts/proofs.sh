@@ -45,3 +45,6 @@ step "the exams as a team gets them: npm pack, installed into an empty project, 
 npx vitest run bin/exam-package.test.ts
 
 wait_together
+
+step "the whole suite against the mock reachable only through its API and /__hooks (a front hiding /__mock), real clock, pinned-only: >= 95% of the pinned observable rules judged through the hooks, 0 failures (scripts/prove-real-target.ts --hooks, #22 part 3, ~7.5 min on 2 cores)"
+npx tsx scripts/prove-real-target.ts --hooks --pinned-only --clock real --min-judged 95 --out real-hooks

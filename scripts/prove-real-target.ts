@@ -7,9 +7,16 @@
  *
  *   npx tsx scripts/prove-real-target.ts [--hide /__mock,/__hooks] [--reasons keep|rewrite|none]
  *     [--rechunk] [--headers] [--compress] [--clock real|manual] [--pairs N] [--workers N]
- *     [--history N] [-- <playwright args>]
+ *     [--history N] [--hooks] [--pinned-only] [--min-judged PERCENT] [-- <playwright args>]
  *
  * - --hide: path prefixes the front answers 404 (default /__mock).
+ * - --hooks: the suite gets no keys: it sets every scene through the conformance hooks the front
+ *   passes at <front>/__hooks (CONFORMANCE_HOOKS_URL, the hooks token), as a team whose test build
+ *   serves spec/conformance-hooks.yaml runs it (#22). /__mock stays hidden.
+ * - --pinned-only: only what the interface pins (--grep-invert @assumed, as `cgs-conformance
+ *   --pinned-only`).
+ * - --min-judged PERCENT: fail unless at least this share of the pinned observable rules was judged
+ *   (passed or failed, not "not run"); the share is printed either way.
  * - --pairs N: N account pairs, CONFORMANCE_KEYS as a JSON array (one pair per worker); default 1,
  *   one pair shared by every worker (the harder case).
  * - --history N: before the run, N runs of the suite's own writes' kind already on the accounts
@@ -42,6 +49,9 @@ const { values, positionals } = parseArgs({
     workers: { type: 'string' },
     history: { type: 'string' },
     out: { type: 'string' },
+    hooks: { type: 'boolean' },
+    'pinned-only': { type: 'boolean' },
+    'min-judged': { type: 'string' },
   },
   allowPositionals: true,
   strict: true,
@@ -54,6 +64,10 @@ if (clock !== 'real' && clock !== 'manual') throw new Error('--clock is real or 
 const pairs = Number(values.pairs ?? '1');
 const history = Number(values.history ?? '3');
 const hide = (values.hide ?? '/__mock').split(',').filter(Boolean);
+const viaHooks = values.hooks === true;
+if (viaHooks && hide.includes('/__hooks')) throw new Error('--hooks needs the front to pass /__hooks: leave it out of --hide');
+const minJudged = Number(values['min-judged'] ?? '0');
+if (!Number.isFinite(minJudged) || minJudged < 0 || minJudged > 100) throw new Error('--min-judged is a percentage, 0 to 100');
 
 rmSync(OUT, { recursive: true, force: true });
 mkdirSync(OUT, { recursive: true });
@@ -114,12 +128,13 @@ async function addHistory(keys: Keys, n: number): Promise<number> {
   return created;
 }
 
+// With --hooks the suite makes its own accounts through the accounts hook: no keys are given.
 const made = [];
-for (let i = 0; i < pairs; i += 1) made.push({ a: await account(), b: await account() });
+for (let i = 0; i < (viaHooks ? 0 : pairs); i += 1) made.push({ a: await account(), b: await account() });
 let historyMade = 0;
 for (const { a, b } of made) historyMade += (await addHistory(a.keys, history)) + (await addHistory(b.keys, history));
-const keysA = pairs === 1 ? made[0]!.a.keys : made.map((p) => p.a.keys);
-const keysB = pairs === 1 ? made[0]!.b.keys : made.map((p) => p.b.keys);
+const keysA = pairs === 1 ? made[0]?.a.keys : made.map((p) => p.a.keys);
+const keysB = pairs === 1 ? made[0]?.b.keys : made.map((p) => p.b.keys);
 
 const front = await startFront(origin, { hide, reasons, rechunk: values.rechunk === true, headers: values.headers === true, compress: values.compress === true });
 const described = [
@@ -131,14 +146,17 @@ const described = [
 ]
   .filter(Boolean)
   .join('; ');
-console.log(`a correct target: the mock (--clock ${clock}) behind a front at ${front.origin} (${described}); ${pairs} account pair(s) given as keys only, with ${historyMade} campaigns of history made beforehand`);
+console.log(
+  viaHooks
+    ? `a correct target: the mock (--clock ${clock}) behind a front at ${front.origin} (${described}); no keys given: every scene through the hooks at ${front.origin}/__hooks${values['pinned-only'] ? '; pinned only' : ''}`
+    : `a correct target: the mock (--clock ${clock}) behind a front at ${front.origin} (${described}); ${pairs} account pair(s) given as keys only, with ${historyMade} campaigns of history made beforehand`,
+);
 
 const started = Date.now();
 const env: NodeJS.ProcessEnv = {
   ...process.env,
   CONFORMANCE_BASE_URL: `${front.origin}${BASE}`,
-  CONFORMANCE_KEYS: JSON.stringify(keysA),
-  CONFORMANCE_KEYS_B: JSON.stringify(keysB),
+  ...(viaHooks ? {} : { CONFORMANCE_KEYS: JSON.stringify(keysA), CONFORMANCE_KEYS_B: JSON.stringify(keysB) }),
   CONFORMANCE_REPORT_DIR: OUT,
   CONFORMANCE_CONSOLE_REPORTER: 'dot',
   // A team's test account may spend (the @spend tests judge most of the generation plane).
@@ -146,14 +164,18 @@ const env: NodeJS.ProcessEnv = {
 };
 // Nothing of the mock's own: the suite learns the target from the front alone (a control token
 // would reach a /__mock the front passes through, which is the point of --hide '').
-for (const name of ['CONFORMANCE_LOCAL_MOCK', 'CONFORMANCE_LOCAL_MOCK_URLS', 'CONFORMANCE_MOCK_PID', 'CONFORMANCE_HOOKS_URL']) delete env[name];
+for (const name of ['CONFORMANCE_LOCAL_MOCK', 'CONFORMANCE_LOCAL_MOCK_URLS', 'CONFORMANCE_MOCK_PID', 'CONFORMANCE_HOOKS_URL', 'CONFORMANCE_HOOKS_TOKEN', 'CONFORMANCE_KEYS', 'CONFORMANCE_KEYS_B']) delete env[name];
+if (viaHooks) {
+  env['CONFORMANCE_HOOKS_URL'] = `${front.origin}/__hooks`;
+  env['CONFORMANCE_HOOKS_TOKEN'] = token;
+}
 if (hide.includes('/__mock')) {
   delete env['CONFORMANCE_CONTROL_TOKEN'];
 } else {
   // The control plane passes through: the whole suite, as against the mock.
   env['CONFORMANCE_CONTROL_TOKEN'] = token;
 }
-const args = [PLAYWRIGHT, 'test', '-c', 'conformance/playwright.config.ts', ...(values.workers ? ['--workers', values.workers] : []), ...positionals];
+const args = [PLAYWRIGHT, 'test', '-c', 'conformance/playwright.config.ts', ...(values.workers ? ['--workers', values.workers] : []), ...(values['pinned-only'] ? ['--grep-invert', '@assumed'] : []), ...positionals];
 const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
 let output = '';
 child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -164,11 +186,17 @@ await front.close();
 
 let summary = '';
 let failed = -1;
+let judgedShare = -1;
 try {
   const report = JSON.parse(readFileSync(join(OUT, 'rules.json'), 'utf8')) as RulesReport;
-  const { tests, pinnedObservable } = report.summary as RulesReport['summary'] & { pinnedObservable?: { total: number; passed: number } };
+  const { tests, pinnedObservable } = report.summary as RulesReport['summary'] & { pinnedObservable?: { total: number; passed: number; failed: number; notRun: number } };
   failed = tests.failed;
-  summary = `${tests.passed} passed, ${tests.failed} failed, ${tests.skipped} skipped` + (pinnedObservable ? `; pinned observable rules passed ${pinnedObservable.passed} of ${pinnedObservable.total}` : '');
+  summary = `${tests.passed} passed, ${tests.failed} failed, ${tests.skipped} skipped`;
+  if (pinnedObservable) {
+    const judged = pinnedObservable.total - pinnedObservable.notRun;
+    judgedShare = pinnedObservable.total === 0 ? 0 : (100 * judged) / pinnedObservable.total;
+    summary += `; pinned observable rules judged ${judged} of ${pinnedObservable.total} (${judgedShare.toFixed(1)}%), passed ${pinnedObservable.passed}, failed ${pinnedObservable.failed}`;
+  }
 } catch (error) {
   summary = `no report: ${(error as Error).message}`;
 }
@@ -178,6 +206,10 @@ console.log(`suite: exit ${code}, ${seconds.toFixed(1)} s: ${summary}`);
 stopMock();
 if (code !== 0 || failed !== 0) {
   console.log(output.slice(-8000));
+  process.exit(1);
+}
+if (judgedShare < minJudged) {
+  console.log(`only ${judgedShare.toFixed(1)}% of the pinned observable rules were judged, below --min-judged ${minJudged}% (the unjudged ones and what would judge them: ${join(OUT, 'rules.md')})`);
   process.exit(1);
 }
 // The mock's child process would keep this one alive.
