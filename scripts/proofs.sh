@@ -35,8 +35,8 @@ npx vitest run --project package bin/package.test.ts
 step "the gate on broken targets: the whole suite through cgs-conformance against a conforming mock and 8 broken ones (conformance/defects/ proxy), each with its rule first, exit 1, its wall time beside the conforming run's (scripts/prove-gate.ts; table in conformance-report/gate/gate.md)"
 npx tsx scripts/prove-gate.ts
 
-step "the whole suite through a front that rewrites reason phrases, re-chunks and gzips bodies, re-cases and reorders headers (the control plane passed through): 0 failures (scripts/prove-real-target.ts)"
-npx tsx scripts/prove-real-target.ts --hide '' --reasons rewrite --rechunk --headers --compress --clock manual --out real-network
+step "the whole suite through a front that rewrites reason phrases, re-chunks and gzips bodies, re-cases and reorders headers (the hooks passed through, a real clock): 0 failures (scripts/prove-real-target.ts)"
+npx tsx scripts/prove-real-target.ts --hide '' --reasons rewrite --rechunk --headers --compress --clock real --out real-network
 
 step "the whole suite across a real HTTP/2 hop (suite -> HTTP/1.1 front -> h2c -> HTTP/2 front -> mock: no reason phrase, lower-case names, no Connection/Transfer-Encoding): 0 failures (scripts/prove-gate.ts --http2)"
 npx tsx scripts/prove-gate.ts --http2

@@ -96,7 +96,7 @@ process.on('exit', () => children.forEach(killGroup));
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
 
 async function startMock(log: string): Promise<{ origin: string; stop(): void }> {
-  const child = spawn(TSX, ['mock/adapters/node/main.ts', '--port', '0', '--host', '127.0.0.1', '--clock', 'manual'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(TSX, ['mock/adapters/node/main.ts', '--port', '0', '--host', '127.0.0.1', '--clock', 'real'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   children.add(child);
   let output = '';
   const origin = await new Promise<string>((resolve, reject) => {

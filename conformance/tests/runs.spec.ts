@@ -12,7 +12,7 @@
  * that must stay in progress is large (400 items take well over ten minutes of clock time), and
  * outcomes that depend on the instant are observed under `clock.still`.
  */
-import { caseWhenPresent, expect, needsOperations, skipWhenAbsent, test, type ApiClient, type ApiResponse, type ProblemBody } from '../fixtures/index.ts';
+import { caseWhenPresent, expect, needsOperations, skipWhenAbsent, test, unjudged, type ApiClient, type ApiResponse, type ProblemBody } from '../fixtures/index.ts';
 import {
   acceptedRun,
   countsSum,
@@ -465,18 +465,26 @@ test('RUN-029 RUN-030 items whose credit hold cannot be placed settle refused: a
     [0, 'REFUSED'],
     [2, 'PARTIAL'],
   ] as const) {
-    // Accept the run with enough credits, then lower the balance before any item starts (D43). The
-    // clock must stand still between the two, else an item may already hold credits: an attempt
-    // during which it moved is dropped with its account (clock.still: unjudgeable, skipped).
-    const setUp = await clock.still(async () => {
-      const account = await accounts.create();
-      const writer = apiFor(account, 'runs:write');
-      const body = { productIds: await someProductIds(writer, 3), creativesPerProduct: 2, presetId: await presetId(writer) };
-      const start = heldAndCharged(await credits(hooks, account));
-      const run = await acceptedRun(writer, body);
-      await setCredits(hooks, account, { balance });
-      return { account, writer, run, start };
-    });
+    // Accept the run with enough credits, then lower the balance before any item starts (D43). On a
+    // clock that runs (a real deployment's, or a frozen one another client moves), an item may start
+    // between the two and already hold credits: an attempt is judged only when every item is still
+    // QUEUED once the balance is lowered (items never go back to QUEUED), else it is made again on a
+    // fresh account, and after three spoiled attempts the scene is unjudged (skipped), never failed.
+    const setUp = await (async () => {
+      for (let attempt = 1; attempt <= 3; attempt++) {
+        const account = await accounts.create();
+        const writer = apiFor(account, 'runs:write');
+        const body = { productIds: await someProductIds(writer, 3), creativesPerProduct: 2, presetId: await presetId(writer) };
+        const start = heldAndCharged(await credits(hooks, account));
+        const run = await acceptedRun(writer, body);
+        await setCredits(hooks, account, { balance });
+        const items = await writer.get(`/runs/${run.runId}/items`, { query: { limit: 100 } });
+        expect(items, 'GET /runs/{runId}/items').toHaveStatus(200);
+        const statuses = (items.json as { data: { status: string }[] }).data.map((item) => item.status);
+        if (statuses.every((status) => status === 'QUEUED')) return { account, writer, run, start };
+      }
+      return unjudged(`RUN-029/030 (balance ${balance}): in each of 3 attempts an item had started before the balance was lowered (the target's clock runs), so the refusal of an item whose hold cannot be placed could not be set up`);
+    })();
     const { final } = await pollRun(setUp.writer, clock, setUp.run.runId, { stepSeconds: 5 });
     expect(final.status, `balance ${balance} after the create`).toBe(status);
     expect(final.counts!.succeeded, `balance ${balance}: one creative per credit`).toBe(balance);

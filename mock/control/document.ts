@@ -187,7 +187,7 @@ export function documentReader(load: () => JsonObject, schemaId: string, label: 
   function newAjv(coerce: boolean): Ajv2020 {
     const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, strictRequired: false, ...(coerce ? { coerceTypes: true } : {}) });
     addFormats(ajv);
-    for (const keyword of ['example', 'components', 'paths']) ajv.addKeyword({ keyword });
+    for (const keyword of ['example', 'components', 'paths', 'x-assumption']) ajv.addKeyword({ keyword });
     const document = load();
     ajv.addSchema({ $id: schemaId, components: document['components'], paths: document['paths'] });
     return ajv;
