@@ -136,7 +136,7 @@ beforeAll(async () => {
   const gatePeers = [...SUITE_PACKAGES, ...SERVER_PACKAGES].map((name) => `${name}@${DEV[name]}`);
   run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarballPath, ...gatePeers, `openapi-fetch@${DEV['openapi-fetch']}`], project);
 
-  mock = await start('cgs-mock', ['--port', '0', '--clock', 'manual', '--seed', '7'], /listening on (http:\/\/127\.0\.0\.1:\d+)\/api\/public\/v1[\s\S]*Control plane/);
+  mock = await start('cgs-mock', ['--port', '0', '--clock', 'real', '--seed', '7'], /listening on (http:\/\/127\.0\.0\.1:\d+)\/api\/public\/v1[\s\S]*Control plane/);
   origin = mock.match[1]!;
   for (const [, name, key] of mock.output().matchAll(/^\s+(\S+)\s+(cgs_[0-9a-f]{64})$/gm)) keys[name!] = key!;
 }, INSTALL);
