@@ -156,7 +156,6 @@ const started = Date.now();
 const env: NodeJS.ProcessEnv = {
   ...process.env,
   CONFORMANCE_BASE_URL: `${front.origin}${BASE}`,
-  ...(viaHooks ? {} : { CONFORMANCE_KEYS: JSON.stringify(keysA), CONFORMANCE_KEYS_B: JSON.stringify(keysB) }),
   CONFORMANCE_REPORT_DIR: OUT,
   CONFORMANCE_CONSOLE_REPORTER: 'dot',
   // A team's test account may spend (the @spend tests judge most of the generation plane).
@@ -165,6 +164,8 @@ const env: NodeJS.ProcessEnv = {
 // Nothing of the mock's own: the suite learns the target from the front alone (a control token
 // would reach a /__mock the front passes through, which is the point of --hide '').
 for (const name of ['CONFORMANCE_LOCAL_MOCK', 'CONFORMANCE_LOCAL_MOCK_URLS', 'CONFORMANCE_MOCK_PID', 'CONFORMANCE_HOOKS_URL', 'CONFORMANCE_HOOKS_TOKEN', 'CONFORMANCE_KEYS', 'CONFORMANCE_KEYS_B']) delete env[name];
+// The keys made above (after the loop that clears whatever the caller's environment held).
+if (!viaHooks) Object.assign(env, { CONFORMANCE_KEYS: JSON.stringify(keysA), CONFORMANCE_KEYS_B: JSON.stringify(keysB) });
 if (viaHooks) {
   env['CONFORMANCE_HOOKS_URL'] = `${front.origin}/__hooks`;
   env['CONFORMANCE_HOOKS_TOKEN'] = token;
