@@ -27,6 +27,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -408,7 +409,8 @@ const mock = createMockHandlers({ baseUrl: location.origin });
 setupWorker(...mock.handlers).start().then(() => mock.ready).then(() => { document.body.dataset.key = mock.demo.keys.read.keyId; });
 `,
     );
-    const output = run(process.execPath, [join(front, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'info'], front);
+    // CI may force colour (FORCE_COLOR): the sizes are read from the text without its escape codes.
+    const output = stripVTControlCharacters(run(process.execPath, [join(front, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'info'], front));
     console.log(output);
     expect(output).toMatch(/✓ built in/);
     const chunks = [...output.matchAll(/dist\/assets\/(\S+)\.js\s+([\d,.]+) kB │ gzip:\s+([\d,.]+) kB/g)];
