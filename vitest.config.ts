@@ -29,7 +29,8 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'unit', isolate: false, include: INCLUDE, exclude: [...EXCLUDE, ...ISOLATED, ...PACKAGE] } },
       { extends: true, test: { name: 'isolated', isolate: true, include: ISOLATED, exclude: EXCLUDE } },
-      { extends: true, test: { name: 'package', include: PACKAGE, exclude: EXCLUDE } },
+      // npm pack once for both files (bin/lib/pack-once.ts, D233).
+      { extends: true, test: { name: 'package', include: PACKAGE, exclude: EXCLUDE, globalSetup: ['bin/lib/pack-once.ts'] } },
     ],
   },
 });

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SERVER_PACKAGES } from './lib/help-requires.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -60,12 +60,13 @@ beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'cgs-exam-package-'));
   project = join(work, 'project');
   mkdirSync(project);
-  const tarball = run('npm', ['pack', '--silent', '--pack-destination', work], ROOT).trim().split('\n').at(-1)!;
+  // Packed once for both package tests by the project's global setup (bin/lib/pack-once.ts).
+  const tarball = inject('packedTarball');
   writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'sdk', version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`);
   // cgs-client-check starts the mock's server: its packages are optional peers a team installs (D195).
   const own = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
   const server = SERVER_PACKAGES.map((name) => `${name}@${own.devDependencies[name]!}`);
-  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', join(work, tarball), ...server], project);
+  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball, ...server], project);
   for (const path of ['examples/client/client.ts', 'examples/client/tasks.ts', 'examples/receiver/receiver.ts']) compileExample(path);
 }, SLOW);
 

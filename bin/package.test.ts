@@ -29,7 +29,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stripVTControlCharacters } from 'node:util';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse } from 'yaml';
 import { defectNamed } from '../conformance/defects/catalogue.ts';
 import { startProxy, type Proxy } from '../conformance/defects/proxy.ts';
@@ -129,9 +129,9 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'cgs-package-'));
   project = join(work, 'project');
   mkdirSync(project);
-  const tarball = run('npm', ['pack', '--silent', '--pack-destination', work], ROOT).trim().split('\n').at(-1)!;
   writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'gate', version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`);
-  tarballPath = join(work, tarball);
+  // Packed once for both package tests by the project's global setup (bin/lib/pack-once.ts).
+  tarballPath = inject('packedTarball');
   // What docs/frontend.md and the README tell a team gating its implementation to install: the
   // toolkit and the optional peers of the server and the suite, at the versions it is tested with.
   const gatePeers = [...SUITE_PACKAGES, ...SERVER_PACKAGES].map((name) => `${name}@${DEV[name]}`);
