@@ -177,7 +177,7 @@ export interface paths {
          *
          *     | action | input | effect |
          *     |---|---|---|
-         *     | `generateCreatives` | `{ campaignId, mediaType?, productIds? }` | the campaign's creatives not generated yet go through QUEUED and GENERATING to PENDING |
+         *     | `generateCreatives` | `{ campaignId, mediaType?, productIds?, until? }` | the campaign's creatives not generated yet go through QUEUED and GENERATING to PENDING, or stop at `until` (`QUEUED` or `GENERATING`: a first generation not finished, without a public representation; served where `actors.generateUntil`) |
          *     | `startGeneration` | `{ creativeId }` | a QUEUED creative becomes GENERATING |
          *     | `finishGeneration` | `{ creativeId }` | a QUEUED or GENERATING creative becomes PENDING |
          *     | `regenerateCreative` | `{ creativeId }` | a readable creative is QUEUED again |
@@ -391,6 +391,8 @@ export interface components {
                 actions?: components["schemas"]["ActionName"][];
                 /** @description Whether the `operationId` form is supported. */
                 operations?: boolean;
+                /** @description Whether `until` of the `generateCreatives` action is honoured (added in 0.2.0; a target that does not say so may ignore it and generate to PENDING). */
+                generateUntil?: boolean;
             };
             /** @description Limits of the `webhooks` hook. */
             webhooks?: {
@@ -640,6 +642,26 @@ export interface components {
             action: components["schemas"]["ActionName"];
             /** @description The action's input (see the table of runAction). */
             input?: Record<string, never>;
+        };
+        /** @description The input of the `generateCreatives` action (the table of runAction). */
+        GenerateCreativesInput: {
+            /** @description The campaign whose creatives are generated. */
+            campaignId?: string;
+            /**
+             * @description The media generated (default image).
+             * @enum {string}
+             */
+            mediaType?: "image" | "video";
+            /** @description Only the creatives of these products (default every product of the campaign). */
+            productIds?: string[];
+            /**
+             * @description Added in 0.2.0, served where `GET /capabilities` says `actors.generateUntil`: the status
+             *     at which the first generation stops. QUEUED or GENERATING leaves the creatives without
+             *     a public representation (the API answers 404 for them, CRTV-001), each then moved on by
+             *     `startGeneration` and `finishGeneration`; PENDING (the default) finishes them.
+             * @enum {string}
+             */
+            until?: "QUEUED" | "GENERATING" | "PENDING";
         };
         /** @description The outcome of the change. */
         ActionResult: {
