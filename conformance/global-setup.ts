@@ -15,6 +15,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { controlHeaders } from './fixtures/control.ts';
 import { readEnv } from './fixtures/env.ts';
+import { contractMismatch } from './fixtures/hooks.ts';
 import { launchMock } from '../mock/adapters/node/launch.ts';
 
 const REPORT_DIR = process.env['CONFORMANCE_REPORT_DIR'] ? `${resolve(process.env['CONFORMANCE_REPORT_DIR'])}/` : fileURLToPath(new URL('../conformance-report/', import.meta.url));
@@ -61,7 +62,10 @@ async function startMock(index: number, controlToken: string): Promise<{ baseURL
   return { baseURL: `${mock.origin}/api/public/v1`, pid: mock.child.pid! };
 }
 
-/** Whether `hooksURL` answers GET /capabilities with 200 (a 401 stops the run, with what to set). */
+/**
+ * Whether `hooksURL` answers GET /capabilities with 200 (a 401 stops the run, with what to set; so
+ * does a `contractVersion` of another major than the suite's, naming both, D200).
+ */
 async function servesHooks(hooksURL: string, token: string | undefined): Promise<boolean> {
   let response: Response;
   try {
@@ -72,8 +76,11 @@ async function servesHooks(hooksURL: string, token: string | undefined): Promise
   if (response.status === 401) {
     throw new Error(`${hooksURL} needs the hooks token: set CONFORMANCE_HOOKS_TOKEN (or CONFORMANCE_CONTROL_TOKEN)${token === undefined ? '' : '; the one given was refused'}`);
   }
-  await response.arrayBuffer().catch(() => undefined);
-  return response.status === 200;
+  const body = (await response.json().catch(() => undefined)) as { contractVersion?: unknown } | undefined;
+  if (response.status !== 200) return false;
+  const mismatch = typeof body?.contractVersion === 'string' ? contractMismatch(hooksURL, body.contractVersion) : undefined;
+  if (mismatch !== undefined) throw new Error(mismatch);
+  return true;
 }
 
 export default async function globalSetup(config: FullConfig): Promise<void> {

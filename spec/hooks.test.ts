@@ -1,6 +1,6 @@
 /**
  * The conformance hooks document (spec/conformance-hooks.yaml) against what it promises: its
- * version is the suite's (the package's), each operation belongs to one declared hook, every hook
+ * version is its own, the last of its `x-version-history` (D200), each operation belongs to one declared hook, every hook
  * but `capabilities` is listed in the capability table of its description, and every rule id of
  * `x-unlocks` is a rule of spec/rules.yaml.
  */
@@ -14,7 +14,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const read = (path: string): string => readFileSync(`${root}${path}`, 'utf8');
 
 interface HooksDocument {
-  info: { version: string; description: string };
+  info: { version: string; description: string; 'x-version-history': { version: string; summary: string }[] };
   tags: { name: string }[];
   paths: Record<string, Record<string, { operationId: string; tags: string[]; 'x-unlocks': string[] }>>;
 }
@@ -23,9 +23,11 @@ const hooks = parse(read('spec/conformance-hooks.yaml')) as HooksDocument;
 const rules = new Set((parse(read('spec/rules.yaml')) as { rules: { id: string }[] }).rules.map((r) => r.id));
 
 /** What a document says, checked: the problems found (empty when it keeps its promises). */
-function hooksProblems(doc: HooksDocument, ruleIds: ReadonlySet<string>, packageVersion: string): string[] {
+function hooksProblems(doc: HooksDocument, ruleIds: ReadonlySet<string>): string[] {
   const problems: string[] = [];
-  if (doc.info.version !== packageVersion) problems.push(`info.version ${doc.info.version} is not the package's ${packageVersion}`);
+  const history = doc.info['x-version-history'].map((entry) => entry.version);
+  if (!/^\d+\.\d+\.\d+$/.test(doc.info.version)) problems.push(`info.version ${doc.info.version} is not MAJOR.MINOR.PATCH`);
+  if (history.at(-1) !== doc.info.version) problems.push(`info.version ${doc.info.version} is not the last entry of x-version-history (${history.join(', ')})`);
   const declared = new Set(doc.tags.map((t) => t.name));
   const used = new Set<string>();
   for (const [path, item] of Object.entries(doc.paths)) {
@@ -47,10 +49,8 @@ function hooksProblems(doc: HooksDocument, ruleIds: ReadonlySet<string>, package
 }
 
 describe('spec/conformance-hooks.yaml', () => {
-  const version = (JSON.parse(read('package.json')) as { version: string }).version;
-
-  it('keeps its promises: the suite\'s version, one declared hook per operation, known rule ids', () => {
-    expect(hooksProblems(hooks, rules, version)).toEqual([]);
+  it('keeps its promises: a version with its history entry, one declared hook per operation, known rule ids', () => {
+    expect(hooksProblems(hooks, rules)).toEqual([]);
   });
 
   it('names the hooks the suite tags tests with (docs of the team: accounts, clock, faults, actors, webhooks, rate-limits)', () => {
@@ -61,12 +61,15 @@ describe('spec/conformance-hooks.yaml', () => {
   it('finds each kind of broken promise', () => {
     const broken = structuredClone(hooks);
     broken.info.version = '9.9.9';
+    const unversioned = structuredClone(hooks);
+    unversioned.info.version = 'next';
     broken.paths['/accounts']!.post!['x-unlocks'] = ['NOPE-001'];
     broken.paths['/accounts/{accountId}/faults']!.patch!.tags = ['nothing'];
     broken.info.description = broken.info.description.replace('| `events` |', '| events |');
     delete broken.paths['/capabilities'];
-    const problems = hooksProblems(broken, rules, version);
-    expect(problems.some((p) => p.includes('info.version'))).toBe(true);
+    const problems = hooksProblems(broken, rules);
+    expect(problems.some((p) => p.includes('info.version 9.9.9 is not the last entry of x-version-history'))).toBe(true);
+    expect(hooksProblems(unversioned, rules).some((p) => p.includes('info.version next is not MAJOR.MINOR.PATCH'))).toBe(true);
     expect(problems.some((p) => p.includes('NOPE-001'))).toBe(true);
     expect(problems.some((p) => p.includes('hook nothing'))).toBe(true);
     expect(problems.some((p) => p.includes('hook events is missing'))).toBe(true);

@@ -71,7 +71,7 @@ export const hookHandlers: ControlHandlers = {
         hooks: tags,
         accounts: { plans: ['starter', 'core', 'growth', 'enterprise'], features: ['campaigns', 'webhooks', 'runsWrite', 'imageSizes', 'upscales', 'campaignLimit', 'productsPerCampaign'], credits: true, rateCard: true },
         faults: { supported: FAULTS },
-        actors: { kinds: ['api_key', 'user', 'share_link', 'staff', 'partner_operator'], actions: ACTIONS, operations: true },
+        actors: { kinds: ['api_key', 'user', 'share_link', 'staff', 'partner_operator'], actions: ACTIONS, operations: true, generateUntil: true },
         webhooks: { deliveryLog: true, duplicates: true },
         clock: { maxAdvanceSeconds: 315360000 },
       },

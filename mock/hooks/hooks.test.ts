@@ -87,6 +87,23 @@ describe('/__hooks', () => {
     expect((await h.request('GET', '/campaigns', { key: a.keys.read.key })).status).toBe(429);
   });
 
+  it('actors: generateCreatives stops a first generation at `until` (contract 0.2.0, actors.generateUntil): no public representation until finished', async () => {
+    expect((await hook('GET', '/capabilities')).body.actors.generateUntil).toBe(true);
+    const a = (await hook('POST', '/accounts', {})).body;
+    const key = a.keys.all.key as string;
+    const [product] = (await h.request('GET', '/products', { key, query: { limit: 1 } })).body.data as { productId: string; brandId: string }[];
+    const campaign = await h.request('POST', '/campaigns', { key, body: { name: 'until', brandId: product!.brandId, productIds: [product!.productId] }, headers: { 'idempotency-key': 'hooks-until-1' } });
+    expect(campaign.status).toBe(201);
+    const act = async (action: string, input: unknown) => hook('POST', `/accounts/${a.accountId}/actions`, { action, input });
+    const queued = await act('generateCreatives', { campaignId: campaign.body.campaignId, until: 'QUEUED' });
+    expect(queued.body.status).toBe(200);
+    const [id] = queued.body.ids as string[];
+    expect((await h.request('GET', `/creatives/${id}`, { key })).body.code).toBe('CREATIVE_NOT_FOUND');
+    expect((await act('finishGeneration', { creativeId: id })).body.status).toBe(200);
+    expect((await h.request('GET', `/creatives/${id}`, { key })).body.status).toBe('PENDING');
+    expect((await act('generateCreatives', { campaignId: campaign.body.campaignId, until: 'DONE' })).status).toBe(422);
+  });
+
   it('refuses what the document refuses: an unknown member (422), an unknown account (404), a path outside it (404)', async () => {
     expect((await hook('POST', '/accounts', { nope: 1 })).status).toBe(422);
     expect((await hook('GET', '/accounts/acc_nope/clock')).body.code).toBe('ACCOUNT_NOT_FOUND');
