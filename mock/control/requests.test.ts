@@ -40,14 +40,14 @@ describe('GET /__mock/accounts/{accountId}/requests', () => {
     expect(second.requestId).toBe(bad.body.requestId);
   });
 
-  it("journals a revoked key's 401 in its account, and a request with no key or an unknown key nowhere", async () => {
+  it("journals a revoked key's 401 in its account under the key's id, and a request with no key or an unknown key nowhere", async () => {
     const read = t.acc.keys.read!;
     await control('revokeKey', 'POST', `/__mock/accounts/${t.acc.accountId}/keys/${read.keyId}/revoke`);
     expect((await t.h.request('GET', '/creatives', { key: read.key })).status).toBe(401);
     expect((await t.h.request('GET', '/creatives')).status).toBe(401);
     expect((await t.h.request('GET', '/creatives', { key: `cgs_${'0'.repeat(64)}` })).status).toBe(401);
     const res = await control('listRequests', 'GET', journal());
-    expect(res.body.data).toEqual([expect.objectContaining({ status: 401, code: 'UNAUTHORIZED', keyId: null })]);
+    expect(res.body.data).toEqual([expect.objectContaining({ status: 401, code: 'UNAUTHORIZED', keyId: read.keyId })]);
   });
 
   it('keeps the newest entries up to the capacity, pages back with before, and cuts long bodies', async () => {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMockHandlers } from '../adapters/msw/msw.ts';
 import { matchOperation } from '../../spec/contract.ts';
 import { Client } from '../../examples/client/client.ts';
-import { judge } from './judge.ts';
+import { judge, line } from './judge.ts';
 import { connectionDropped, ExamSession, type ExamRecord } from './session.ts';
 import type { RawRequest } from '../pipeline/types.ts';
 
@@ -59,6 +59,19 @@ describe('the judges', () => {
     expect(findings.length).toBeGreaterThan(0);
     expect(findings.every((f) => f.held)).toBe(held);
     if (!held) expect(findings.find((f) => !f.held)!.proof.join('\n')).toMatch(/#\d+ /);
+  });
+
+  it('a refused key is named in the proof by its id (the key an SDK team must look at), or said to be absent', () => {
+    const again = judge([r(0, 'GET', '/creatives', 401, { keyId: 'key_expired' }), r(1, 'GET', '/creatives', 401, { keyId: 'key_expired' })]).find((f) => f.rule === 'CLIENT-019' && !f.held)!;
+    expect(again.proof).toEqual([expect.stringMatching(/^#\d+ GET \/creatives key=key_expired → 401$/), expect.stringMatching(/ GET \/creatives key=key_expired → 401 \(sent again unchanged\)$/)]);
+    expect(line(r(0, 'GET', '/creatives', 403, { keyId: 'key_reader', code: 'API_TOKEN_SCOPE_DENIED' }))).toMatch(/ key=key_reader → 403 API_TOKEN_SCOPE_DENIED$/);
+    expect(line(r(0, 'GET', '/creatives', 401, { keyId: undefined }))).toMatch(/ key=\(none presented\) → 401$/);
+    expect(line(r(0, 'GET', '/creatives', 200))).not.toContain('key=');
+  });
+
+  it('a 401 sent again under another refused key is not an unchanged retry', () => {
+    const findings = judge([r(0, 'GET', '/creatives', 401, { keyId: 'key_expired' }), r(1, 'GET', '/creatives', 401, { keyId: 'key_revoked' })]).filter((f) => f.rule === 'CLIENT-019');
+    expect(findings.map((f) => f.held)).toEqual([true, true]);
   });
 
   it('a program that failed right after an unknown campaign status broke CLIENT-021, one that exited 0 did not', () => {
@@ -136,13 +149,24 @@ describe('in-process: createMockHandlers({ exam }) and control.examReport()', ()
     expect(report.rules['CLIENT-006']!.result).toBe('passed');
   });
 
-  it('the exam\'s expired key (demo.keys.expired) answers 401; surfaced it passes CLIENT-019, sent again unchanged it fails', async () => {
+  it('the exam\'s expired key (demo.keys.expired) answers 401; surfaced it passes CLIENT-019, sent again unchanged it fails, the proof and the journal naming the key', async () => {
     await good.ready;
-    const read = () => fetch(`${BASE}/api/public/v1/presets`, { headers: { authorization: `Bearer ${good.demo!.keys.expired!.key}` } });
-    expect((await read()).status).toBe(401);
+    const expired = good.demo!.keys.expired!;
+    const read = (key: string) => fetch(`${BASE}/api/public/v1/presets`, { headers: { authorization: `Bearer ${key}` } });
+    expect((await read(expired.key)).status).toBe(401);
     expect((await good.control.examReport()).rules['CLIENT-019']!.result).toBe('passed');
-    expect((await read()).status).toBe(401);
-    expect((await good.control.examReport()).rules['CLIENT-019']!.result).toBe('failed');
+    // the journal names the refused key (spec/mock-control.yaml RequestEntry.keyId: the key the request presented)
+    const [entry] = (await good.control.listRequests(good.demo!.accountId, { limit: 1 })).data;
+    expect(entry).toMatchObject({ status: 401, keyId: expired.keyId });
+    // the same request under another refused key (a revoked one) is not the same request sent again
+    const other = await good.control.createKey(good.demo!.accountId, { name: 'exam revoked', scopes: ['read'] });
+    await good.control.revokeKey(good.demo!.accountId, other.keyId);
+    expect((await read(other.key)).status).toBe(401);
+    expect((await good.control.examReport()).rules['CLIENT-019']!.result).toBe('passed');
+    expect((await read(expired.key)).status).toBe(401);
+    const report = (await good.control.examReport()).rules['CLIENT-019']!;
+    expect(report.result).toBe('failed');
+    expect(report.findings.find((f) => !f.held)!.proof.join('\n')).toContain(`GET /presets key=${expired.keyId} → 401 UNAUTHORIZED`);
   });
 
   it('the same client stopping at the first empty page fails CLIENT-005, with the page that proves it', async () => {

@@ -44,7 +44,10 @@ export const RETRY_AFTER_SLACK_MS = 20;
 
 const queryText = (q: ExamRecord['query']) => new URLSearchParams(Object.entries(q).flatMap(([k, v]): [string, string][] => (Array.isArray(v) ? v.map((x): [string, string] => [k, x]) : [[k, v]]))).toString();
 
-/** One line of proof for a request: `#12 +1.204s POST /runs key=abc → 429`. */
+/**
+ * One line of proof for a request: `#12 +1.204s POST /runs Idempotency-Key=abc → 429`. An answer
+ * refusing the key (401, 403) names the key presented, by its id (`key=key_…`), or says none was.
+ */
 export function line(r: ExamRecord, first: ExamRecord | undefined = undefined): string {
   const q = queryText(r.query);
   const t = first ? ` +${((r.at - first.at) / 1000).toFixed(3)}s` : '';
@@ -52,7 +55,8 @@ export function line(r: ExamRecord, first: ExamRecord | undefined = undefined): 
   const ifMatch = r.ifMatch !== undefined ? ` If-Match=${r.ifMatch}` : '';
   const body = r.body ? ` body=${r.body.length > 80 ? `${r.body.slice(0, 80)}…` : r.body}` : '';
   const ra = r.retryAfter !== undefined ? ` Retry-After: ${r.retryAfter}` : '';
-  return `#${r.seq}${t} ${r.method} ${r.path}${q ? `?${q}` : ''}${key}${ifMatch}${body} → ${r.status}${r.code ? ` ${r.code}` : ''}${ra}`;
+  const presented = r.status === 401 || r.status === 403 ? ` key=${r.keyId ?? '(none presented)'}` : '';
+  return `#${r.seq}${t} ${r.method} ${r.path}${q ? `?${q}` : ''}${presented}${key}${ifMatch}${body} → ${r.status}${r.code ? ` ${r.code}` : ''}${ra}`;
 }
 
 const isWrite = (r: ExamRecord) => r.method !== 'GET' && !(r.method === 'POST' && r.path === '/runs/estimate');

@@ -78,6 +78,7 @@ export interface ExamRecord {
   query: Record<string, string | string[]>;
   idempotencyKey: string | undefined;
   ifMatch: string | undefined;
+  /** The id of the key the request presented, whether it authenticated or was refused (a 401 names it too). */
   keyId: string | undefined;
   body: string;
   status: number;

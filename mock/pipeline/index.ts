@@ -16,6 +16,7 @@ import { ApiError } from '../core/errors.ts';
 import type { EventLog } from '../events/log.ts';
 import type { Decision, Limiter } from '../ratelimit/limiter.ts';
 import type { AccountState, Store } from '../core/store.ts';
+import type { ApiKeyRecord } from '../domain/accounts/model.ts';
 import { hashKey } from '../domain/accounts/keys.ts';
 import { authenticate, authorize, bearerToken } from './authenticate.ts';
 import { scenariosOf } from '../domain/shared.ts';
@@ -69,23 +70,24 @@ export async function runPipeline(services: PipelineServices, raw: RawRequest): 
   const at = services.clock.now();
   const trace: Trace = { requestId: nextRequestId(), account: undefined, keyId: undefined };
   let response = await stages(services, raw, trace);
-  const account = trace.account ?? ownerOfToken(services.store, raw);
+  // A key that did not authenticate (revoked, expired, suspended): its 401 is journaled on its account, under its id.
+  const refused = trace.account ? undefined : presentedKey(services.store, raw);
+  const account = trace.account ?? (refused && services.store.accounts.get(refused.accountId));
+  const keyId = trace.keyId ?? refused?.keyId;
   // The journal's time is the account's (D91).
   const accountAt = account ? at + services.clock.forAccount(account.accountId).offsetMs : at;
   // An exam's account: its answers gain the unknown members the exam serves, and are recorded for its judges.
   const exam = account ? services.exams?.get(account.accountId) : undefined;
   if (exam) response = exam.shape(trace.requestId, response);
-  if (account) journal.record(account, trace.requestId, accountAt, monotonicMs() - started, trace.keyId, raw, response);
-  if (exam) exam.record(journal.total(account!), trace.requestId, accountAt, trace.keyId, raw, response);
+  if (account) journal.record(account, trace.requestId, accountAt, monotonicMs() - started, keyId, raw, response);
+  if (exam) exam.record(journal.total(account!), trace.requestId, accountAt, keyId, raw, response);
   return response;
 }
 
-/** The account of a presented key that did not authenticate (revoked, expired, suspended): its 401 is journaled too. */
-function ownerOfToken(store: Store, raw: RawRequest): AccountState | undefined {
+/** The stored key a request presented (known to the mock, whether or not it authenticated). */
+function presentedKey(store: Store, raw: RawRequest): ApiKeyRecord | undefined {
   const token = bearerToken(raw.headers.authorization);
-  if (!token) return undefined;
-  const key = store.keysByHash.get(hashKey(token));
-  return key ? store.accounts.get(key.accountId) : undefined;
+  return token ? store.keysByHash.get(hashKey(token)) : undefined;
 }
 
 async function stages(services: PipelineServices, raw: RawRequest, trace: Trace): Promise<RawResponse> {

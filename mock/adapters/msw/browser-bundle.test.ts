@@ -87,4 +87,19 @@ describe('the in-process mock in a browser bundle', () => {
     const decoded = PNG.sync.read(Buffer.from((outcome as { png: number[] }).png));
     expect([decoded.width, decoded.height]).toEqual([64, 48]);
   });
+
+  it('keeps what only the control plane, a scenario, the hooks or the demo data need out of the chunk that imports it (D198, D221)', async () => {
+    const result = await build({ entryPoints: [`${ROOT}/mock/adapters/msw/msw.ts`], bundle: true, splitting: true, format: 'esm', platform: 'browser', outdir: '/nowhere', write: false, metafile: true, external: ['msw'], logLevel: 'silent' });
+    const outputs = Object.values(result.metafile.outputs);
+    const entry = outputs.find((o) => o.entryPoint === 'mock/adapters/msw/msw.ts')!;
+    // The entry's chunk and every chunk it imports statically: what a page loads with `<package>/msw`.
+    const loaded = new Set<string>();
+    const walk = (output: (typeof outputs)[number]) => {
+      for (const input of Object.keys(output.inputs)) loaded.add(input);
+      for (const i of output.imports) if (i.kind === 'import-statement' && !i.external) walk(result.metafile.outputs[i.path]!);
+    };
+    walk(entry);
+    expect([...loaded]).toContain('mock/pipeline/index.ts');
+    for (const deferred of ['mock/control/routes.ts', 'spec/generated/mock-control.json', 'mock/scenario/apply.ts', 'mock/exam/judge.ts', 'mock/hooks/routes.ts', 'mock/seed/demo.ts']) expect([...loaded], deferred).not.toContain(deferred);
+  });
 });

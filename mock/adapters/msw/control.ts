@@ -5,7 +5,7 @@
  * request through `dispatchControl` (mock/control/routes.ts), the very dispatch the server's
  * /__mock routes run: the same validation, the same handlers, the same answers. It resolves to the
  * parsed body of the 2xx answer (undefined for a 204) and rejects with a ControlProblem carrying
- * the problem+json of any other.
+ * the problem+json of any other. The dispatch is imported on the first call (D221).
  *
  * Names, methods, paths and types all come from the document: spec/generated/mock-control.ts
  * (`npm run generate`).
@@ -13,7 +13,7 @@
 import { controlRoutes, type components, type operations } from '../../../spec/generated/mock-control.ts';
 import type { MockServices } from '../../core/services.ts';
 import type { ControlOptions } from '../../control/types.ts';
-import { dispatchControl, type ControlHttpResponse } from '../../control/routes.ts';
+import type { ControlHttpResponse } from '../../control/routes.ts';
 // Not ControlHttpResponse in what the package declares: routes.ts names fastify's types (D195).
 import type { ControlStreamSink } from '../../core/feed.ts';
 
@@ -133,6 +133,8 @@ export function createControl(services: MockServices, options: ControlOptions): 
     const takesQuery = route.method === 'GET' || route.method === 'DELETE';
     const url = path + (takesQuery ? queryString(rest as Record<string, unknown> | undefined) : '');
     const body = !takesQuery && rest !== undefined ? JSON.stringify(rest) : undefined;
+    // The control plane (its document, validators and handlers, about 230 kB of a browser bundle) loads on the first call (D221).
+    const { dispatchControl } = await import('../../control/routes.ts');
     const response = await dispatchControl(services, options, {
       method: route.method,
       url,

@@ -27,7 +27,7 @@ import { http, HttpResponse, RequestHandler, type HttpHandler } from 'msw';
 import { apiVersion, basePath } from '../../../spec/contract.ts';
 import type { ApiVersion } from '../../../spec/api-versions.ts';
 import { Clock } from '../../core/clock.ts';
-import { dispatchControl, type ControlHttpResponse } from '../../control/routes.ts';
+import type { ControlHttpResponse } from '../../control/routes.ts';
 import type { ControlOptions } from '../../control/types.ts';
 import { createServices, type MockServices } from '../../core/services.ts';
 import { ApiError, reasonPhrase } from '../../core/errors.ts';
@@ -40,9 +40,10 @@ import { demoKeys, seedDemo, DEMO_ACCOUNT_ID } from '../../seed/account.ts';
 import { hashKey } from '../../domain/accounts/keys.ts';
 import type { components as ControlComponents } from '../../../spec/generated/mock-control.ts';
 import { createControl, eventStream, type MockControl } from './control.ts';
-import { loadScenario, type Scenario, type ScenarioLoaded } from '../../scenario/apply.ts';
+import type { Scenario, ScenarioLoaded } from '../../scenario/apply.ts';
 
-export { ScenarioError, type Scenario, type ScenarioLoaded, type ScenarioProblem } from '../../scenario/apply.ts';
+export type { Scenario, ScenarioLoaded } from '../../scenario/apply.ts';
+export { ScenarioError, type ScenarioProblem } from '../../scenario/source.ts';
 import type { ExamRuleReport } from '../../exam/judge.ts';
 import { connectionDropped } from '../../exam/session.ts';
 
@@ -277,6 +278,8 @@ export function createMockHandlers(options: MockHandlersOptions): MockHandlers {
     scenario === undefined
       ? seeded
       : seeded.then(async () => {
+          // D221: the scenario loader and the control plane it dispatches to load only when a scenario is given.
+          const [{ loadScenario }, { dispatchControl }] = await Promise.all([import('../../scenario/apply.ts'), import('../../control/routes.ts')]);
           loaded = await loadScenario({ services, dispatch: (request) => dispatchControl(services, controlOptions, { ...request, headers: {} }) }, scenario, 'the scenario option');
         });
   const typed = createControl(services, controlOptions);
@@ -314,6 +317,8 @@ export function createMockHandlers(options: MockHandlersOptions): MockHandlers {
     const head = request.method === 'HEAD';
     const method = head ? 'GET' : request.method;
     const body = await bodyOf(request);
+    // The control plane (its document, validators and handlers) loads on its first request (D221).
+    const { dispatchControl } = await import('../../control/routes.ts');
     const response = await dispatchControl(services, controlOptions, {
       method,
       url: url.pathname.slice(basePathname.length) + url.search,
