@@ -79,8 +79,9 @@ export interface MockHandlersOptions {
     deliver?: (delivery: WebhookDelivery) => Promise<{ status: number }>;
   };
   /**
-   * The document version served. The version is chosen when spec/contract.ts loads (CGS_API_VERSION,
-   * as `--api-version`), so this only checks that the loaded one is the one asked for.
+   * The document version served. The version is chosen when spec/contract.ts loads (`chooseApiVersion`
+   * of spec/api-versions.ts before importing, or CGS_API_VERSION), so this only checks that the loaded
+   * one is the one asked for.
    */
   apiVersion?: ApiVersion;
   /** Unexpected errors of the mock (default: console.error). */
