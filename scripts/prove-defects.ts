@@ -21,9 +21,9 @@
  *
  * Two lanes by default (a 2-core CI machine): each lane has its own mock (manual clock) and runs
  * one Playwright process at a time (one worker) against a proxy in front of it. The proxy defects
- * run as one batch per lane (runBatch: one Playwright process, one chained project per selected
- * test, each defect stopping at its first failure) behind one switching proxy that applies the
- * defect each request names; a mock defect (webhooks) runs in a process of its own against a mock
+ * run as one batch per lane (runBatch: one Playwright process and one worker for the lane's
+ * defects, each stopping at its first failure; conformance/defects/batch.ts, D230) behind one
+ * switching proxy that applies the defect the suite's fixture names; a mock defect (webhooks) runs in a process of its own against a mock
  * of its own started with `--defect NAME`. Reporters are quiet (JSON to a file); the table goes to stdout and to
  * conformance-report/defects.md. Exit 1 when a defect goes unnoticed, selects no test, or the
  * pass-through run is not clean.
@@ -33,9 +33,9 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DEFECT_KINDS, DEFECTS, type Defect } from '../conformance/defects/catalogue.ts';
-import type { BatchProject } from '../conformance/defects/batch.ts';
+import { DEFECT_PLAN_ENV, type DefectPlan } from '../conformance/defects/batch.ts';
 import { startProxy, startSwitchingProxy } from '../conformance/defects/proxy.ts';
-import { judge, testsByProject, testsOf, type JsonReport, type Outcome, type TestOutcome, type Verdict } from '../conformance/defects/report.ts';
+import { judge, testsByDefect, testsOf, type JsonReport, type Outcome, type TestOutcome, type Verdict } from '../conformance/defects/report.ts';
 import { basePath } from '../spec/contract.ts';
 import { launchMock } from '../mock/adapters/node/launch.ts';
 
@@ -278,63 +278,38 @@ async function runJob(job: Job, laneMock: Mock): Promise<JobResult> {
 }
 
 /**
- * Several proxy defects in one Playwright process on a lane's mock, behind one switching proxy
- * (each request names its defect in a header; each defect has a memory of its own, as with a proxy
- * of its own). Each defect's tests are a chain of one-test projects (conformance/defects/batch.ts):
- * each in a fresh worker, in the order a run of its own would run them, the chain stopping at the
- * first failure as --max-failures=1 stopped that run. What a batch saves is the Playwright process
- * (its start, the config, the test files) per defect; the worker per test run is what a failure
- * cost anyway (Playwright restarts the worker after a failed test).
+ * Several proxy defects in one Playwright process with one worker on a lane's mock, behind one
+ * switching proxy (a memory per defect, as with a proxy of its own). The plan (conformance/defects/
+ * batch.ts, D230) repeats each selected test once per defect of the batch that selects it; the
+ * suite's fixture names each repeat's defect to the proxy, expects the test to fail, and skips a
+ * defect's later tests once one caught it (as --max-failures=1 stopped a run of its own). A caught
+ * defect is an expected outcome, so one worker start serves the batch; before, each defect's test
+ * ran in a project, and so a worker, of its own.
  */
 async function runBatch(job: Job, laneMock: Mock): Promise<JobResult[]> {
-  const started = Date.now();
   const batch = job.batch!;
-  const levels = new Map<string, BatchProject[]>();
-  const projects: BatchProject[] = [];
-  batch.forEach(({ defect, tests }, d) => {
-    const chain = tests.map((test, i): BatchProject => {
-      const [file, ...titles] = test.id.split(' › ');
-      return {
-        name: `d${d + 1}.${i + 1}`,
-        defect: defect.name,
-        file: file!,
-        title: titles.join(' '),
-        ...(job.grepInvert !== undefined ? { grepInvert: job.grepInvert } : {}),
-        // --all: every test runs, none waits for the one before.
-        ...(i > 0 && !args.all ? { after: `d${d + 1}.${i}` } : {}),
-      };
-    });
-    levels.set(defect.name, chain);
-    projects.push(...chain);
-  });
-  const batchFile = `${REPORT_DIR}${job.name}.projects.json`;
-  writeFileSync(batchFile, JSON.stringify(projects, null, 2));
   const proxy = await startSwitchingProxy(laneMock.origin, batch.map((b) => b.defect));
+  const caughtFile = `${REPORT_DIR}${job.name}.caught`;
+  rmSync(caughtFile, { force: true });
+  const plan: DefectPlan = { proxy: proxy.origin, tests: {}, ...(args.all ? {} : { caughtFile }) };
+  for (const { defect, tests } of batch) for (const test of tests) (plan.tests[test.id] ??= []).push(defect.name);
+  const planFile = `${REPORT_DIR}${job.name}.plan.json`;
+  writeFileSync(planFile, JSON.stringify(plan, null, 2));
+  const files = [...new Set(Object.keys(plan.tests).map((id) => `conformance/tests/${id.split(' › ')[0]!}`))];
   try {
-    const run = await runPlaywright(job.name, proxy.origin, ['--reporter=json'], { DEFECT_BATCH: batchFile }, RUN_TIMEOUT_MS + projects.length * 10_000);
-    const byProject = testsByProject(run.report);
-    // A project's seconds: from the end of the project that ran before it (its worker's start included) to its end.
-    const ran = [...byProject.entries()].filter(([, tests]) => tests.some((t) => t.endedAt !== undefined));
-    ran.sort(([, a], [, b]) => a[0]!.startedAt! - b[0]!.startedAt!);
-    const seconds = new Map<string, number>();
-    let since = started;
-    for (const [name, tests] of ran) {
-      const end = Math.max(since, ...tests.map((t) => t.endedAt ?? 0));
-      seconds.set(name, (end - since) / 1000);
-      since = end;
-    }
-    return batch.map(({ defect }) => {
+    const run = await runPlaywright(job.name, proxy.origin, ['--reporter=json', ...files], { [DEFECT_PLAN_ENV]: planFile }, RUN_TIMEOUT_MS + Object.keys(plan.tests).length * 10_000);
+    const byDefect = testsByDefect(run.report);
+    return batch.map(({ defect, tests: selected }) => {
       const errors = [...run.errors];
-      const tests: TestOutcome[] = [];
-      for (const project of levels.get(defect.name)!) {
-        const found = byProject.get(project.name) ?? [];
-        // Exactly its one test, or the batch is wrong: never judged as if that test had run.
-        if (found.length !== 1) errors.push(`project ${project.name} (${project.file} › ${project.title}) selected ${found.length} tests, not 1`);
-        tests.push(...found.map(({ startedAt: _s, endedAt: _e, ...t }) => t));
-      }
+      const ran = byDefect.get(defect.name) ?? [];
+      // Exactly its selected tests, each once, or the plan went wrong: never judged as if they had run.
+      const ids = ran.map((t) => t.id).sort();
+      const expected = selected.map((t) => t.id).sort();
+      if (JSON.stringify(ids) !== JSON.stringify(expected)) errors.push(`the batch ran ${ids.length} tests for ${defect.name}, not its ${expected.length} selected ones`);
+      const tests = ran.map(({ startedAt: _s, endedAt: _e, ...t }) => t);
       if (proxy.forwardedFor(defect.name) === 0 && tests.some((t) => t.outcome === 'passed' || t.outcome === 'failed')) errors.push('no request went through the proxy');
-      const secs = levels.get(defect.name)!.reduce((sum, p) => sum + (seconds.get(p.name) ?? 0), 0);
-      return { job: { name: defect.name, defect, grep: defect.grep, files: [], ...(job.grepInvert !== undefined ? { grepInvert: job.grepInvert } : {}) }, tests, errors, seconds: secs };
+      const seconds = ran.reduce((sum, t) => sum + (t.endedAt !== undefined && t.startedAt !== undefined ? t.endedAt - t.startedAt : 0), 0) / 1000;
+      return { job: { name: defect.name, defect, grep: defect.grep, files: [], ...(job.grepInvert !== undefined ? { grepInvert: job.grepInvert } : {}) }, tests, errors, seconds };
     });
   } finally {
     await proxy.close();

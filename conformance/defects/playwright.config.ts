@@ -6,16 +6,16 @@
  * no globalSetup/globalTeardown; reporters are quiet (JSON to PLAYWRIGHT_JSON_OUTPUT_FILE), no
  * traces, no retries.
  *
- * With DEFECT_BATCH (a JSON file of batch.ts's BatchProject): a batch of defects, one project per
- * selected test, chained per defect by `dependencies` (batch.ts says why).
+ * With DEFECT_PLAN (a JSON file of batch.ts's DefectPlan): a batch of defects, one project that
+ * repeats each planned test once per defect it runs for, in one worker (batch.ts says why).
  */
 import { readFileSync } from 'node:fs';
 import { defineConfig } from '@playwright/test';
 import suite from '../playwright.config.ts';
-import { DEFECT_HEADER, grepOfBatchProject, type BatchProject } from './batch.ts';
+import { BATCH_PROJECT, DEFECT_PLAN_ENV, grepOfPlan, repeatsOf, type DefectPlan } from './batch.ts';
 
-const batchFile = process.env['DEFECT_BATCH'];
-const batch = batchFile ? (JSON.parse(readFileSync(batchFile, 'utf8')) as BatchProject[]) : undefined;
+const planFile = process.env[DEFECT_PLAN_ENV];
+const plan = planFile ? (JSON.parse(readFileSync(planFile, 'utf8')) as DefectPlan) : undefined;
 const use = { ...suite.use, trace: 'off' as const };
 
 export default defineConfig({
@@ -28,17 +28,17 @@ export default defineConfig({
   timeout: 30_000,
   reporter: [['json']],
   use,
-  ...(batch
+  ...(plan
     ? {
-        projects: batch.map((p) => ({
-          name: p.name,
-          testMatch: p.file,
-          // Flags as Playwright gives a --grep source (gi).
-          grep: new RegExp(grepOfBatchProject(p), 'gi'),
-          ...(p.grepInvert !== undefined ? { grepInvert: new RegExp(p.grepInvert, 'gi') } : {}),
-          ...(p.after !== undefined ? { dependencies: [p.after] } : {}),
-          use: { ...use, extraHTTPHeaders: { [DEFECT_HEADER]: p.defect } },
-        })),
+        projects: [
+          {
+            name: BATCH_PROJECT,
+            // Flags as Playwright gives a --grep source (gi).
+            grep: new RegExp(grepOfPlan(plan), 'gi'),
+            repeatEach: repeatsOf(plan),
+            use,
+          },
+        ],
       }
     : {}),
 });

@@ -9,9 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { DEFECT_KINDS, DEFECTS, defectNamed } from './catalogue.ts';
 import type { Headers, ProxyRequest, ProxyResponse } from './exchange.ts';
 import { DefectMemory } from './memory.ts';
-import { DEFECT_HEADER, grepOfBatchProject } from './batch.ts';
+import { BATCH_PROJECT, DEFECT_HEADER, grepOfPlan, repeatsOf, SELECT_PATH } from './batch.ts';
 import { exchange, startProxy, startSwitchingProxy } from './proxy.ts';
-import { judge, testsByProject, testsOf } from './report.ts';
+import { judge, testsByDefect, testsOf } from './report.ts';
 
 const BASE = '/api/public/v1';
 const RATE = { ratelimit: 'limit=200, remaining=150, reset=30', 'ratelimit-policy': '200;w=60, 1000;w=60' };
@@ -547,44 +547,61 @@ describe('the switching proxy of a batch run', () => {
       expect((await get('etag-missing')).headers.get('etag')).toBeNull();
       expect((await get()).headers.get('etag')).toBeNull();
       expect((await get('no-such-defect')).status).toBe(502);
+      // The batch fixture's selection: answered by the proxy itself, never forwarded.
+      const select = async (named?: string) => (await fetch(`${proxy.origin}${SELECT_PATH}`, { method: 'POST', headers: named ? { [DEFECT_HEADER]: named } : {} })).status;
+      expect(await select('etag-weak')).toBe(204);
+      expect((await get()).headers.get('etag')).toBe('W/"v1"');
+      expect(await select()).toBe(502);
+      expect(await select('no-such-defect')).toBe(502);
       expect(seen.every((s) => s.named === undefined)).toBe(true);
-      expect(seen).toHaveLength(5);
-      expect([proxy.forwardedFor('etag-weak'), proxy.forwardedFor('etag-missing')]).toEqual([2, 2]);
+      expect(seen.some((s) => s.url === SELECT_PATH)).toBe(false);
+      expect(seen).toHaveLength(6);
+      expect([proxy.forwardedFor('etag-weak'), proxy.forwardedFor('etag-missing')]).toEqual([3, 2]);
     } finally {
       await proxy.close();
       await new Promise((resolve) => target.close(resolve));
     }
   });
 
-  it("selects exactly a project's one test: its name, file and title path, then only tags", () => {
-    const grep = new RegExp(grepOfBatchProject({ name: 'd3.2', file: 'etag.spec.ts', title: 'ETAG-005 a stale If-Match (x) answers 412' }), 'gi');
+  it("selects exactly the plan's tests: the batch project, file and title path, then only tags; repeats each test once per defect", () => {
+    const plan = { tests: { 'etag.spec.ts › ETAG-005 a stale If-Match (x) answers 412': ['etag-weak', 'etag-missing'], 'a.spec.ts › d › t': ['etag-weak'] } };
+    const grep = new RegExp(grepOfPlan(plan), 'gi');
     const matches = (title: string) => ((grep.lastIndex = 0), grep.test(title));
-    expect(matches('d3.2 etag.spec.ts ETAG-005 a stale If-Match (x) answers 412')).toBe(true);
-    expect(matches('d3.2 etag.spec.ts ETAG-005 a stale If-Match (x) answers 412 @assumed @control')).toBe(true);
-    expect(matches('d3.2 etag.spec.ts ETAG-005 a stale If-Match (x) answers 412 on deletes')).toBe(false);
-    expect(matches('d3.2 etag.spec.ts ETAG-005 a stale If-Match (y) answers 412')).toBe(false);
-    expect(matches('d3.20 etag.spec.ts ETAG-005 a stale If-Match (x) answers 412')).toBe(false);
-    expect(matches('d13.2 etag.spec.ts ETAG-005 a stale If-Match (x) answers 412')).toBe(false);
+    expect(matches(`${BATCH_PROJECT} etag.spec.ts ETAG-005 a stale If-Match (x) answers 412`)).toBe(true);
+    expect(matches(`${BATCH_PROJECT} etag.spec.ts ETAG-005 a stale If-Match (x) answers 412 @assumed @control`)).toBe(true);
+    expect(matches(`${BATCH_PROJECT} a.spec.ts d t`)).toBe(true);
+    expect(matches(`${BATCH_PROJECT} etag.spec.ts ETAG-005 a stale If-Match (x) answers 412 on deletes`)).toBe(false);
+    expect(matches(`${BATCH_PROJECT} etag.spec.ts ETAG-005 a stale If-Match (y) answers 412`)).toBe(false);
+    expect(matches('other etag.spec.ts ETAG-005 a stale If-Match (x) answers 412')).toBe(false);
+    expect(repeatsOf(plan)).toBe(2);
+    expect(repeatsOf({ tests: {} })).toBe(1);
   });
 
-  it("reads each project's tests from the JSON report in the order they ran, those not run last", () => {
-    const result = (startTime: string, status = 'passed') => ({ status, startTime, duration: 100 });
+  it('reads each defect\'s tests of a batch from the JSON report by their defect annotation, outcomes from the result (each was expected to fail)', () => {
+    const result = (startTime: string, status: string, defect?: string) => ({ status, startTime, duration: 100, ...(defect ? { annotations: [{ type: 'defect', description: defect }] } : {}) });
     const report = {
       suites: [
         {
           title: 'a.spec.ts',
           file: 'a.spec.ts',
           specs: [
-            { title: 'late', file: 'a.spec.ts', tests: [{ projectName: 'd1.2', status: 'skipped' as const, results: [] }, { projectName: 'd2.1', status: 'expected' as const, results: [result('2026-01-01T00:00:05.000Z')] }] },
-            { title: 'early', file: 'a.spec.ts', tests: [{ projectName: 'd1.1', status: 'unexpected' as const, results: [result('2026-01-01T00:00:01.000Z', 'failed')] }] },
+            // caught: an expected failure
+            { title: 'early', file: 'a.spec.ts', tests: [{ status: 'expected' as const, results: [result('2026-01-01T00:00:01.000Z', 'failed', 'd1')] }] },
+            // skipped after d1 was caught; a repeat under no defect (no annotation) is left out
+            { title: 'late', file: 'a.spec.ts', tests: [{ status: 'skipped' as const, annotations: [{ type: 'defect', description: 'd1' }], results: [result('2026-01-01T00:00:03.000Z', 'skipped')] }, { status: 'skipped' as const, results: [result('2026-01-01T00:00:04.000Z', 'skipped')] }] },
+            // passed under d2: unexpected for Playwright, `passed` for the proof; then timed out under d2
+            { title: 'other', file: 'a.spec.ts', tests: [{ status: 'unexpected' as const, results: [result('2026-01-01T00:00:02.000Z', 'passed', 'd2')] }, { status: 'expected' as const, results: [result('2026-01-01T00:00:05.000Z', 'timedOut', 'd2')] }] },
           ],
         },
       ],
     };
-    const byProject = testsByProject(report);
-    expect(byProject.get('d1.1')).toEqual([{ id: 'a.spec.ts › early', grepTitle: 'a.spec.ts early', outcome: 'failed', startedAt: Date.parse('2026-01-01T00:00:01.000Z'), endedAt: Date.parse('2026-01-01T00:00:01.100Z') }]);
-    expect(byProject.get('d1.2')).toEqual([{ id: 'a.spec.ts › late', grepTitle: 'a.spec.ts late', outcome: 'not-run' }]);
-    expect(byProject.get('d2.1')![0]).toMatchObject({ id: 'a.spec.ts › late', outcome: 'passed' });
+    const byDefect = testsByDefect(report);
+    expect(byDefect.get('d1')).toEqual([
+      { id: 'a.spec.ts › early', grepTitle: 'a.spec.ts early', outcome: 'failed', startedAt: Date.parse('2026-01-01T00:00:01.000Z'), endedAt: Date.parse('2026-01-01T00:00:01.100Z') },
+      { id: 'a.spec.ts › late', grepTitle: 'a.spec.ts late', outcome: 'skipped', startedAt: Date.parse('2026-01-01T00:00:03.000Z'), endedAt: Date.parse('2026-01-01T00:00:03.100Z') },
+    ]);
+    expect(byDefect.get('d2')!.map((t) => t.outcome)).toEqual(['passed', 'failed']);
+    expect([...byDefect.keys()].sort()).toEqual(['d1', 'd2']);
   });
 });
 

@@ -9,7 +9,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { forwardableHeaders, http1Upstream, listen, readBody } from '../../proxy/forward.ts';
-import { DEFECT_HEADER } from './batch.ts';
+import { DEFECT_HEADER, SELECT_PATH } from './batch.ts';
 import { contextOf, type Defect } from './catalogue.ts';
 import type { Headers, ProxyRequest, ProxyResponse } from './exchange.ts';
 import { DefectMemory } from './memory.ts';
@@ -92,6 +92,11 @@ export async function startSwitchingProxy(target: string, defects: readonly Defe
       if (!byName.has(named)) throw new Error(`${DEFECT_HEADER}: no defect named ${named} in this run`);
       current = named;
     }
+    // The batch fixture names the next test's defect here (batch.ts); the target never sees it.
+    if (request.url === SELECT_PATH && request.method === 'POST') {
+      if (named === undefined) throw new Error(`${SELECT_PATH}: no ${DEFECT_HEADER}`);
+      return { answer: { status: 204, headers: {}, body: '' } };
+    }
     if (current === undefined) return { defect: undefined, memory: new DefectMemory() };
     forwarded.set(current, (forwarded.get(current) ?? 0) + 1);
     return { defect: byName.get(current), memory: memories.get(current)! };
@@ -105,9 +110,10 @@ export async function startSwitchingProxy(target: string, defects: readonly Defe
 
 /**
  * The HTTP server of both proxies: `pick` chooses, per request (it may remove headers meant for
- * the proxy), the defect and the memory to apply; everything else is the same pass-through.
+ * the proxy), the defect and the memory to apply, or an answer of the proxy's own; everything else
+ * is the same pass-through.
  */
-async function serve(target: string, pick: (request: ProxyRequest) => { defect: Defect | undefined; memory: DefectMemory }): Promise<{ origin: string; close(): Promise<void> }> {
+async function serve(target: string, pick: (request: ProxyRequest) => { defect: Defect | undefined; memory: DefectMemory } | { answer: ProxyResponse }): Promise<{ origin: string; close(): Promise<void> }> {
   const upstream = http1Upstream(target, { maxSockets: 16 });
 
   /** Send `request`; its body as the client's exact bytes (`raw`) unless a defect changed it. */
@@ -130,8 +136,8 @@ async function serve(target: string, pick: (request: ProxyRequest) => { defect: 
         const bytes = await readBody(incoming);
         const raw = { text: bytes.toString('utf8'), bytes };
         const request: ProxyRequest = { method: incoming.method ?? 'GET', url: incoming.url ?? '/', headers: flatten(incoming.headers), body: raw.text };
-        const { defect, memory } = pick(request);
-        const response = await exchange(defect, memory, request, (sent) => forward(sent, raw));
+        const picked = pick(request);
+        const response = 'answer' in picked ? picked.answer : await exchange(picked.defect, picked.memory, request, (sent) => forward(sent, raw));
         const body = Buffer.from(response.body, 'utf8');
         // The target's reason phrase, while a defect left the status alone (ERR-003 compares it with the title).
         if (response.reason !== undefined && response.reason.status === response.status) outgoing.statusMessage = response.reason.text;

@@ -24,11 +24,16 @@ interface JsonSpec {
   tests: JsonTest[];
 }
 
+interface Annotation {
+  type: string;
+  description?: string;
+}
+
 interface JsonTest {
-  /** The project it ran in (one per defect in a batch run of scripts/prove-defects.ts). */
   projectName?: string;
   status?: 'expected' | 'unexpected' | 'flaky' | 'skipped';
-  results?: { status: string; retry?: number; error?: { message?: string }; startTime?: string; duration?: number }[];
+  annotations?: Annotation[];
+  results?: { status: string; retry?: number; error?: { message?: string }; startTime?: string; duration?: number; annotations?: Annotation[] }[];
 }
 
 /** `not-run`: selected, but the run stopped before it (--max-failures). */
@@ -53,30 +58,43 @@ export function testsOf(report: JsonReport): TestOutcome[] {
   return specsOf(report).map(({ id, grepTitle, spec }) => outcomeOf(id, grepTitle, spec.tests[0]));
 }
 
-/** A test of one project of a report, with when it ran (`ms` since the epoch; undefined when it did not run). */
+/** A test of a batch run, with when it ran (`ms` since the epoch; undefined when it did not run). */
 export interface ProjectTest extends TestOutcome {
   startedAt?: number;
   endedAt?: number;
 }
 
 /**
- * The tests of each project of a report run with several projects (a batch of scripts/prove-defects.ts),
- * each project's tests in the order they ran (one worker: one at a time), those that did not run last.
+ * The tests of a batch run (conformance/defects/batch.ts) by the defect each ran under (its
+ * `defect` annotation), in the order they ran. Each such test was expected to fail, so its outcome
+ * is read from its result, not from Playwright's expected/unexpected: failed or timed out is
+ * `failed` (the defect caught), passed is `passed`, skipped (caught by an earlier test) `skipped`.
+ * Repeats that ran under no defect carry no annotation and are left out.
  */
-export function testsByProject(report: JsonReport): Map<string, ProjectTest[]> {
-  const byProject = new Map<string, ProjectTest[]>();
+export function testsByDefect(report: JsonReport): Map<string, ProjectTest[]> {
+  const byDefect = new Map<string, ProjectTest[]>();
   for (const { id, grepTitle, spec } of specsOf(report)) {
     for (const test of spec.tests) {
-      const project = test.projectName ?? '';
-      const first = test.results?.[0];
-      const last = test.results?.at(-1);
-      const startedAt = first?.startTime === undefined ? undefined : Date.parse(first.startTime);
-      const timing = startedAt === undefined || last?.startTime === undefined ? {} : { startedAt, endedAt: Date.parse(last.startTime) + (last.duration ?? 0) };
-      byProject.set(project, [...(byProject.get(project) ?? []), { ...outcomeOf(id, grepTitle, test), ...timing }]);
+      const annotations = [...(test.annotations ?? []), ...(test.results ?? []).flatMap((r) => r.annotations ?? [])];
+      const defect = annotations.find((a) => a.type === 'defect')?.description;
+      if (defect === undefined) continue;
+      const results = test.results ?? [];
+      const last = results.at(-1);
+      let outcome: Outcome;
+      if (results.length > 1) outcome = 'flaky';
+      else if (last === undefined) outcome = 'not-run';
+      else if (last.status === 'failed' || last.status === 'timedOut') outcome = 'failed';
+      else if (last.status === 'passed') outcome = 'passed';
+      else outcome = 'skipped';
+      const error = results.find((r) => r.error?.message)?.error?.message;
+      const startedAt = last?.startTime === undefined ? undefined : Date.parse(last.startTime);
+      const timing = startedAt === undefined ? {} : { startedAt, endedAt: startedAt + (last!.duration ?? 0) };
+      const entry: ProjectTest = { id, grepTitle, outcome, ...(outcome === 'failed' && error ? { error: firstLine(error) } : {}), ...timing };
+      byDefect.set(defect, [...(byDefect.get(defect) ?? []), entry]);
     }
   }
-  for (const tests of byProject.values()) tests.sort((a, b) => (a.startedAt ?? Infinity) - (b.startedAt ?? Infinity));
-  return byProject;
+  for (const tests of byDefect.values()) tests.sort((a, b) => (a.startedAt ?? Infinity) - (b.startedAt ?? Infinity));
+  return byDefect;
 }
 
 function specsOf(report: JsonReport): { id: string; grepTitle: string; spec: JsonSpec }[] {
