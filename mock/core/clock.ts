@@ -480,7 +480,7 @@ export class AccountClock implements TimeSource {
     });
   }
 
-  /** A saved advance (mock/persistence.ts), restored before anything is scheduled. */
+  /** A saved advance (mock/adapters/node/persistence.ts), restored before anything is scheduled. */
   restoreOffset(ms: number): void {
     this.advance_ = ms;
     this.rearm();

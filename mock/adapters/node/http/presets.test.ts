@@ -1,5 +1,5 @@
 /**
- * Preset operations over HTTP through the node server, in-process (testkit/runs.ts `world`: mock.inject,
+ * Preset operations over HTTP through the node server, in-process (mock/testkit/runs.ts `world`: mock.inject,
  * manual clock): the whole pipeline over the catalogue of mock/domain/presets/catalog.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Upscale operations over HTTP through the node server, in-process (testkit/runs.ts `world`: mock.inject,
+ * Upscale operations over HTTP through the node server, in-process (mock/testkit/runs.ts `world`: mock.inject,
  * manual clock): the whole pipeline; the domain's transitions are tables in mock/domain/upscales/transitions.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
