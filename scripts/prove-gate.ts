@@ -8,25 +8,19 @@
  * conforming run takes; the conforming run must exit 0. The table prints each run's wall time
  * beside the conforming run's.
  *
- * `--http2` instead runs the whole suite against a conforming target across a real HTTP/2 hop
- * (#23 item 2): the suite → an HTTP/1.1 front → HTTP/2 cleartext → an HTTP/2 front → the mock
- * (conformance/defects/front.ts startFront with `upstream: 'h2c'`, startH2Front), so every answer
- * arrives without its reason phrase, with lower-case field names and no Connection or
- * Transfer-Encoding; it must exit 0 with 0 failures.
+ * The HTTP/2 hop (#23 item 2) is proven with the rewriting front in one run of
+ * scripts/prove-real-target.ts --http2 (D231).
  *
  *   npx tsx scripts/prove-gate.ts [--only NAME[,NAME...]] [--max-ratio R (default 5)] [--workers N]
- *   npx tsx scripts/prove-gate.ts --http2 [--workers N]
  *
  * Exit 1 when a broken target is not reported with its rule first, does not exit 1, or takes more
- * than R times the conforming run (with --http2: when the run through HTTP/2 does not pass); 2 on a
- * usage error.
+ * than R times the conforming run; 2 on a usage error.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { defectNamed, type Defect } from '../conformance/defects/catalogue.ts';
-import { startFront, startH2Front, type Front, type H2Front } from '../conformance/defects/front.ts';
 import { startProxy, type Proxy } from '../conformance/defects/proxy.ts';
 import { basePath } from '../spec/contract.ts';
 
@@ -139,7 +133,7 @@ interface GateRun {
 function gate(baseUrl: string, reportDir: string, extra: readonly string[]): Promise<GateRun> {
   rmSync(reportDir, { recursive: true, force: true });
   const started = Date.now();
-  const child = spawn(TSX, ['bin/cgs-conformance.ts', '--base-url', baseUrl, '--allow-spend', '--report-dir', reportDir, '--reporter', 'dot', ...extra], {
+  const child = spawn(TSX, ['bin/cgs-conformance.ts', '--base-url', baseUrl, '--allow-spend', '--report-dir', reportDir, '--reporter', 'dot', '--trace=off', ...extra], {
     cwd: ROOT,
     env: { ...process.env, FORCE_COLOR: '0', CI: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -163,35 +157,19 @@ function gate(baseUrl: string, reportDir: string, extra: readonly string[]): Pro
   );
 }
 
-/** The HTTP/2 hop of a run with --http2: what each front forwarded. */
-interface Hop {
-  h1: Front['counts'];
-  h2: H2Front['counts'];
-}
-
-async function against(name: string, defect: Defect | undefined, extra: readonly string[], hop?: Hop): Promise<GateRun> {
+async function against(name: string, defect: Defect | undefined, extra: readonly string[]): Promise<GateRun> {
   const dir = `${OUT}${name}/`;
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const mock = await startMock(`${dir}mock.log`);
   let proxy: Proxy | undefined;
-  let h2: H2Front | undefined;
-  let front: Front | undefined;
   try {
     proxy = defect ? await startProxy(mock.origin, defect) : undefined;
-    let origin = proxy?.origin ?? mock.origin;
-    if (hop) {
-      h2 = await startH2Front(origin);
-      front = await startFront(h2.origin, { upstream: 'h2c' });
-      origin = front.origin;
-    }
+    const origin = proxy?.origin ?? mock.origin;
     const run = await gate(`${origin}${basePath}`, `${dir}report`, extra);
     writeFileSync(`${dir}output.log`, run.output);
-    if (hop && front && h2) Object.assign(hop, { h1: { ...front.counts }, h2: { ...h2.counts } });
     return run;
   } finally {
-    await front?.close();
-    await h2?.close();
     await proxy?.close();
     mock.stop();
   }
@@ -200,9 +178,9 @@ async function against(name: string, defect: Defect | undefined, extra: readonly
 // ---------------------------------------------------------------------------------------------
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  let args: { only?: string; http2?: boolean; 'max-ratio': string; workers?: string };
+  let args: { only?: string; 'max-ratio': string; workers?: string };
   try {
-    ({ values: args } = parseArgs({ options: { only: { type: 'string' }, http2: { type: 'boolean' }, 'max-ratio': { type: 'string', default: '5' }, workers: { type: 'string' } }, strict: true }));
+    ({ values: args } = parseArgs({ options: { only: { type: 'string' }, 'max-ratio': { type: 'string', default: '5' }, workers: { type: 'string' } }, strict: true }));
   } catch (error) {
     console.error(`prove-gate: ${(error as Error).message}`);
     process.exit(2);
@@ -216,19 +194,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const maxRatio = Number(args['max-ratio']);
   const extra = args.workers ? [`--workers=${args.workers}`] : [];
   mkdirSync(OUT, { recursive: true });
-
-  if (args.http2) {
-    const hop = {} as Hop;
-    const run = await against('http2', undefined, extra, hop);
-    const failed = run.report?.summary.tests.failed;
-    const passed = (run.report?.summary.tests as { passed?: number } | undefined)?.passed;
-    console.log(`through HTTP/2 (suite → HTTP/1.1 front → h2c → HTTP/2 front → mock): exit ${run.status}, ${passed ?? '?'} tests passed, ${failed ?? '?'} failed, ${run.seconds.toFixed(1)} s; ${hop.h2?.forwarded ?? 0} exchanges crossed HTTP/2`);
-    const causes = run.report?.causes ?? [];
-    for (const cause of causes) console.log(`  ${cause.rule}: ${cause.tests} test(s)`);
-    const ok = run.status === 0 && failed === 0 && (hop.h2?.forwarded ?? 0) > 0;
-    console.log(ok ? 'prove-gate --http2: the whole suite passes across an HTTP/2 hop' : `prove-gate --http2: FAILED (see ${OUT}http2/output.log)`);
-    process.exit(ok ? 0 : 1);
-  }
 
   const problems: string[] = [];
   const conforming = await against('conforming', undefined, extra);

@@ -7,7 +7,7 @@
  *
  *   npx tsx scripts/prove-real-target.ts [--hide /__mock,/__hooks] [--reasons keep|rewrite|none]
  *     [--rechunk] [--headers] [--compress] [--clock real|manual] [--pairs N] [--workers N]
- *     [--history N] [--hooks] [--pinned-only] [--min-judged PERCENT] [-- <playwright args>]
+ *     [--history N] [--hooks] [--pinned-only] [--min-judged PERCENT] [--http2] [-- <playwright args>]
  *
  * - --hide: path prefixes the front answers 404 (default /__mock).
  * - --hooks: the suite gets no keys: it sets every scene through the conformance hooks the front
@@ -19,6 +19,10 @@
  *   (passed or failed, not "not run"); the share is printed either way.
  * - --pairs N: N account pairs, CONFORMANCE_KEYS as a JSON array (one pair per worker); default 1,
  *   one pair shared by every worker (the harder case).
+ * - --http2: the front reaches the mock across a real HTTP/2 hop (front → h2c → an HTTP/2 front →
+ *   the mock; conformance/defects/front.ts startH2Front): every answer arrives without its reason
+ *   phrase, with lower-case field names and no Connection or Transfer-Encoding, before the front's
+ *   own rewriting; the run fails unless exchanges crossed it.
  * - --history N: before the run, N runs of the suite's own writes' kind already on the accounts
  *   (campaigns, metadata keys), so that nothing can pass by assuming an empty account.
  * Reports: test-results/real-target/ (rules.json, junit.xml, the mock's log).
@@ -29,7 +33,7 @@ import { mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startFront } from '../conformance/defects/front.ts';
+import { startFront, startH2Front } from '../conformance/defects/front.ts';
 import type { RulesReport } from '../conformance/reporters/rules-reporter.ts';
 import { freePort } from '../mock/adapters/node/launch.ts';
 
@@ -52,6 +56,7 @@ const { values, positionals } = parseArgs({
     hooks: { type: 'boolean' },
     'pinned-only': { type: 'boolean' },
     'min-judged': { type: 'string' },
+    http2: { type: 'boolean' },
   },
   allowPositionals: true,
   strict: true,
@@ -136,13 +141,15 @@ for (const { a, b } of made) historyMade += (await addHistory(a.keys, history)) 
 const keysA = pairs === 1 ? made[0]?.a.keys : made.map((p) => p.a.keys);
 const keysB = pairs === 1 ? made[0]?.b.keys : made.map((p) => p.b.keys);
 
-const front = await startFront(origin, { hide, reasons, rechunk: values.rechunk === true, headers: values.headers === true, compress: values.compress === true });
+const h2 = values.http2 ? await startH2Front(origin) : undefined;
+const front = await startFront(h2?.origin ?? origin, { hide, reasons, rechunk: values.rechunk === true, headers: values.headers === true, compress: values.compress === true, ...(h2 ? { upstream: 'h2c' as const } : {}) });
 const described = [
   hide.length ? `hides ${hide.join(', ')}` : 'hides nothing',
   `reason phrases ${reasons}`,
   values.rechunk ? 're-chunked bodies' : undefined,
   values.headers ? 'its own header case, order, Date, Server, Via' : undefined,
   values.compress ? 'gzip' : undefined,
+  h2 ? 'reaching the mock across an HTTP/2 hop (h2c)' : undefined,
 ]
   .filter(Boolean)
   .join('; ');
@@ -176,7 +183,8 @@ if (hide.includes('/__mock')) {
   // The control plane passes through: the whole suite, as against the mock.
   env['CONFORMANCE_CONTROL_TOKEN'] = token;
 }
-const args = [PLAYWRIGHT, 'test', '-c', 'conformance/playwright.config.ts', ...(values.workers ? ['--workers', values.workers] : []), ...(values['pinned-only'] ? ['--grep-invert', '@assumed'] : []), ...positionals];
+// No traces: a proof's failure is read from its exchanges in the output and rules.md (the suite's own default keeps them).
+const args = [PLAYWRIGHT, 'test', '-c', 'conformance/playwright.config.ts', '--trace=off', ...(values.workers ? ['--workers', values.workers] : []), ...(values['pinned-only'] ? ['--grep-invert', '@assumed'] : []), ...positionals];
 const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
 let output = '';
 child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -184,6 +192,7 @@ child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
 const code: number = await new Promise((resolve) => child.on('exit', (c) => resolve(c ?? 1)));
 const seconds = (Date.now() - started) / 1000;
 await front.close();
+await h2?.close();
 
 let summary = '';
 let failed = -1;
@@ -203,8 +212,13 @@ try {
 }
 const c = front.counts;
 console.log(`front: ${c.forwarded} forwarded, ${c.hidden} hidden, ${c.reasonsRewritten} reason phrases rewritten, ${c.rechunked} bodies re-chunked, ${c.compressed} compressed`);
+if (h2) console.log(`HTTP/2 hop: ${h2.counts.forwarded} exchanges crossed it`);
 console.log(`suite: exit ${code}, ${seconds.toFixed(1)} s: ${summary}`);
 stopMock();
+if (h2 && h2.counts.forwarded === 0) {
+  console.log('--http2: no exchange crossed the HTTP/2 hop');
+  process.exit(1);
+}
 if (code !== 0 || failed !== 0) {
   console.log(output.slice(-8000));
   process.exit(1);
