@@ -3,18 +3,7 @@
  * JavaScript in dist/, for the commands of bin/ to start without compiling TypeScript at run time
  * (a CI gate waits for cgs-mock on every job) and for Playwright, which does not transform files
  * under node_modules (it would not load the suite's .ts tests from an installed package).
- *
- * Each module is transpiled on its own (`isolatedModules` holds for the whole tree, and
- * `npm run typecheck` is the type check), with its `.ts` import specifiers rewritten to `.js`
- * (rewriteRelativeImportExtensions). dist/ mirrors the tree, and the folders' other files (the
- * documents, media clips) are copied beside the modules that read them relative to their own URL
- * (spec/contract.ts reads ./openapi.yaml),
- * so the same code runs from the checkout and from dist/. Also written: dist/openapi.json (the
- * document as plain JSON), dist/spec/generated/mock-control.json (the control document parsed, for
- * the mock's start-up) and declarations for the generated types (`<package>/types`), `<package>/msw`
- * and every module they reach (declarations below).
- *
- *   npx tsx scripts/build.ts [--out dist]
+ * How it works and what it decides: docs/internals.md, "scripts/build.ts".
  */
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';

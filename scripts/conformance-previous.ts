@@ -1,22 +1,8 @@
 /**
  * `npm run conformance:previous -- --ref <git ref|release> [--api-version current|next] [--grep <regex>]
  *                                  [--expect-failures <regex>]`
- *
- * "Clients written against the old version still work": the conformance suite as it was at <ref>
- * (its tests, checks, fixtures and document: conformance/, spec/ and the config, extracted with
- * `git archive` into a temporary tree, node_modules linked from this checkout) runs against the
- * CURRENT mock: each entry of the temporary tree's mock/ is a link to this checkout's, whose modules
- * resolve to this checkout's spec/ (Node follows the link), so the old suite starts today's mock
- * serving today's document (or the pending version with --api-version next, through the mock's
- * MOCK_API_VERSION) and checks it against the document of <ref>.
- *
- * --ref release: the commit that cut the latest release (spec/releases/<latest>/).
- * --expect-failures <regex>: the run succeeds when the tests that fail are exactly those whose
- * titles match, and at least one does (how npm test shows the pending change breaks only the 429
- * tests). Without it the exit status is the suite's.
- *
- * `git archive` rather than `git worktree add`: the same files, nothing registered in the
- * repository, nothing to prune after a crash.
+ * runs the conformance suite as it was at <ref> against the current mock (old clients still work).
+ * How it works and what it decides: docs/internals.md, "scripts/conformance-previous.ts".
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';

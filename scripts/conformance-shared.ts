@@ -7,18 +7,7 @@
  * passed, failed, skipped (with the reasons), wall time, the share of it the workers spent in tests,
  * the tests that held the mock to themselves (`@exclusive`) and the time waited for leases. Exit 1
  * when any run had a failure.
- *
- * Every test's time is its own accounts' test clocks (the clock hook), so nobody else moves it and
- * nothing but what is truly shared (the per-IP caps, anything global) takes the exclusive lease.
- * The mock's own clock runs in real time, as a real deployment's does: the per-IP rate-limit
- * windows, which no account's clock moves, turn with it (a manual clock nobody advances would leave
- * them spent for good).
- *
- *   npx tsx scripts/conformance-shared.ts [--runs 5] [--workers 4] [--port N] [--clock real|manual] [-- <playwright args>]
- *
- * Reports: test-results/shared/run-<n>/ (rules.json, junit.xml, html/, the mock's log beside).
- * The same configuration without this script: start a mock with `--control-token`, then
- * `CONFORMANCE_BASE_URL=… CONFORMANCE_HOOKS_URL=…/__hooks CONFORMANCE_CONTROL_TOKEN=… CONFORMANCE_ALLOW_SPEND=1 npm run conformance`.
+ * How it works and what it decides: docs/internals.md, "scripts/conformance-shared.ts".
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

@@ -2,17 +2,7 @@
  * `npm run console:screenshots`: the README's pictures of the console (/console/), taken with the
  * project's browser (scripts/lib/browser.ts) from a mock started in this process on a free loopback
  * port, with a little activity to show (a webhook endpoint and its deliveries, a run, requests).
- *
- *   docs/console-accounts.png   accounts and keys
- *   docs/console-data.png       a page of creatives and a creative's detail
- *   docs/console-runs.png       a run and its items after the clock moved
- *   docs/console-upscales.png   upscales on the clock, one settled with its asset's derivation chain
- *   docs/console-webhooks.png   the endpoints, the delivery log and the event log
- *   docs/console-requests.png   the request journal and one request's detail
- *
- * It then measures the console's first view (the data view, from navigation until its first page
- * of rows shows) against an account of 100,000 creatives, and prints it (docs/mock.md, "The console").
- * Any console error or failed load of the page stops the script.
+ * How it works and what it decides: docs/internals.md, "scripts/console-screenshots.ts".
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

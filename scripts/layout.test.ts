@@ -13,11 +13,14 @@ import { ROOT } from '../spec/versions.ts';
 const SOURCE = /^(bin|conformance|mock|platform|proxy|scripts|spec)\/.*\.ts$/;
 const LEFT_OUT = /\.(test|spec)\.ts$|\/generated\/|\/fixtures\/|\/tests\//;
 
-/** Each module's relative imports (static, dynamic and type-only), resolved to repository paths. */
-export function importGraph(files: readonly string[], read: (path: string) => string): Map<string, string[]> {
+/**
+ * Each module's relative imports (static, dynamic and type-only; `dynamic: false` leaves out the
+ * `import()`s, which load when the code runs, not when the module loads), resolved to repository paths.
+ */
+export function importGraph(files: readonly string[], read: (path: string) => string, { dynamic = true } = {}): Map<string, string[]> {
   const known = new Set(files);
   const graph = new Map<string, string[]>();
-  const specifier = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm;
+  const specifier = dynamic ? /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm : /(?:\bfrom\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm;
   for (const file of files) {
     const targets = new Set<string>();
     for (const [, spec] of read(file).matchAll(specifier)) {
@@ -64,10 +67,24 @@ export function circles(graph: Map<string, string[]>): string[][] {
   return out;
 }
 
+/** The modules `from` loads, itself included, following the graph. */
+export function reachable(graph: Map<string, string[]>, from: string): Set<string> {
+  const seen = new Set<string>();
+  const stack = [from];
+  while (stack.length > 0) {
+    const file = stack.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    stack.push(...(graph.get(file) ?? []));
+  }
+  return seen;
+}
+
 const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' })
   .split('\n')
   .filter((f) => SOURCE.test(f) && !LEFT_OUT.test(f));
-const graph = importGraph(files, (path) => readFileSync(join(ROOT, path), 'utf8'));
+const readSource = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+const graph = importGraph(files, readSource);
 const reaches = (from: RegExp, to: RegExp): string[] =>
   [...graph].flatMap(([file, targets]) => (from.test(file) ? targets.filter((t) => to.test(t)).map((t) => `${file} -> ${t}`) : []));
 
@@ -77,6 +94,19 @@ describe('the shape of the code', () => {
     expect(circles(g)).toEqual([['a.ts', 'b.ts', 'c.ts']]);
     const read = (p: string) => ({ 'x/a.ts': "import type { B } from './b.ts';", 'x/b.ts': "export const v = await import('../x/a.ts');" })[p] ?? '';
     expect(circles(importGraph(['x/a.ts', 'x/b.ts'], read))).toEqual([['x/a.ts', 'x/b.ts']]);
+  });
+
+  it('follows only the imports that load with a module when asked to (the checker itself)', () => {
+    const read = (p: string) => ({ 'x/main.ts': "import { a } from './a.ts';\nconst { b } = await import('./b.ts');", 'x/a.ts': '', 'x/b.ts': "import { c } from './c.ts';", 'x/c.ts': '' })[p] ?? '';
+    const all = ['x/main.ts', 'x/a.ts', 'x/b.ts', 'x/c.ts'];
+    expect([...reachable(importGraph(all, read, { dynamic: false }), 'x/main.ts')].sort()).toEqual(['x/a.ts', 'x/main.ts']);
+    expect([...reachable(importGraph(all, read), 'x/main.ts')].sort()).toEqual(all.sort());
+  });
+
+  it("the node entry point passes the document version in before anything reads the document: nothing main.ts loads with it reads spec/contract.ts (D210)", () => {
+    const loadedWithMain = reachable(importGraph(files, readSource, { dynamic: false }), 'mock/adapters/node/main.ts');
+    expect(loadedWithMain).toContain('spec/api-versions.ts');
+    expect([...loadedWithMain].filter((file) => file === 'spec/contract.ts' || (graph.get(file) ?? []).includes('spec/contract.ts'))).toEqual([]);
   });
 
   it('has no import circles', () => {

@@ -1,23 +1,7 @@
 /**
  * `npm run rules:coverage [-- --report-only] [-- --json]`: which rules of spec/rules.yaml the
  * conformance suite names, read statically from conformance/tests/**\/*.spec.ts (no test runs).
- *
- * A test names the rules it checks in its title or in the titles of its describe blocks; its tags
- * come from the `tag` detail (`{ tag: '@assumed' }` or an array). A test declared with test.skip or
- * test.fixme (statically) does not cover anything yet: it is listed as pending.
- *
- * Two figures for the pinned, observable rules: covered by any test, and covered by a test that
- * runs under `--grep-invert @assumed` (how a real implementation's CI runs the suite, README of
- * conformance/). Only the second counts: a pinned rule checked only by @assumed tests is unchecked
- * where it matters. Fails (exit 1) when a pinned, observable rule has no test without @assumed,
- * printing the uncovered ids, and always when a title names an unknown rule id or an assumed rule
- * without @assumed. `--report-only` prints the same numbers but exits 0 for uncovered rules (naming
- * problems still fail).
- *
- * Rules of a client or a receiver (`party: client` / `receiver` in spec/rules.yaml) are judged by
- * the exams (cgs-client-check, cgs-webhooks-check), not by the suite: each observable one must be
- * judged by an exam check (mock/exam/judge.ts CLIENT_CHECKS, bin/lib/exam/webhooks.ts
- * RECEIVER_CHECKS), and the run fails naming those that are not.
+ * How it works and what it decides: docs/internals.md, "scripts/rules-coverage.ts".
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';

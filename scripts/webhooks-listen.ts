@@ -1,21 +1,6 @@
 /**
  * A local webhook receiver for developers (Events / Signature headers; EVT-043..047):
- *
- *   npm run webhooks:listen -- --port 4020 --secret whsec_...
- *
- * It listens on 127.0.0.1, verifies every delivery against its raw body with the
- * `standardwebhooks` package (signature and the five-minute replay window), answers 204 at once
- * (before printing: a receiver answers quickly and works afterwards, EVT-042), prints each event
- * readably and answers 400 to a delivery that fails verification.
- *
- * The secret is the one the mock answered when the endpoint was registered:
- *
- *   curl -s http://127.0.0.1:4010/__mock/accounts/acc_demo/webhook-endpoints \
- *     -d '{"url":"http://127.0.0.1:4020/","eventTypes":["creative.approved","run.completed"]}'
- *
- * Options: `--port N` (default 4020; 0 picks a free one), `--secret whsec_...` (required),
- * `--verbose` (print the whole payload too). The mock signs with the wall clock's second however far
- * its own clock was moved, so the replay window is always checked, as a stock receiver does.
+ * How it works and what it decides: docs/internals.md, "scripts/webhooks-listen.ts".
  */
 import { realpathSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';

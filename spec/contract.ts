@@ -9,7 +9,7 @@
 import { parse } from 'yaml';
 import { sha256Hex } from '../platform/crypto.ts';
 import { nodeBuiltin, type NodeFs } from '../platform/node.ts';
-import { parseApiVersion, type ApiVersion } from './api-versions.ts';
+import { chosenApiVersion, type ApiVersion } from './api-versions.ts';
 import currentJson from './generated/openapi.json' with { type: 'json' };
 import nextJson from './generated/openapi.next.json' with { type: 'json' };
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
@@ -187,12 +187,11 @@ function readNext(): unknown {
 
 /**
  * Which version of the API this process reads: `current` (spec/openapi.yaml) or `next` (the
- * pending version, spec/overlays/next.yaml applied; spec/versions.ts). The mock sets
- * CGS_API_VERSION from `--api-version` (mock/adapters/node/api-version.ts) before this module loads; the
- * conformance suite chooses with CONFORMANCE_API_VERSION.
+ * pending version, spec/overlays/next.yaml applied; spec/versions.ts), as chosen when this module
+ * loads (spec/api-versions.ts: the mock's entry point passes `--api-version` in; the conformance
+ * suite chooses with CONFORMANCE_API_VERSION).
  */
-const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
-export const apiVersion: ApiVersion = parseApiVersion(env['CGS_API_VERSION'] || env['CONFORMANCE_API_VERSION'] || undefined, 'CGS_API_VERSION (or CONFORMANCE_API_VERSION)');
+export const apiVersion: ApiVersion = chosenApiVersion();
 
 function loadDocument(): OpenApiDocument {
   const parsed: unknown = apiVersion === 'next' ? readNext() : bundledOrYaml(currentJson as GeneratedDocument, documentUrl);

@@ -1,33 +1,8 @@
 /**
  * The control plane under /__mock. Its contract is spec/mock-control.yaml, and this file registers
  * exactly the operations of that document (mock/control/document.ts reads it), each with the
- * handler of the same operationId from the group files beside this one:
- *
- *   accounts.ts  createAccount, getAccount, updateAccount, updatePlan, updateSettings
- *   credits.ts   getCredits, updateCredits (the credits ledger's views and setter)
- *   keys.ts      createKey, revokeKey, expireKey
- *   clock.ts     getClock, setClock, getAccountClock, advanceAccountClock
- *   faults.ts    updateAccountFaults, getGlobalFaults, updateGlobalFaults
- *   limits.ts    getLimits, updateLimits, updateAccountLimits
- *   events.ts    listEvents
- *   actions.ts   runAction
- *   lifecycle.ts reset, saveState, listDefects
- *   leases.ts    listLeases, acquireLease, releaseLease
- *   webhooks.ts  webhook endpoints, the delivery log (and re-send), processing delays
- *   generation.ts getGeneration, updateGeneration, getGlobalGeneration, updateGlobalGeneration
- *   campaigns.ts listCampaignCreatives
- *   browse.ts    listAccountCreatives, listAccountAssets, listUpscales (filtered by the server, paged)
- *   requests.ts  listRequests (the request journal, mock/pipeline/journal.ts)
- *   stream.ts    streamChanges (server-sent events: clock, events, deliveries, requests)
- *   exam.ts      startExam, getExamReport, stopExam (the client exam, mock/exam/)
- *   scenario.ts  loadScenario, exportScenario (scenario files, mock/scenario/)
- *
- * Every request is validated against the document before its handler runs: path and query
- * parameters (400), malformed JSON (400), the body against its schema (422); a handler refuses with
- * a ControlError. All of them answer problem+json; only a bug of the mock answers 500.
- *
- * Bodies are parsed as JSON whatever their Content-Type (a control plane is driven by curl, whose
- * `-d` labels bodies as form data).
+ * handler of the same operationId from the group files beside this one.
+ * How it works and what it decides: docs/internals.md, "mock/control/routes.ts".
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { MockServices } from '../core/services.ts';

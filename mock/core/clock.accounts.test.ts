@@ -1,5 +1,5 @@
 /**
- * Per-account test clocks (mock/clock.ts AccountClock, D91): an account's time is the mock's time
+ * Per-account test clocks (mock/core/clock.ts AccountClock, D91): an account's time is the mock's time
  * plus its own advance; advancing one account runs its schedule and nobody else's; advancing the
  * mock moves every account.
  */

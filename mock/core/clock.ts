@@ -3,26 +3,7 @@
  * (`Date.now()` in real-time mode and for `wallNow`, `setTimeout` to wake the scheduler). Everything
  * else takes `now` from a Clock, so tests advance time instead of sleeping; a test injects the wall
  * clock itself with the `wall` option.
- *
- * Two modes:
- * - `real`: time follows the wall clock (from the moment the mode was entered, continuing from
- *   the clock's current reading, so switching modes never moves time backwards);
- * - `manual`: time stands still until `advance(seconds)` moves it.
- *
- * The clock also owns the scheduler: `schedule(at, task)` runs `task` once the clock reaches `at`.
- * In manual mode `advance` runs every due task in time order, with `now()` reading each task's due
- * time while it runs, so a 1,000-item run settles in one advance, deterministically.
- * `advanceSettled` does the same for tasks whose work finishes outside the clock (a webhook attempt
- * on the wire): it waits for that work between tasks, so what the work schedules (a retry) still
- * runs inside the advance, at its own due time.
- *
- * `wallNow()` is the real time whatever the mode: what a signature a receiver checks against its own
- * clock must carry (`webhook-timestamp`, mock/events/webhooks.ts).
- *
- * Per-account test clocks (Stripe's model, D91): `forAccount(id)` is an account's clock, reading
- * the mock's time plus that account's own advance. Everything of the account that is timed reads
- * and schedules on it, so advancing one account (`AccountClock.advance`) runs that account's
- * schedule and nobody else's, while advancing the mock's clock moves every account.
+ * How it works and what it decides: docs/internals.md, "mock/core/clock.ts".
  */
 
 export type ClockMode = 'real' | 'manual';
@@ -499,7 +480,7 @@ export class AccountClock implements TimeSource {
     });
   }
 
-  /** A saved advance (mock/persistence.ts), restored before anything is scheduled. */
+  /** A saved advance (mock/adapters/node/persistence.ts), restored before anything is scheduled. */
   restoreOffset(ms: number): void {
     this.advance_ = ms;
     this.rearm();

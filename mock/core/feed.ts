@@ -6,14 +6,7 @@
  * run, an upscale, a creative... made, changed or settled, by anyone: the API, another actor, the
  * clock). The message names and data are documented in spec/mock-control.yaml (streamChanges);
  * the console (mock/console/) is its first reader.
- *
- * `changed` compares each watched account's collection versions (Collection.version, bumped by
- * every write) with the last ones sent: after every request, event and clock move, and every
- * SWEEP_MS of real time (tasks of a clock in real mode, control-plane writes), so it costs a few
- * number comparisons per watched account and sends at most one message per sweep.
- *
- * The feed listens to its sources only while somebody watches, so a mock nobody watches pays one
- * array-length check per change.
+ * How it works and what it decides: docs/internals.md, "mock/core/feed.ts".
  */
 import { realInterval, type Clock } from './clock.ts';
 import { clockState, presentDelivery, presentEvent } from '../control/present.ts';

@@ -143,7 +143,7 @@ export class Store {
    */
   publicOrigin = 'http://localhost';
   /**
-   * The injected defects the domain applies itself (`--defect NAME`, mock/defects.ts; empty: a
+   * The injected defects the domain applies itself (`--defect NAME`, mock/core/defects.ts; empty: a
    * conforming mock): set by createServices. Not part of the saved state.
    */
   defects: ReadonlySet<string> = new Set();

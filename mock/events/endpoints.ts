@@ -2,18 +2,7 @@
  * Webhook endpoints (Events / Enabling; EVT-004, EVT-005): what the dashboard configures and the
  * mock's control plane stands in for. Each endpoint has a loopback URL, at least one selected event
  * type, a signing secret shown once, an enabled switch and, for client drills, chaos settings.
- *
- * Checked here (the control document states the same in its schemas, so a direct caller such as a
- * test gets the same refusals as an HTTP one):
- * - `url`: absolute http(s), no credentials, to a loopback host only: 127.0.0.0/8, `localhost` or
- *   `[::1]` (the mock must never send traffic elsewhere; the transport re-checks every address);
- * - `eventTypes`: one or more distinct types of the document's EventType enum (EVT-004: an endpoint
- *   with none is rejected);
- * - `chaos.duplicate`: 0..1 is the probability that a delivered event is sent one extra time; an
- *   integer 1..10 is the number of extra copies of every delivered event (1 means the same either way);
- * - `chaos.failFirst`: 0..1000, the first N attempts of every delivery count as failed whatever the
- *   receiver answers (they are still sent);
- * - `chaos.outOfOrder`: every batch (the events processed at one instant) goes out in reverse order.
+ * How it works and what it decides: docs/internals.md, "mock/events/endpoints.ts".
  */
 import { eventTypes as documentEventTypes } from '../../spec/contract.ts';
 import { iso } from '../domain/shared.ts';

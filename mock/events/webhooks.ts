@@ -1,42 +1,6 @@
 /**
  * The webhook delivery scheduler (Events / Enabling, Delivery, Signature headers; EVT-002..047).
- *
- * It learns of every recorded event through `EventLog.onEvent`, and works on the injected clock:
- *
- * 1. Processing. An event is processed `processingDelaySeconds` after the change (the document's
- *    `x-webhook-delivery.processingDelaySeconds`, 60 s; adjustable globally and per account). All
- *    events of an account due at the same instant are processed together, as one batch. At
- *    processing time nothing is sent unless the account's plan has the webhooks feature (EVT-003)
- *    and an enabled endpoint selected the type (EVT-005, EVT-006). An endpoint added later gets
- *    nothing of earlier changes (EVT-007).
- * 2. Attempts. Each matching endpoint gets one delivery per event. An attempt is prepared inside a
- *    clock task, at the attempt's clock time: `data` rendered from the current state (EVT-024). Only
- *    the network I/O happens afterwards, in real time, one request at a time per endpoint (so the
- *    order a receiver sees is the order of sending, and `outOfOrder` chaos is observable). Each
- *    request is signed as it is sent, with the endpoint's secret and `webhook-timestamp` the wall
- *    clock's second (`clock.wallNow()`): a receiver judges the five-minute replay window against its
- *    own clock, so a delivery made after the mock's clock was moved by days still verifies with a
- *    stock `standardwebhooks` receiver. The envelope `timestamp` stays the time of the change and the
- *    delivery log's times, the order and the retry schedule stay on the mock's clock.
- * 3. Outcome. A 2xx answer is success. Anything else, a network error or a timeout is retried on the
- *    backoff of backoff.ts (1, 2, 4 ... 60 minutes), until 24 hours after the change (EVT-040,
- *    EVT-041). The `webhook-id` is the event id on every attempt and copy (EVT-039).
- *
- * Decided here:
- * - An attempt that falls due when the endpoint was deleted or disabled, or the plan lost the
- *   webhooks feature, is not sent and the delivery is given up (logged `not_sent`).
- * - `failFirst` counts the attempts of each delivery: its first N attempts are sent but count as
- *   failed whatever the answer. `duplicate` copies are sent right after a successful attempt.
- * - Webhook state (endpoints, the delivery log, the account's delay, open deliveries) lives on the
- *   account (`AccountState.webhooks`, state.ts), the global delay on the Store: the `--state` file
- *   carries them, and a control-plane reset drops them with the accounts (tasks scheduled for an
- *   account that was reset do nothing).
- * - The clock's tasks are not saved. Like runs (mock/domain/runs/resume.ts), delivery picks up after
- *   a state load: the constructor (and `resume()`) re-arms every event of the store whose processing
- *   time has not come (from `account.events`) and every open delivery: a retry at its due time, and
- *   an attempt that was on the wire when the state was saved (its answer never came) once more, at
- *   once, with the same `webhook-id` (receivers de-duplicate on it, EVT-039); its log row is marked
- *   failed.
+ * How it works and what it decides: docs/internals.md, "mock/events/webhooks.ts".
  */
 import { randomHex, sha256 } from '../../platform/crypto.ts';
 import { webhookDelivery } from '../../spec/contract.ts';

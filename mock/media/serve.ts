@@ -1,22 +1,7 @@
 /**
  * The bytes behind every media URL the mock hands out (D49), on the mock's own origin under
- * /media/ (mock/media/links.ts makes the URLs and reads them back):
- *
- *   GET|HEAD /media/{key}/{label}/{W}x{H}.png    image/png, exactly W×H (mock/media/image.ts)
- *   GET|HEAD /media/{key}/{label}/{W}x{H}.webm   video/webm, the committed clip of the ratio W:H
- *   GET|HEAD /media/{key}/{label}/{W}x{H}.html   text/html, a page whose <video> plays the .webm
- *
- * No key is asked for (an <img> or <video> tag sends none) and nothing is counted against the
- * API's rate limits: the bytes are a function of the path alone. Each answer carries a strong
- * ETag (a hash of the bytes), `Cache-Control`, and answers a matching If-None-Match with 304;
- * HEAD is GET without the body; an unknown path is 404 and another method 405 (with `Allow`),
- * both problem+json in the contract's shape. Rendered bytes are kept in a least-recently-used
- * cache bounded in bytes, and at most two pictures are drawn at once (a 4K picture's pixels
- * take 50 MB while it is drawn).
- *
- * No way in here (D60): `answerMedia` gives the answer to a method and a path, which the node
- * adapter (mock/media/node.ts: the listener, and the clips read from their files) and the MSW
- * adapter (mock/adapters/msw/msw.ts: no clips, D61) write out.
+ * /media/ (mock/media/links.ts makes the URLs and reads them back).
+ * How it works and what it decides: docs/internals.md, "mock/media/serve.ts".
  */
 import { ApiError } from '../core/errors.ts';
 import { sha256Base64url } from '../../platform/crypto.ts';

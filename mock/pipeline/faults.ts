@@ -7,7 +7,7 @@
  * - cascade_pending: 409 CAMPAIGN_CASCADE_PENDING with Retry-After on campaign delete or restore;
  * - in_progress: 409 IDEMPOTENCY_IN_PROGRESS with Retry-After on a write sent with a key;
  * - rate_limited: a 429 (the rate-limit stage), slow: a write held 5 s on the clock (index.ts),
- *   spend_unavailable: 503 ACCOUNT_SPEND_UNAVAILABLE on the spending operations (credits/spend.ts).
+ *   spend_unavailable: 503 ACCOUNT_SPEND_UNAVAILABLE on the spending operations (mock/domain/credits/spend.ts).
  */
 import type { OperationInfo } from '../../spec/contract.ts';
 import { ApiError } from '../core/errors.ts';

@@ -7,7 +7,7 @@
  *   operation runs (plan, limits, credits, prices, pauses, ...), and everything refused before this
  *   stage, so "retry the same request" works once the condition is fixed.
  * A replay still passes authentication, scope, writes paused and the operation's plan entitlement
- * (`OperationHandler.entitle`, pipeline/index.ts) first.
+ * (`OperationHandler.entitle`, mock/pipeline/index.ts) first.
  */
 import { sha256Base64url } from '../../platform/crypto.ts';
 import { utf8 } from '../../platform/bytes.ts';

@@ -5,15 +5,7 @@
  * until one of those inputs changes, instead of presenting and serialising the same page on every
  * request. Nothing before this stage is skipped: every request is still authenticated, counted
  * against its rate limits, authorized, validated and offered to the fault stage.
- *
- * Validity: the account's stamp, the highest `Collection.version` among its resource collections.
- * Versions come from one process-wide sequence, so any change, replaced collection or re-seeded
- * account gives a stamp no earlier entry can hold; the entry also keeps the account object itself.
- *
- * `verify` (on in every in-process test harness and in the fuzz) recomputes each hit and fails the
- * request (a logged 500, which those runs treat as a bug) when the kept bytes differ from the fresh
- * ones: a handler marked cacheable that reads something else (the clock, a header, another
- * account) cannot stay unnoticed.
+ * How it works and what it decides: docs/internals.md, "mock/pipeline/response-cache.ts".
  */
 import { equalBytes } from '../../platform/crypto.ts';
 import type { AccountState } from '../core/store.ts';

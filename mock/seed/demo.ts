@@ -3,22 +3,7 @@
  * (`nextId`), every time is relative to `options.now`, nothing reads the wall clock, and faker is
  * the only source of variety (seeded). The seed records no events: it stands for history made in
  * the dashboard before the API was used (EVT-007: earlier changes are never replayed).
- *
- * What an account gets (the coverage `demo.test.ts` checks):
- * - 2 brands, 60 products (PROD: some with a null sku, some sharing one);
- * - 4 campaigns: one per brand live and in progress, one completed (every creative reviewed),
- *   and one deleted together with its creatives (`deletedWithCampaign`);
- * - creatives in every status (PENDING, APPROVED, REJECTED, QUEUED and GENERATING as readable
- *   re-generations with a url, NOT_GENERATED without one), a 3D and a playable one (unreadable),
- *   one deleted on its own in a live campaign and one in the deleted campaign, image and video
- *   creatives (videos carry thumbnailUrl, playerUrl and embedCode), some with their own
- *   aspectRatio and some showing the campaign's, some with metadata;
- * - assets: still images (STATIC, 1024–2048 px) and videos (VIDEO, durationSec), an archived one,
- *   a deleted one, an upscaled one (derivation), some favorited, some with notes or metadata;
- * - deliveries (D15): one per readable creative per 1–3 delivery ratios, the first being the ratio
- *   the creative is shown in.
- *
- * `seedLarge` adds N readable creatives fast for the 100,000-creative benchmark.
+ * How it works and what it decides: docs/internals.md, "mock/seed/demo.ts".
  */
 // The English-only entry point loads in tens of milliseconds (the full package takes about a second).
 import { faker } from '@faker-js/faker/locale/en';

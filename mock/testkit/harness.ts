@@ -2,7 +2,8 @@
  * In-process test harness: a mock with a manual clock, fresh accounts through the real control
  * plane, and requests through mock.inject (no socket, the server's own listener). Used by every `*.test.ts` in mock/.
  */
-import { basePath, operations, validatorFor } from '../../spec/contract.ts';
+import { basePath, operations } from '../../spec/contract.ts';
+import { checkResponse } from '../../conformance/checks/index.ts';
 import { buildMock, type Mock } from '../adapters/node/app.ts';
 import { Clock } from '../core/clock.ts';
 import type { PlanTier } from '../domain/accounts/model.ts';
@@ -17,6 +18,8 @@ export interface TestResponse {
   text: string;
   /** Parsed JSON body (undefined when the body is not JSON). */
   body: any;
+  /** The request it answers (the API's, through `request`): what `violations` hands the suite's checker. */
+  request?: { method: string; url: string };
 }
 
 export interface RequestOptions {
@@ -93,7 +96,7 @@ export async function createHarness(options: { start?: number; handlers?: Handle
         remoteAddress: opts.ip ?? '127.0.0.1',
       });
       if (errors.length) throw new Error(`the mock logged an unexpected error: ${String(errors[0])}`);
-      return toResponse(res);
+      return { ...toResponse(res), request: { method, url: `${CHECK_ORIGIN}${basePath}${path}${query}` } };
     },
     async control(method, path, body) {
       const res = await mock.inject({
@@ -142,9 +145,9 @@ type ValidatorAt = (pointer: string) => { (value: unknown): boolean; errors?: un
 /**
  * The one check of an answer against the response its document declares (empty when it
  * conforms): the status declared, no body where none is declared, the content type, the body's
- * schema, and declared headers present when required and matching their schemas. `violations` (the
- * API, spec/openapi.yaml) and `controlViolations` (mock/testkit/control.ts, spec/mock-control.yaml)
- * are it over their documents.
+ * schema, and declared headers present when required and matching their schemas: the check of the
+ * control plane's answers (`controlViolations`, mock/testkit/control.ts, spec/mock-control.yaml),
+ * which the suite's checker does not read; the API's answers go through the suite's (`violations`).
  */
 export function declaredViolations(
   operationId: string,
@@ -174,14 +177,22 @@ export function declaredViolations(
   return out;
 }
 
+/** The origin the answers of `request` are checked under (inject sends no Host of its own). */
+const CHECK_ORIGIN = 'http://localhost';
+
 /**
- * Every way a response breaks spec/openapi.yaml for an operation (declaredViolations). Use as
- * `expect(violations('getCreative', res)).toEqual([])`.
+ * Every way an answer of the API breaks spec/openapi.yaml: the suite's response checker
+ * (`checkResponse`, conformance/checks/), the one check of the API's answers, and the request must
+ * reach `operationId`. Use as `expect(violations('getCreative', res)).toEqual([])`.
  */
 export function violations(operationId: string, res: TestResponse): string[] {
-  const operation = operations.get(operationId);
-  if (!operation) return [`no operation ${operationId} in the document`];
-  return declaredViolations(operationId, operation.responses, validatorFor, res);
+  if (!operations.has(operationId)) return [`no operation ${operationId} in the document`];
+  if (!res.request) return [`no request beside the answer (made by the harness's request): the checker needs its method and URL`];
+  const headers = Object.fromEntries(Object.entries(res.headers).map(([name, value]) => [name, [value]]));
+  const report = checkResponse({ request: res.request, response: { status: res.status, headers, body: res.text } }, { basePath });
+  const out = report.violations.map((v) => `${v.check}${v.rules.length > 0 ? ` [${v.rules.join(', ')}]` : ''}: ${v.message}${v.assumption ? ` (x-assumption at ${v.assumption})` : ''}`);
+  if (report.operationId !== operationId) out.unshift(`${res.request.method} ${res.request.url} reaches ${report.operationId ?? 'no operation'}, not ${operationId}`);
+  return out;
 }
 
 /**

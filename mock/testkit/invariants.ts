@@ -2,18 +2,7 @@
  * State invariants of one account: pure functions over AccountState that return every violation
  * found (an empty list when the state is sound). Nothing is mutated and no clock is read, so the
  * fuzz suite can call them after every step and the soak at its end.
- *
- * | Invariant             | What must hold                                                                 |
- * |-----------------------|--------------------------------------------------------------------------------|
- * | `run-counts`          | counts are non-negative integers summing to `total`; a final run has nothing pending and `finalizedAt` set, a live one neither |
- * | `run-items`           | a run has exactly `total` items in request order, whose outcomes match `counts` one for one; a produced item points at an existing asset |
- * | `campaign-cascade`    | every creative of a deleted campaign is deleted; a creative marked "deleted with its campaign" belongs to a deleted campaign and went at the same instant; campaign and creatives point at each other |
- * | `campaign-restore`    | (transition) a restore brings back exactly the creatives deleted with the campaign (`restoreViolations`) |
- * | `credits-ledger`      | balance = starting balance − charges; `held` = the open holds; totals and the per-day charges match the journal; every hold is closed at most once |
- * | `credits-holds`       | a final run or upscale holds nothing; every open hold belongs to a running item or an unfinished upscale, and every hold they name is open; a run is charged `succeeded × perCreative`, an upscale its price once delivered |
- * | `asset-derivation`    | a derived asset points at an existing parent and root; the root is not derived; the parent shares the root; an upscale's parent and result exist |
- * | `idempotency-resource`| no key's record points at a missing resource (its `resource`, or the id in a stored 2xx body); with `quiescent`, no key is left in progress |
- * | `delivery-creative`   | every delivery points at an existing creative |
+ * How it works and what it decides: docs/internals.md, "mock/testkit/invariants.ts".
  */
 import { DEFAULT_BALANCE } from '../domain/credits/ledger.ts';
 import { isFinal, type RunItem } from '../domain/runs/model.ts';

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, expect, vi } from 'vitest';
 import { mediaBase } from '../media/links.ts';
 import type { PlanTier } from '../domain/accounts/model.ts';
-import type { Asset } from '../domain/assets/model.ts';
+import { newAsset, type Asset } from '../domain/assets/model.ts';
 import { createHarness, type Harness, type TestAccount, type TestResponse } from './harness.ts';
 import { nextId, type AccountState } from '../core/store.ts';
 import { creditsOf, type CreditLedger } from '../domain/credits/ledger.ts';
@@ -79,23 +79,16 @@ export function addProducts(state: AccountState, n: number, now: number): string
 export function addAsset(state: AccountState, overrides: Partial<Asset> = {}): Asset {
   const assetId = nextId(state, 'ast');
   const asset: Asset = {
-    assetId,
-    productId: state.products.ids()[0] ?? 'prd_none',
-    type: 'STATIC',
-    url: mediaBase(assetId, 'Source image'),
-    thumbnailUrl: null,
-    favorited: false,
-    archived: false,
-    name: 'Source image',
-    width: 1024,
-    height: 768,
-    durationSec: null,
-    playerUrl: null,
-    createdAt: 0,
-    deletedAt: null,
-    notes: null,
-    metadata: {},
-    derivation: null,
+    ...newAsset({
+      assetId,
+      productId: state.products.ids()[0] ?? 'prd_none',
+      type: 'STATIC',
+      url: mediaBase(assetId, 'Source image'),
+      name: 'Source image',
+      width: 1024,
+      height: 768,
+      createdAt: 0,
+    }),
     ...overrides,
   };
   state.assets.set(assetId, asset);

@@ -1,19 +1,7 @@
 /**
  * CORS for every route of the mock (the API, /__mock, /docs/), so that a browser app on another
  * origin can use it as its development backend.
- *
- * - A preflight (OPTIONS with Origin and Access-Control-Request-Method) is answered here, before
- *   the API's front and fastify: 204 with the allowed origin, methods, headers and Max-Age. It needs
- *   no key, counts against no rate limit and never reaches the pipeline's validation. Any other
- *   OPTIONS goes on to today's contract answer (405 METHOD_NOT_ALLOWED).
- * - Every other response gets Access-Control-Allow-Origin and Access-Control-Expose-Headers,
- *   set with `res.setHeader` before the front or fastify writes (node merges them with the
- *   headers of `writeHead`), so errors, 429s and the kept bytes of the response cache carry them too.
- *
- * The lists come from the documents, never by hand: the methods of their operations, the request
- * headers they declare (Authorization from the bearer scheme, Content-Type for bodies, header
- * parameters, and the control document's `x-public-request-headers` such as Prefer) and every
- * response header they declare (ETag, Location, RateLimit, RateLimit-Policy, Retry-After).
+ * How it works and what it decides: docs/internals.md, "mock/web/cors.ts".
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { document, operationsList } from '../../spec/contract.ts';

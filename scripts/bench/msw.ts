@@ -3,19 +3,7 @@
  * what one request costs the in-process mock (mock/adapters/msw/msw.ts) in Node, one request at a
  * time, GET /creatives?limit=50 with the demo account's read key (as the server's phase 1), five
  * ways side by side, interleaved request by request so the machine's load hits each alike:
- *
- *   pipeline  runPipeline on the request the handler would build: the core alone;
- *   mock      the adapter's resolver (a fetch Request in: URL, headers and body read, the pipeline,
- *             a fetch Response out, its body read): the adapter and the core;
- *   msw       for comparison, msw's `getResponse` with one plain `http.all` handler answering the
- *             same bytes at once (msw parses the cookies and matches the path of every request an
- *             `http.all` handler sees; the mock's prefix handlers skip both);
- *   handler   msw's `getResponse(handlers, request)` with our handlers: the whole handler path, the
- *             in-process mock answering a request (target a median under 0.2 ms);
- *   fetch     `fetch` with msw/node's setupServer intercepting it: what a test's client sees.
- *
- * Then the browser bundle of the in-process mock alone (createMockHandlers and what it imports,
- * esbuild, minified, ESM): raw and gzip bytes. Prints one `msw:` line per figure (bench.ts parses them).
+ * How it works and what it decides: docs/internals.md, "scripts/bench/msw.ts".
  */
 import { performance } from 'node:perf_hooks';
 import { getResponse, http, HttpResponse } from 'msw';

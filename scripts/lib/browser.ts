@@ -2,19 +2,7 @@
  * The project's one way to launch a browser (tests, screenshots, later browser work): Chromium,
  * headless, from the `@sparticuz/chromium` package that `npm ci` installs (its binary ships inside
  * the registry package: no browser download, which these machines and many CI networks cannot do).
- *
- *   CGS_CHROMIUM=/usr/bin/chromium      use another Chromium or Chrome instead (a system one)
- *
- * The package's binary is brotli-compressed; the first launch on a machine unpacks it (about 7 s)
- * into `<tmpdir>/cgs-chromium-<version>/`, once, atomically (unpacked in a directory of its own,
- * then renamed), so parallel workers and other checkouts never see half a binary, and a binary of
- * another version (the package's own default place is `<tmpdir>/chromium`) is never picked up.
- *
- *   chromiumExecutable()   the path of the binary (CGS_CHROMIUM or the unpacked package)
- *   launchOptions()        Playwright launch options: that binary, headless, the flags below
- *   launchChromium()       a launched Browser (Playwright), for scripts outside Playwright Test
- *
- * In a Playwright config: `use: { launchOptions: launchOptions() }` with `browserName: 'chromium'`.
+ * How it works and what it decides: docs/internals.md, "scripts/lib/browser.ts".
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';

@@ -1,20 +1,6 @@
 /**
  * A closed-loop HTTP load generator over node:http (no dependency).
- *
- * `connections` workers share one keep-alive Agent with exactly that many sockets; each worker sends
- * its next request as soon as the previous response has been read to the end. After `warmupMs`
- * (nothing recorded) it measures for `durationMs`: every response that completes inside the window
- * counts, with its latency (process.hrtime, from the request call to the response's end) and status.
- * Worker w sends `paths[(w + n) % paths.length]` on its n-th request, so a list of cursors is walked
- * evenly by every connection.
- *
- * Run it in its own process so that a server never measures itself:
- *
- *   node --import tsx scripts/lib/load.ts '{"origin":"http://127.0.0.1:4010","paths":["/x"],...}'
- *
- * prints one line of JSON (a LoadResult) on stdout, and `window:start` / `window:end` on stderr when
- * the measured window opens and closes (so the caller can read the server's CPU time over exactly
- * that window). `runLoad` is exported for in-process use.
+ * How it works and what it decides: docs/internals.md, "scripts/lib/load.ts".
  */
 import http from 'node:http';
 import net from 'node:net';

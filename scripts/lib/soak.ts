@@ -2,20 +2,7 @@
  * Concurrency soak on loopback: a REAL server (`buildMock()` listening on 127.0.0.1, port 0, real
  * clock) in this process, and many clients over real sockets with keep-alive, bounded in requests
  * and in time. Run by `npm run soak` and, short, by scripts/lib/soak.test.ts.
- *
- * While a mixed load of reads and writes runs on its own accounts, exact scenarios run on
- * dedicated accounts and must hold to the unit:
- * - idempotency: concurrent identical creates under one key make exactly one resource (all
- *   answers are that resource or 409 IDEMPOTENCY_IN_PROGRESS), with and without a slow write;
- * - If-Match: concurrent writes with the same ETag have exactly one winner, the rest 412;
- * - lost updates: concurrent PATCHes of different metadata keys all land;
- * - rate limits: with a limit of N, exactly N of M > N concurrent requests are admitted in one
- *   window (a key's group limit, a write group, and the account-wide cap across two keys).
- * Throughout: zero 5xx, every response conforms to the document, no crash (nothing logged by the
- * mock, no uncaught error, every request answered), the state invariants of every account at each
- * memory sample (between requests) and, at the end (every run and upscale settled, no request in
- * flight), again with no key left in progress. Memory: heapUsed after a forced GC is sampled at
- * intervals; after warm-up its slope must not exceed what the data created explains.
+ * How it works and what it decides: docs/internals.md, "scripts/lib/soak.ts".
  */
 import http from 'node:http';
 import v8 from 'node:v8';

@@ -3,7 +3,7 @@
  * through the server's pipeline (the same bytes as the server's for the same seed), the control
  * plane through the same dispatch (HTTP and the typed `control` agree), problems reject with their
  * code, and webhooks are signed as the server signs them. The equivalence suite across every
- * operation is mock/adapters/equivalence.test.ts's.
+ * operation is mock/adapters/msw/msw.equivalence.test.ts's.
  */
 import { setupServer } from 'msw/node';
 import { Webhook } from 'standardwebhooks';

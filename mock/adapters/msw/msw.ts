@@ -2,26 +2,7 @@
  * The stateful mock in-process, as MSW (Mock Service Worker, msw 2.x) request handlers: for Node
  * test runners (`setupServer` of `msw/node`) and the browser (`setupWorker` of `msw/browser`,
  * Storybook). Exported by the package as `<package>/msw`.
- *
- *   const mock = createMockHandlers({ baseUrl: 'http://api.test' });
- *   const server = setupServer(...mock.handlers);
- *   const { keys } = await mock.control.createAccount({ plan: 'growth' });
- *   await fetch('http://api.test/api/public/v1/creatives', { headers: { authorization: `Bearer ${keys['all']!.key}` } });
- *
- * One in-process mock (the services of mock/core/services.ts) behind three sets of handlers:
- *
- *   `${baseUrl}/api/public/v1`, `/api/public/v1/*`  the API: `runPipeline`, the very pipeline the
- *                                  server's front (mock/adapters/node/front.ts) runs; the same bytes and headers
- *                                  (HEAD as GET without the body, as the server answers it)
- *   `${baseUrl}/__mock`, `/__mock/*`  the control plane: `dispatchControl` (mock/control/routes.ts),
- *                                  as the server's /__mock routes; the event stream is a ReadableStream
- *   `${baseUrl}/media/*`           the media the API's URLs point at (answerMedia, mock/media/serve.ts):
- *                                  the PNGs and player pages; not the video clips (404 in-process, D61)
- *
- * and `control`, the same control plane as typed methods (mock/adapters/msw/control.ts). Webhooks are
- * signed as the server signs them and handed to `webhooks.deliver`, or POSTed with `fetch`.
- * What differs from the server (no sockets, so no 413 lingering close and no 431; no video
- * clips; no CORS headers; the URL as the WHATWG parser normalised it): docs/msw.md, D61.
+ * How it works and what it decides: docs/internals.md, "mock/adapters/msw/msw.ts".
  */
 import { http, HttpResponse, RequestHandler, type HttpHandler } from 'msw';
 import { apiVersion, basePath } from '../../../spec/contract.ts';
@@ -80,8 +61,9 @@ export interface MockHandlersOptions {
     deliver?: (delivery: WebhookDelivery) => Promise<{ status: number }>;
   };
   /**
-   * The document version served. The version is chosen when spec/contract.ts loads (CGS_API_VERSION,
-   * as `--api-version`), so this only checks that the loaded one is the one asked for.
+   * The document version served. The version is chosen when spec/contract.ts loads (`chooseApiVersion`
+   * of spec/api-versions.ts before importing, or CGS_API_VERSION), so this only checks that the loaded
+   * one is the one asked for.
    */
   apiVersion?: ApiVersion;
   /** Unexpected errors of the mock (default: console.error). */

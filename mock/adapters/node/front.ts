@@ -2,27 +2,7 @@
  * The public API's front: a node:http request listener that takes every request under the API
  * prefix straight to the pipeline (mock/pipeline/index.ts) and writes its answer on the raw
  * response. Everything else (the control plane under /__mock, unknown paths) goes on to fastify.
- *
- * Why not a fastify route: fastify builds a Request and a Reply, runs its hook chain and its
- * content-type parsers for every request, work the pipeline already does in the contract's terms.
- * Measured side by side on GET /creatives?limit=50, the front costs about a quarter less CPU per
- * request (docs/benchmarks.md). What fastify did for the API before the pipeline ran is done here,
- * with the same outcome, in four steps:
- *
- *   claim  → a request target under the prefix (any method; the pipeline answers 404 and 405)
- *   target → split into path and query; a malformed percent-escape is a 400
- *   body   → read for the methods that carry one, up to 1 MiB (413), the whole Content-Length (400)
- *
- * What the front refuses (the 400s and the 413) is answered by the pipeline all the same
- * (`RawRequest.refused`), so the answer has its own request id and the RateLimit headers of the
- * operation it reached (D51). A refused body is read and discarded to its end before the answer is
- * written and the connection closed (a lingering close, bounded: LINGER_MAX_BYTES, LINGER_MAX_MS), so
- * a client still sending gets the 413, not a reset connection.
- *   write  → status, headers, Content-Length and the bytes, nothing added, at the end of the
- *            event-loop turn together with every other answer ready by then (WriteBatch)
- *
- * The same listener serves the socket (`serverFactory` in app.ts) and in-process requests
- * (`Mock.inject`, light-my-request), so tests go through exactly what clients do.
+ * How it works and what it decides: docs/internals.md, "mock/adapters/node/front.ts".
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { basePath } from '../../../spec/contract.ts';

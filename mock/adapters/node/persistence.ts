@@ -1,32 +1,6 @@
 /**
  * The `--state FILE` snapshot: the whole Store to JSON and back, exactly.
- *
- * What is saved: every field of the Store except the key index `keysByHash` (rebuilt from the
- * accounts' keys on load): the accounts with every collection in order, keys as hashes (the full
- * keys are never stored anywhere), idempotency records, events, faults, settings, limit overrides,
- * webhook endpoints (with their signing secrets, which the mock must go on signing with), the
- * delivery log, open deliveries and the processing delays, the account sequence; and the clock's
- * reading and mode. Not saved: rate-limit counters (a
- * 60-second window), tasks scheduled on the clock (closures; a module that schedules work must
- * re-arm it from the saved state after a load) and the injected defects (a command-line choice).
- *
- * The encoder is generic over structure, so fields other modules add to AccountState or to the
- * Store round-trip without this module knowing them. A JSON value stays as it is; everything JSON
- * cannot say is a tagged object `{ "$t": <tag>, ... }`:
- *
- *   Collection  { $t: 'Collection', v: [[id, value], ...] }   (insertion order kept)
- *   Map         { $t: 'Map', v: [[key, value], ...] }
- *   Set         { $t: 'Set', v: [value, ...] }
- *   Date        { $t: 'Date', v: epochMs }
- *   Buffer      { $t: 'Buffer', v: base64 }   (also Uint8Array)
- *   undefined   { $t: 'Undefined' }          (so `{ a: undefined }` keeps its key)
- *   NaN, ±Infinity, -0, bigint               { $t: 'Number' | 'BigInt', v: string }
- *   a plain object that has a `$t` key, or a null prototype: { $t: 'Object', v: {...} }
- *
- * A container reachable twice (the same actor object on several events, an index Map holding the
- * records of a Collection) is written once with `$id: n`, and `{ $t: 'Ref', id: n }` elsewhere, so
- * shared identity (and even a cycle) survives the round trip. A function, a symbol or an instance
- * of any other class cannot be saved: saving throws a PersistenceError naming its path.
+ * How it works and what it decides: docs/internals.md, "mock/adapters/node/persistence.ts".
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';

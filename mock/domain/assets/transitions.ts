@@ -2,19 +2,7 @@
  * Pure asset transitions (interface "States and transitions / Asset", D32, D33). Each takes the
  * current asset (and, where a time is recorded, `now`) and returns the next asset, the event
  * drafts and whether anything changed. Nothing is mutated and no clock is read.
- *
- * | State    | Trigger   | Next state                 | Event              |
- * |----------|-----------|----------------------------|--------------------|
- * | live     | archive   | archived                   | asset.archived     |
- * | archived | unarchive | live                       | asset.unarchived   |
- * | live     | delete    | deleted (`deletedAt` set)  | asset.deleted      |
- * | deleted  | undelete  | live (`deletedAt` null)    | asset.restored     |
- * | any      | update    | same                       | asset.updated      |
- *
- * Decided edges: archive of an archived asset and unarchive of an active one are no-op 200s that
- * record nothing; every write on a deleted asset except undelete answers 404 ASSET_NOT_FOUND
- * (D32); undelete of a live asset is a no-op 200 (ASST-012). Archival and deletion are
- * independent: an archived asset can be deleted and comes back archived when restored.
+ * How it works and what it decides: docs/internals.md, "mock/domain/assets/transitions.ts".
  */
 import { ApiError } from '../../core/errors.ts';
 import { mergeMetadata, unchanged, type Transition } from '../shared.ts';

@@ -2,40 +2,7 @@
  * Dashboard actions: what other actors (a dashboard user, a review link, staff, a partner
  * operator) do to campaigns and creatives outside the public API (CRTV-002: generation happens in
  * the dashboard). The control plane exposes them as `POST /__mock/accounts/{id}/actions`.
- *
- * Wiring, for the control-plane engineer:
- *
- *   type DashboardAction = (account: AccountState, input: Record<string, unknown>, now: number) => ActionResult;
- *   interface ActionResult {
- *     events: { resource: { kind: ResourceKind; id: string }; drafts: EventDraft[] }[];
- *     creativeIds: string[]; // the creatives acted on (to show in the response)
- *   }
- *
- *   const action = dashboardActions[body.action];           // unknown name: 404/422 of the control plane
- *   const result = action(account, body.input ?? {}, clock.now());
- *   for (const e of result.events) services.events.record(account, e.resource, e.drafts, actor, clock.now());
- *
- * where `actor` is `{ kind: 'user' | 'share_link' | 'staff' | 'partner_operator' }` from the request
- * (EVT-019, EVT-036: the same events whoever acts). An action applies its change to `account` at
- * once (the functions below are pure transitions from creatives/ and campaigns/ applied to the
- * state; no clock is read) or throws an `ApiError` (`status`, `code`, `message`) and changes
- * nothing: 404 CAMPAIGN_NOT_FOUND / CREATIVE_NOT_FOUND, 409 CREATIVE_NOT_DELETABLE, 422
- * VALIDATION_ERROR for a malformed `input` (with `errors[]`).
- *
- * Actions and their `input`:
- * - `generateCreatives` `{ campaignId, mediaType?: 'image'|'video', productIds?: string[], until?: 'QUEUED'|'GENERATING'|'PENDING' }`:
- *   the campaign's live NOT_GENERATED creatives (of those products) go QUEUED → GENERATING →
- *   PENDING with a url (stopping at `until`, default PENDING); PENDING ones become readable.
- * - `regenerateCreative` `{ creativeId }`: a readable creative goes QUEUED, keeping its url (D6).
- * - `startGeneration` `{ creativeId }`: QUEUED → GENERATING.
- * - `finishGeneration` `{ creativeId }`: QUEUED or GENERATING → PENDING with a new rendition and a
- *   delivery in the ratio it is shown in.
- * - `removeProductFromCampaign` `{ campaignId, productId }`: deletes the product's live creatives
- *   of the campaign (`creative.deleted` for readable ones, EVT-011); a campaign restore does not
- *   bring them back (they were not deleted with it).
- *
- * Reviews, edits, deletes and restores by other actors go through the public handlers, with the
- * same transitions (the actor is never an input of a transition).
+ * How it works and what it decides: docs/internals.md, "mock/domain/campaigns/dashboard.ts".
  */
 import { ApiError, type FieldError } from '../../core/errors.ts';
 import type { EventDraft, ResourceKind } from '../../events/model.ts';

@@ -2,21 +2,7 @@
  * Run progression on the injected clock. The pure transitions (transitions.ts) say what an event
  * does; this module decides when events happen (clock.schedule), moves credits (the ledger),
  * produces assets and records `run.completed`.
- *
- * - Up to CONCURRENCY items of a run run at once, in request order. An item starts when a slot
- *   frees: it takes a credit hold (RUN-003), runs for a duration drawn from [0.6, 1.0] × the base
- *   duration (scaled by the speed setting), then settles with its drawn outcome: `succeeded`
- *   charges the hold and adds the produced asset to account.assets; anything else releases it.
- *   An item whose hold cannot be placed (balance or daily budget exhausted mid-run) settles
- *   `refused` at once, holding and charging nothing.
- * - `stall` never settles; only the expiry (24 h after create, D10) ends such a run.
- * - Manual and real time use the same clock: in manual mode one advance drains a whole run.
- *
- * Scheduled callbacks have no request context, so they carry a GenerationEnv captured when the run
- * was created or stopped: the account, the clock and the request's `emit` (the EventLog leaves the
- * actor off `run.completed`, EVT-027). Every callback re-reads state and does nothing when the run
- * or item has moved on, or when the account has left the store (reset, state load), so no task
- * ever needs cancelling.
+ * How it works and what it decides: docs/internals.md, "mock/domain/runs/scheduler.ts".
  */
 import type { TimeSource } from '../../core/clock.ts';
 import type { EventDraft, ResourceKind } from '../../events/model.ts';

@@ -1,22 +1,6 @@
 /**
  * The properties one exchange must satisfy:
- *
- * 1. never a 5xx (and the mock logs no unexpected error);
- * 2. the response conforms to the operation's declared responses: status, content type, body
- *    schema and headers (`violations` of mock/testkit/harness.ts, from the document);
- * 3. a request with one deliberate defect is refused as the document says: 400 or 422
- *    `VALIDATION_ERROR` whose `errors[]` names the field broken or a parent of it (path, query,
- *    If-Match and body defects), 400 `IDEMPOTENCY_KEY_REQUIRED` / `INVALID_IDEMPOTENCY_KEY`, 415 for
- *    a body that is not JSON, 413 for a body over 1 MiB, 401/403 for a token that cannot act. A
- *    defect only the prose forbids (a cursor this API never issued, If-Match syntax) may be
- *    answered by an earlier refusal (the resource's 404) but never by a success, and a 400 for it
- *    must name it;
- * 4. a request without defect is never refused for a path, query or header value the document
- *    allows (the parameter validation agrees with the document; cursors excepted: they are valid
- *    only when this API issued them);
- * 5. a retry with the same Idempotency-Key replays the original result (same status and body,
- *    `Idempotent-Replayed: true`), always after a 2xx (unless the retry itself is rate limited), and
- *    a replay creates nothing.
+ * How it works and what it decides: docs/internals.md, "scripts/lib/fuzz/check.ts".
  */
 import { operations } from '../../../spec/contract.ts';
 import { violations, type TestResponse } from '../../../mock/testkit/harness.ts';

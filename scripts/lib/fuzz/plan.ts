@@ -3,16 +3,7 @@
  * query and header parameters and its request body), either valid or with exactly one deliberate
  * defect that names what it broke. A plan holds `Ref`s instead of ids (see schema.ts); world.ts
  * turns a plan into a concrete request against the account's current state.
- *
- * Defects, by where they are made:
- * - `body`: a mutation of a valid body (mutate.ts), the conditional rules of the schema, malformed
- *   JSON, no body where one is required, a content type other than JSON, a body over 1 MiB;
- * - `query`: a value outside the parameter's schema, a parameter sent twice, a cursor this API
- *   never issued or one of another list;
- * - `path`: an id longer than the schema allows;
- * - `idempotency-key`: missing where required, empty, malformed, too long;
- * - `if-match`: not an entity-tag list, or longer than the schema allows;
- * - `auth`: no token, a malformed or unknown one, a key without the operation's scope.
+ * How it works and what it decides: docs/internals.md, "scripts/lib/fuzz/plan.ts".
  */
 import fc from 'fast-check';
 import { operationsList, validatorFor, type OperationInfo, type ParameterInfo } from '../../../spec/contract.ts';

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nextId, type AccountState } from '../../../core/store.ts';
 import { createHarness, violations, type Harness, type RequestOptions, type TestAccount, type TestResponse } from '../../../testkit/harness.ts';
-import type { Asset } from '../../../domain/assets/model.ts';
+import { newAsset, type Asset } from '../../../domain/assets/model.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -19,23 +19,16 @@ afterAll(async () => {
 function put(state: AccountState, overrides: Partial<Asset> = {}): Asset {
   const assetId = overrides.assetId ?? nextId(state, 'ast');
   const asset: Asset = {
-    assetId,
-    productId: 'prd_fixture',
-    type: 'STATIC',
-    url: `https://media.example.invalid/${assetId}.jpg`,
-    thumbnailUrl: null,
-    favorited: false,
-    archived: false,
-    name: `Asset ${assetId}`,
-    width: 1024,
-    height: 1024,
-    durationSec: null,
-    playerUrl: null,
-    createdAt: h.clock.now() - 86_400_000,
-    deletedAt: null,
-    notes: null,
-    metadata: {},
-    derivation: null,
+    ...newAsset({
+      assetId,
+      productId: 'prd_fixture',
+      type: 'STATIC',
+      url: `https://media.example.invalid/${assetId}.jpg`,
+      name: `Asset ${assetId}`,
+      width: 1024,
+      height: 1024,
+      createdAt: h.clock.now() - 86_400_000,
+    }),
     ...overrides,
   };
   state.assets.set(assetId, asset);

@@ -1,11 +1,11 @@
 /**
- * Creative operations over HTTP, in-process (harness: mock.inject, manual clock). Every
+ * Creative operations over HTTP through the node server, in-process (harness: mock.inject, manual clock). Every
  * response is checked against the document with `violations(operationId, res)` (in `s.call`).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { TestResponse } from '../../testkit/harness.ts';
-import { scene, strongETag, uniform, walk, type Scene } from '../../testkit/campaigns.ts';
-import { isReadable, type Creative } from './model.ts';
+import type { TestResponse } from '../../../testkit/harness.ts';
+import { scene, strongETag, uniform, walk, type Scene } from '../../../testkit/campaigns.ts';
+import { isReadable, type Creative } from '../../../domain/creatives/model.ts';
 
 let s: Scene;
 beforeEach(async () => {

@@ -1,8 +1,12 @@
+/**
+ * Upscale operations over HTTP through the node server, in-process (mock/testkit/runs.ts `world`: mock.inject,
+ * manual clock): the whole pipeline; the domain's transitions are tables in mock/domain/upscales/transitions.test.ts.
+ */
 import { afterEach, describe, expect, it } from 'vitest';
-import { violations } from '../../testkit/harness.ts';
-import { chargedFor } from '../credits/ledger.ts';
-import { setGenerationSettings } from '../runs/settings.ts';
-import { addAsset, guardTaskErrors, idem, postUpscale, world, type World } from '../../testkit/runs.ts';
+import { violations } from '../../../testkit/harness.ts';
+import { chargedFor } from '../../../domain/credits/ledger.ts';
+import { setGenerationSettings } from '../../../domain/runs/settings.ts';
+import { addAsset, guardTaskErrors, idem, postUpscale, world, type World } from '../../../testkit/runs.ts';
 
 let w: World;
 afterEach(async () => {

@@ -1,11 +1,11 @@
 /**
- * Campaign operations over HTTP, in-process (harness: mock.inject, manual clock). Every
+ * Campaign operations over HTTP through the node server, in-process (harness: mock.inject, manual clock). Every
  * response is checked against the document with `violations(operationId, res)` (in `s.call`).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { TestResponse } from '../../testkit/harness.ts';
-import type { Creative } from '../creatives/model.ts';
-import { scene, strongETag, uniform, walk, type Scene } from '../../testkit/campaigns.ts';
+import type { TestResponse } from '../../../testkit/harness.ts';
+import type { Creative } from '../../../domain/creatives/model.ts';
+import { scene, strongETag, uniform, walk, type Scene } from '../../../testkit/campaigns.ts';
 
 let s: Scene;
 beforeEach(async () => {

@@ -1,8 +1,12 @@
+/**
+ * Run invariants over HTTP through the node server (mock/testkit/runs.ts `world`): a property over
+ * outcome mixes, stop times and balances (fast-check), each run driven through the whole pipeline.
+ */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chargedFor } from '../credits/ledger.ts';
-import { setGenerationSettings } from './settings.ts';
-import { allItems, guardTaskErrors, postRun, productIds, world, type World } from '../../testkit/runs.ts';
+import { chargedFor } from '../../../domain/credits/ledger.ts';
+import { setGenerationSettings } from '../../../domain/runs/settings.ts';
+import { allItems, guardTaskErrors, postRun, productIds, world, type World } from '../../../testkit/runs.ts';
 
 let w: World;
 beforeAll(async () => {

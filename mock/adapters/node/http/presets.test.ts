@@ -1,7 +1,11 @@
+/**
+ * Preset operations over HTTP through the node server, in-process (mock/testkit/runs.ts `world`: mock.inject,
+ * manual clock): the whole pipeline over the catalogue of mock/domain/presets/catalog.ts.
+ */
 import { afterEach, describe, expect, it } from 'vitest';
-import { violations } from '../../testkit/harness.ts';
-import { guardTaskErrors, world, type World } from '../../testkit/runs.ts';
-import { findPreset, presets } from './catalog.ts';
+import { violations } from '../../../testkit/harness.ts';
+import { guardTaskErrors, world, type World } from '../../../testkit/runs.ts';
+import { findPreset, presets } from '../../../domain/presets/catalog.ts';
 
 let w: World;
 afterEach(async () => {

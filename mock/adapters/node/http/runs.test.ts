@@ -1,11 +1,15 @@
+/**
+ * Run operations over HTTP through the node server, in-process (mock/testkit/runs.ts `world`: mock.inject,
+ * manual clock): the whole pipeline; the domain's transitions are tables in mock/domain/runs/transitions.test.ts.
+ */
 import { afterEach, describe, expect, it } from 'vitest';
-import { validatorFor } from '../../../spec/contract.ts';
-import { renderPayload } from '../../events/payload.ts';
-import { violations } from '../../testkit/harness.ts';
-import { chargedFor } from '../credits/ledger.ts';
-import { setGenerationSettings } from './settings.ts';
-import { CONCURRENCY } from './scheduler.ts';
-import { addProducts, allItems, guardTaskErrors, idem, postRun, productIds, world, type World } from '../../testkit/runs.ts';
+import { validatorFor } from '../../../../spec/contract.ts';
+import { renderPayload } from '../../../events/payload.ts';
+import { violations } from '../../../testkit/harness.ts';
+import { chargedFor } from '../../../domain/credits/ledger.ts';
+import { setGenerationSettings } from '../../../domain/runs/settings.ts';
+import { CONCURRENCY } from '../../../domain/runs/scheduler.ts';
+import { addProducts, allItems, guardTaskErrors, idem, postRun, productIds, world, type World } from '../../../testkit/runs.ts';
 
 let w: World;
 afterEach(async () => {

@@ -4,8 +4,8 @@
  * change made before it starts applies to it, one made after does not.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { addAsset, allItems, guardTaskErrors, postRun, postUpscale, productIds, world, type World } from '../../testkit/runs.ts';
-import { setGenerationSettings } from './settings.ts';
+import { addAsset, allItems, guardTaskErrors, postRun, postUpscale, productIds, world, type World } from '../../../testkit/runs.ts';
+import { setGenerationSettings } from '../../../domain/runs/settings.ts';
 
 let w: World;
 afterEach(async () => {

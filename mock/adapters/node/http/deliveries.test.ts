@@ -1,10 +1,10 @@
 /**
- * Delivery operations over HTTP, in-process (harness: mock.inject, manual clock). Every
+ * Delivery operations over HTTP through the node server, in-process (harness: mock.inject, manual clock). Every
  * response is checked against the document with `violations(operationId, res)` (in `s.call`).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { TestResponse } from '../../testkit/harness.ts';
-import { scene, uniform, walk, type Scene } from '../../testkit/campaigns.ts';
+import type { TestResponse } from '../../../testkit/harness.ts';
+import { scene, uniform, walk, type Scene } from '../../../testkit/campaigns.ts';
 
 let s: Scene;
 beforeEach(async () => {

@@ -1,0 +1,168 @@
+/**
+ * The node server of the mock, started from the checked flags of the command line (main.ts): the
+ * state file, the clock, the services (app.ts), the demo account and a scenario, what it prints,
+ * and the save on SIGINT/SIGTERM. Loaded by main.ts after it passed the document version in.
+ */
+import { readFileSync } from 'node:fs';
+import { apiVersion, document } from '../../../spec/contract.ts';
+import { buildMock } from './app.ts';
+import { fail } from './cli.ts';
+import { Clock, type ClockMode } from '../../core/clock.ts';
+import { isLoopback } from '../../control/binding.ts';
+import { controlRoutes, dispatchControl } from '../../control/routes.ts';
+import { resumeGeneration } from '../../domain/runs/resume.ts';
+import { DefectNameError, parseDefects } from '../../core/defects.ts';
+import { loadStateFile, PersistenceError, restoreState, saveStateFile, type StateSnapshot } from './persistence.ts';
+import { DEMO_ACCOUNT_ID, demoKeys, seedDemo } from '../../seed/account.ts';
+import { loadScenario, ScenarioError, type ScenarioLoaded } from '../../scenario/apply.ts';
+import { Store } from '../../core/store.ts';
+import { DOCS_PATH } from '../../web/index.ts';
+
+/** The command line's flags, checked (main.ts); the defects' names are checked here. */
+export interface ServeFlags {
+  port: number;
+  host: string;
+  seedFlag: number | undefined;
+  clock: ClockMode | undefined;
+  responseCache: 'on' | 'off';
+  publicUrl: string | undefined;
+  cors: 'on' | 'off';
+  corsOrigins: string[];
+  defects: string[];
+  statePath: string | undefined;
+  scenarioFile: string | undefined;
+  controlToken: string | undefined;
+}
+
+export async function serve(flags: ServeFlags): Promise<void> {
+  const { port, host, seedFlag, responseCache, publicUrl, cors, corsOrigins, statePath, controlToken } = flags;
+  let defects: Set<string>;
+  try {
+    defects = parseDefects(flags.defects);
+  } catch (error) {
+    if (error instanceof DefectNameError) fail(error.message);
+    throw error;
+  }
+  // The state file, when there is one: a file that cannot be read stops the start, so that it is
+  // never overwritten on shutdown by a state that did not come from it.
+  let snapshot: StateSnapshot | undefined;
+  if (statePath !== undefined) {
+    try {
+      snapshot = loadStateFile(statePath);
+    } catch (error) {
+      fail(`cannot load --state ${statePath}: ${(error as Error).message}`, 1);
+    }
+  }
+
+  const clockMode: ClockMode = flags.clock ?? snapshot?.clock.mode ?? 'real';
+  const clock = new Clock({ mode: clockMode, ...(clockMode === 'manual' && snapshot ? { start: snapshot.clock.epochMs } : {}) });
+  const store = new Store();
+  if (snapshot) {
+    try {
+      clock.restoreAccountOffsets(restoreState(store, snapshot).accountOffsetsMs);
+    } catch (error) {
+      if (error instanceof PersistenceError) fail(`cannot load --state ${statePath}: ${error.message}`, 1);
+      throw error;
+    }
+    // Real time resumes from the saved reading when that is later than now: time never runs backwards
+    // for the saved state (only mock/core/clock.ts reads the wall clock).
+    const ahead = snapshot.clock.epochMs - clock.now();
+    if (clockMode === 'real' && ahead > 0) clock.advance(ahead / 1000);
+  }
+
+  const savedDemo = store.accounts.get(DEMO_ACCOUNT_ID);
+  const seed = savedDemo?.seed ?? seedFlag ?? 42;
+  if (savedDemo && seedFlag !== undefined && seedFlag !== savedDemo.seed) {
+    console.warn(`mock: the state file's demo account has seed ${savedDemo.seed}; --seed ${seedFlag} applies after POST /__mock/reset`);
+  }
+  const resetSeed = seedFlag ?? seed;
+
+  const { app, services } = buildMock({
+    clock,
+    store,
+    defects,
+    responseCache: { enabled: responseCache === 'on' },
+    ...(publicUrl !== undefined ? { publicUrl } : {}),
+    web: { cors: { enabled: cors === 'on', origins: corsOrigins } },
+    control: {
+      onReset: (s) => seedDemo(s, resetSeed),
+      ...(statePath !== undefined ? { stateFile: statePath } : {}),
+      ...(controlToken !== undefined ? { controlToken } : {}),
+    },
+  });
+  // The clock's tasks are not saved: runs and upscales in flight pick up where they stopped (webhook
+  // deliveries too: buildMock's WebhookService re-arms them, mock/events/webhooks.ts).
+  if (snapshot) resumeGeneration(services.store, services.clock, services.events);
+
+  // Open the port first (serve within 2 s of launch), then create the demo account and print its
+  // keys: nobody can use a demo key before it is printed.
+  try {
+    await app.listen({ port, host });
+  } catch (error) {
+    fail(`cannot listen on ${host}:${port}: ${(error as Error).message}`, 1);
+  }
+  if (!savedDemo) await seedDemo(services, seed);
+  let scenario: ScenarioLoaded | undefined;
+  if (flags.scenarioFile !== undefined) {
+    const file = flags.scenarioFile;
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      fail(`cannot read --scenario ${file}: ${(error as Error).message}`, 1);
+    }
+    const authorization = controlToken !== undefined ? `Bearer ${controlToken}` : undefined;
+    try {
+      scenario = await loadScenario({ services, dispatch: (request) => dispatchControl(services, {}, { ...request, headers: { authorization } }) }, text, file);
+    } catch (error) {
+      if (!(error instanceof ScenarioError)) throw error;
+      const lines = error.errors.map((e) => `  ${file}${e.line !== undefined ? `:${e.line}:${e.column ?? 1}` : ''} ${e.field}: ${e.message}`);
+      fail(`${error.message}\n${lines.join('\n')}`, 1);
+    }
+  }
+  controlRoutes(); // read spec/mock-control.yaml now rather than on the first control request
+  const address = app.server.address();
+  const boundPort = typeof address === 'object' && address ? address.port : port;
+  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
+  console.log(`Creative Generation Service mock listening on ${origin}/api/public/v1 (clock: ${clock.mode}, seed: ${seed}, API ${String(document.info.version)}${apiVersion === 'next' ? ': the pending version, spec/overlays/next.yaml' : ''})`);
+  if (snapshot) console.log(`State loaded from ${statePath} (${store.accounts.size} accounts, clock ${clock.nowIso()})`);
+  else if (statePath !== undefined) console.log(`State file ${statePath} does not exist yet; it is written on shutdown and on POST /__mock/state/save`);
+  if (defects.size > 0) console.log(`Injected defects: ${[...defects].join(', ')}`);
+  console.log(`Demo account ${DEMO_ACCOUNT_ID} keys (stable for seed ${seed}):`);
+  for (const [name, key] of demoKeys(services, seed)) console.log(`  ${name.padEnd(17)} ${key}`);
+  if (scenario) {
+    console.log(`Scenario ${flags.scenarioFile}: ${scenario.accounts.length} account(s), ${scenario.steps} step(s), clock ${scenario.clock.now}`);
+    for (const account of scenario.accounts) {
+      console.log(`  ${account.accountId}${account.as ? ` (${account.as})` : ''} ${account.name}`);
+      for (const [name, key] of Object.entries(account.keys)) console.log(`    ${name.padEnd(17)} ${key.key}${key.state !== 'active' ? ` (${key.state})` : ''}`);
+    }
+  }
+  console.log(`Control plane: ${origin}/__mock (contract: spec/mock-control.yaml${controlToken !== undefined ? '; needs the control token as a bearer token' : ''})`);
+  if (controlToken === undefined && !isLoopback(host)) console.warn(`mock: --insecure-control: anyone who can reach ${host}:${boundPort} can reset this mock, mint keys and read webhook secrets through /__mock`);
+  console.log(`Media (images, videos, player pages; no key needed): ${services.store.publicOrigin}/media/`);
+  console.log(`API reference: ${origin}${DOCS_PATH} (both documents; "Try it out" calls this mock)`);
+  console.log(cors === 'off' ? 'CORS: off (pages on other origins are refused)' : `CORS: on for ${corsOrigins.length > 0 ? corsOrigins.join(', ') : 'any origin'}`);
+  console.log(`Console: ${origin}/console/${controlToken !== undefined ? ' (with the control token: open /console/?token=<token> once)' : ''}`);
+
+  let stopping = false;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (stopping) process.exit(1); // a second signal: stop now
+      stopping = true;
+      let code = 0;
+      if (statePath !== undefined) {
+        try {
+          const saved = saveStateFile(statePath, services.store, services.clock);
+          console.log(`State saved to ${saved.path} (${saved.accounts} accounts, ${saved.bytes} bytes)`);
+        } catch (error) {
+          console.error(`mock: saving --state ${statePath} failed:`, error);
+          code = 1;
+        }
+      }
+      void app.close().then(
+        () => process.exit(code),
+        () => process.exit(1),
+      );
+    });
+  }
+}
