@@ -185,6 +185,11 @@ const CHECK_ORIGIN = 'http://localhost';
  * (`checkResponse`, conformance/checks/), the one check of the API's answers, and the request must
  * reach `operationId`. Use as `expect(violations('getCreative', res)).toEqual([])`.
  */
+/** The request beside an answer made elsewhere (a socket, MSW), for `violations`: `pathBelowBase` with its query. */
+export function sentRequest(method: string, pathBelowBase: string): { method: string; url: string } {
+  return { method, url: `${CHECK_ORIGIN}${basePath}${pathBelowBase}` };
+}
+
 export function violations(operationId: string, res: TestResponse): string[] {
   if (!operations.has(operationId)) return [`no operation ${operationId} in the document`];
   if (!res.request) return [`no request beside the answer (made by the harness's request): the checker needs its method and URL`];

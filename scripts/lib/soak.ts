@@ -13,7 +13,7 @@ import { Clock } from '../../mock/core/clock.ts';
 import { accountViolations, formatViolations, INVARIANTS } from '../../mock/testkit/invariants.ts';
 import { setGlobalGeneration } from '../../mock/domain/runs/settings.ts';
 import type { AccountState } from '../../mock/core/store.ts';
-import { violations, type TestResponse } from '../../mock/testkit/harness.ts';
+import { sentRequest, violations, type TestResponse } from '../../mock/testkit/harness.ts';
 
 export interface SoakOptions {
   /** Length of the mixed load, seconds. */
@@ -209,7 +209,7 @@ class Client {
     const matched = matchOperation(method, path.split('?')[0]!);
     if (!matched) return;
     reply.operationId = matched.operation.operationId;
-    const broken = violations(matched.operation.operationId, reply);
+    const broken = violations(matched.operation.operationId, { ...reply, request: sentRequest(method, path) });
     if (broken.length > 0) {
       s.nonConforming++;
       if (s.problems.length < 50) s.problems.push(`non-conforming: ${method} ${path} → ${reply.status}: ${broken.join('; ')}`);

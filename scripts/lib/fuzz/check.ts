@@ -3,7 +3,7 @@
  * How it works and what it decides: docs/internals.md, "scripts/lib/fuzz/check.ts".
  */
 import { operations } from '../../../spec/contract.ts';
-import { violations, type TestResponse } from '../../../mock/testkit/harness.ts';
+import { sentRequest, violations, type TestResponse } from '../../../mock/testkit/harness.ts';
 import { namesFieldOrParent } from './mutate.ts';
 import type { Defect, RequestPlan } from './plan.ts';
 import type { ConcreteRequest } from './world.ts';
@@ -40,7 +40,7 @@ export function checkExchange(plan: RequestPlan | undefined, request: ConcreteRe
   const problems: Problem[] = [];
   const base = { request, response, ...(plan ? { plan } : {}) };
   if (response.status >= 500) problems.push({ check: 'no-5xx', message: `answered ${response.status}`, ...base });
-  const broken = violations(request.operationId, response);
+  const broken = violations(request.operationId, response.request ? response : { ...response, request: sentRequest(request.method, request.path) });
   if (broken.length > 0) problems.push({ check: 'conforms', message: `the response breaks the document: ${broken.join('; ')}`, ...base });
   if (!plan) return problems;
   const body = problemOf(response);
