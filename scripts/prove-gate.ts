@@ -6,7 +6,8 @@
  * in front of a fresh mock. Each broken target must be reported with the right rule first (the
  * first cause of the summary, conformance/reporters/causes.ts) and exit 1, in about the time the
  * conforming run takes; the conforming run must exit 0. The table prints each run's wall time
- * beside the conforming run's.
+ * beside the conforming run's. Every run is `--pinned-only`, as a team gating a release runs it
+ * (D234): each broken target breaks a pinned rule.
  *
  * The HTTP/2 hop (#23 item 2) is proven with the rewriting front in one run of
  * scripts/prove-real-target.ts --http2 (D231).
@@ -133,7 +134,7 @@ interface GateRun {
 function gate(baseUrl: string, reportDir: string, extra: readonly string[]): Promise<GateRun> {
   rmSync(reportDir, { recursive: true, force: true });
   const started = Date.now();
-  const child = spawn(TSX, ['bin/cgs-conformance.ts', '--base-url', baseUrl, '--allow-spend', '--report-dir', reportDir, '--reporter', 'dot', '--trace=off', ...extra], {
+  const child = spawn(TSX, ['bin/cgs-conformance.ts', '--base-url', baseUrl, '--allow-spend', '--report-dir', reportDir, '--reporter', 'dot', '--trace=off', '--pinned-only', ...extra], {
     cwd: ROOT,
     env: { ...process.env, FORCE_COLOR: '0', CI: '' },
     stdio: ['ignore', 'pipe', 'pipe'],

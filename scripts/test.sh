@@ -32,6 +32,10 @@ together "defect proof: every injected contract violation is noticed (npm run co
 step "unit tests (npx vitest run, projects unit and isolated; the packaged-command test, project package, runs in npm run test:proofs)"
 npx vitest run --project unit --project isolated
 
+# The console's browser tests mostly wait (one worker, a real Chromium): they run beside the
+# conformance and browser steps once the unit tests and the defect proof have freed the cores (D235).
+together "the console (/console/) in a real browser: every area through the page (npm run test:console)" npm run --silent test:console
+
 step "every pinned, observable rule is named by a conformance test (npm run rules:coverage)"
 npm run --silent rules:coverage
 
@@ -41,7 +45,5 @@ npm run --silent conformance
 step "the mock in a real browser: a page on another origin, CORS, /docs/; and the in-process mock (MSW) behind a service worker, examples/msw/browser (npm run test:browser)"
 npm run --silent test:browser
 
-step "the console (/console/) in a real browser: every area through the page (npm run test:console)"
-npm run --silent test:console
 
 wait_together
