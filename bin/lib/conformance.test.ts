@@ -167,6 +167,7 @@ describe('preflight: exit 2 before anything runs, with what to do', () => {
     ['a control plane that wants a token', ['--base-url', API], { [CLOCK]: { status: 401, auth: 'Bearer realm="mock-control"' }, [PRODUCTS]: 401 }, /wants a control token .*pass --control-token TOKEN/],
     ['a control plane that refuses the token', ['--base-url', API, '--control-token', 'wrong'], { [CLOCK]: { status: 401, auth: 'Bearer realm="mock-control"' }, [PRODUCTS]: 401 }, /refused the control token given .*--control-token TOKEN/],
     ['no control plane and no keys', ['--base-url', API], { [CLOCK]: 404, [PRODUCTS]: 401 }, /serves no \/__mock control plane, so the suite needs your accounts' keys: pass --keys/],
+    ['no control plane, no keys, and hooks without accounts', ['--base-url', API, '--hooks-url', 'http://h:1/__hooks'], { [CLOCK]: 404, [PRODUCTS]: 401, 'http://h:1/__hooks/capabilities': { status: 200, body: '{"contractVersion":"1.0.0","hooks":["clock"]}' } }, /needs your accounts' keys: pass --keys .*or --hooks-url of a test build whose conformance hooks serve accounts/],
     ['every key refused', ['--base-url', API, '--keys', '{"read":"k1","all":"k2"}', '--keys-b', '{"read":"k3"}'], { [CLOCK]: 404, [PRODUCTS]: keyed([]) }, /refused every key given \(3 tried, each 401 on GET \/products\)/],
     ['a required key profile missing', ['--base-url', API, '--keys', '[{"read":"k1","all":"k2"},{"read":"k3"}]', '--require', 'key-profile:all'], { [CLOCK]: 404, [PRODUCTS]: keyed(['k1']) }, /needs key profile all .*entry 2 of --keys has none/],
     ['a required hook without --hooks-url', ['--base-url', API, '--keys', '{"read":"k1"}', '--require', 'hook:clock'], { [CLOCK]: 404, [PRODUCTS]: keyed(['k1']) }, /needs hook\(s\) clock .*pass --hooks-url/],
@@ -192,6 +193,13 @@ describe('preflight: exit 2 before anything runs, with what to do', () => {
   it('passes when the hooks serve what is required', async () => {
     const served = probeOf({ [CLOCK]: 404, [PRODUCTS]: keyed(['k1']), 'http://h:1/__hooks/capabilities': { status: 200, body: '{"contractVersion":"1.0.0","hooks":["clock","accounts"]}' } });
     await expect(preflight(plan('--base-url', API, '--keys', '{"read":"k1"}', '--hooks-url', 'http://h:1/__hooks', '--require', 'hook:clock'), served)).resolves.toEqual([]);
+  });
+
+  it('passes a target without /__mock and without keys whose hooks serve accounts (asking the capabilities once)', async () => {
+    const caps = 'http://h:1/__hooks/capabilities';
+    const hooks = probeOf({ [CLOCK]: 404, [PRODUCTS]: 401, [caps]: { status: 200, body: '{"contractVersion":"1.0.0","hooks":["accounts","clock"]}' } });
+    await expect(preflight(plan('--base-url', API, '--hooks-url', 'http://h:1/__hooks', '--require', 'hook:clock'), hooks)).resolves.toEqual(['no --keys: the suite makes its own accounts through the accounts hook at http://h:1/__hooks']);
+    expect(hooks.calls).toEqual([CLOCK, PRODUCTS, caps]);
   });
 
   it('probes nothing without a target (the packaged mock)', async () => {

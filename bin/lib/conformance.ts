@@ -412,8 +412,8 @@ export const fetchProbe: Probe = async (url, headers) => {
 /**
  * Before the suite runs against a target: can it judge it at all? Throws a SetupError (exit 2)
  * with what to do when the target is unreachable, answers 404 at the API's base path, wants a
- * control token not given (or refuses it), has no control plane and no keys were given, refuses
- * every key, or lacks a key profile or hook the run was told it needs. Returns notes to print.
+ * control token not given (or refuses it), has no control plane and neither keys nor hooks that
+ * serve accounts were given, refuses every key, or lacks a key profile or hook the run was told it needs. Returns notes to print.
  * Spends at most one API request per key, stopping at the first key accepted.
  */
 export async function preflight(plan: ConformancePlan, probe: Probe = fetchProbe): Promise<string[]> {
@@ -430,6 +430,25 @@ export async function preflight(plan: ConformancePlan, probe: Probe = fetchProbe
         `cannot reach ${what} (${cause?.code ?? cause?.message ?? (error as Error).message}): start the implementation, or correct ${what === target.hooksUrl ? '--hooks-url' : '--base-url'}. Nothing was judged.`,
       );
     }
+  };
+
+  /** The hooks a hooks server lists at GET /capabilities (the one operation every one answers), once. */
+  const capabilities = new Map<string, string[]>();
+  const hooksServedAt = async (hooksUrl: string): Promise<string[]> => {
+    const known = capabilities.get(hooksUrl);
+    if (known) return known;
+    const answer = await ask(`${hooksUrl}/capabilities`, target.hooksToken ? { authorization: `Bearer ${target.hooksToken}` } : {}, hooksUrl);
+    if (answer.status === 401) throw new SetupError(`${hooksUrl}/capabilities refused the hooks token (401): pass --hooks-token TOKEN (default: the --control-token)`);
+    let served: string[] | undefined;
+    try {
+      const body = JSON.parse(await answer.text()) as { hooks?: unknown };
+      served = Array.isArray(body.hooks) ? body.hooks.filter((h): h is string => typeof h === 'string') : undefined;
+    } catch {
+      served = undefined;
+    }
+    if (answer.status !== 200 || !served) throw new SetupError(`${hooksUrl}/capabilities answered ${answer.status} without a list of hooks: is --hooks-url the base URL of the target's conformance hooks (docs/hooks.md)?`);
+    capabilities.set(hooksUrl, served);
+    return served;
   };
 
   const control = await ask(`${origin}/__mock/clock`, target.controlToken ? { authorization: `Bearer ${target.controlToken}` } : {}, target.baseUrl);
@@ -455,10 +474,14 @@ export async function preflight(plan: ConformancePlan, probe: Probe = fetchProbe
     throw new SetupError(`${target.baseUrl}/products answered 404 without a key: is --base-url the API's base, /api/public/v1 included (e.g. https://staging.example/api/public/v1)?`);
   }
 
-  if (!hasControlPlane) {
+  // Without /__mock and without keys, the accounts hook makes the suite's accounts (#22).
+  const accountsByHook = !hasControlPlane && !target.keys && target.hooksUrl !== undefined && (await hooksServedAt(target.hooksUrl)).includes('accounts');
+  if (accountsByHook) {
+    notes.push(`no --keys: the suite makes its own accounts through the accounts hook at ${target.hooksUrl}`);
+  } else if (!hasControlPlane) {
     if (!target.keys) {
       throw new SetupError(
-        `${target.baseUrl} serves no /__mock control plane, so the suite needs your accounts' keys: pass --keys FILE|JSON (profile name → key: read, runs:read, runs:write, creatives:write, creatives:review, assets:write, campaigns:write, all) and --keys-b for a second account (docs/gate.md, "Provisioning a target")`,
+        `${target.baseUrl} serves no /__mock control plane, so the suite needs your accounts' keys: pass --keys FILE|JSON (profile name → key: read, runs:read, runs:write, creatives:write, creatives:review, assets:write, campaigns:write, all) and --keys-b for a second account (docs/gate.md, "Provisioning a target"), or --hooks-url of a test build whose conformance hooks serve accounts (docs/hooks.md)`,
       );
     }
     for (const profile of plan.requirements.keyProfiles) {
@@ -487,17 +510,7 @@ export async function preflight(plan: ConformancePlan, probe: Probe = fetchProbe
     if (!hooksUrl) {
       throw new SetupError(`the run was told it needs hook(s) ${plan.requirements.hooks.join(', ')} (--require hook:NAME): pass --hooks-url, the base URL of the target's conformance hooks (docs/hooks.md)`);
     }
-    // GET /capabilities: the one operation every hooks server answers (spec/conformance-hooks.yaml).
-    const answer = await ask(`${hooksUrl}/capabilities`, target.hooksToken ? { authorization: `Bearer ${target.hooksToken}` } : {}, hooksUrl);
-    if (answer.status === 401) throw new SetupError(`${hooksUrl}/capabilities refused the hooks token (401): pass --hooks-token TOKEN (default: the --control-token)`);
-    let served: string[] | undefined;
-    try {
-      const body = JSON.parse(await answer.text()) as { hooks?: unknown };
-      served = Array.isArray(body.hooks) ? body.hooks.filter((h): h is string => typeof h === 'string') : undefined;
-    } catch {
-      served = undefined;
-    }
-    if (answer.status !== 200 || !served) throw new SetupError(`${hooksUrl}/capabilities answered ${answer.status} without a list of hooks: is --hooks-url the base URL of the target's conformance hooks (docs/hooks.md)?`);
+    const served = await hooksServedAt(hooksUrl);
     const missing = plan.requirements.hooks.filter((h) => !served.includes(h));
     if (missing.length > 0) {
       throw new SetupError(`the run was told it needs hook(s) ${missing.join(', ')} (--require hook:NAME), and ${hooksUrl} serves only ${served.join(', ') || 'none'}: implement them in the test build (docs/hooks.md) or drop the requirement`);
