@@ -273,6 +273,7 @@ describe('summarize', () => {
   it.each<[string, RulesJson | undefined, VerdictContext, RegExp]>([
     ['Playwright wrote no report', undefined, context(false), /COULD NOT JUDGE \(Playwright exited 1 before writing \/r\/rules.json/],
     ['no test was selected', report(['not run'], { total: 0, passed: 0, failed: 0, skipped: 0 }), context(false), /COULD NOT JUDGE \(no test was selected/],
+    ['an error before any test (globalSetup refused the target)', { ...report(['not run'], { total: 0, passed: 0, failed: 0, skipped: 0 }), errors: ['Error: the target implements the hooks contract 1.0.0, and this suite the hooks contract 0.3.0'] }, context(false), /COULD NOT JUDGE \(the run stopped before any test: Error: the target implements the hooks contract 1\.0\.0/],
     ['every test was skipped', report(['not run'], { total: 2, passed: 0, failed: 0, skipped: 2 }), context(false), /COULD NOT JUDGE \(every test was skipped \(2\)/],
     [
       'a required hook is not served',

@@ -532,6 +532,8 @@ export interface RulesJson {
   rules: { id: string; section: string; result: 'passed' | 'failed' | 'not run'; status?: string; observable?: boolean; party?: string; judgeWith?: string[] }[];
   causes?: Cause[];
   tests?: { title: string; outcome: string; reason?: string; tags: string[] }[];
+  /** Errors outside any test (the reporter's onError: globalSetup, a file that does not load). */
+  errors?: string[];
 }
 
 /** `Authentication 3` → `Authentication`; `Endpoints / Conventions 1; Authentication 1` → `Endpoints`. */
@@ -628,7 +630,7 @@ export function summarize(report: RulesJson | undefined, playwrightStatus: numbe
 
   // Could not judge: nothing ran, or a hook or key profile the run was told it needs was missing.
   const unjudgeable: string[] = [];
-  if (tests.total === 0) unjudgeable.push('no test was selected (--grep, --shard or a test file filter left none)');
+  if (tests.total === 0) unjudgeable.push(report.errors?.length ? `the run stopped before any test: ${report.errors[0]}` : 'no test was selected (--grep, --shard or a test file filter left none)');
   else if (tests.passed === 0 && tests.failed === 0) unjudgeable.push(`every test was skipped (${tests.skipped}): see "skipped tests, by reason" above`);
   unjudgeable.push(...missingRequired(report, context.requirements));
   if (unjudgeable.length > 0) {

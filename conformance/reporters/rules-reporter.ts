@@ -11,7 +11,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FullConfig, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
+import type { FullConfig, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import type { Rule } from '../../spec/types.ts';
 import { causeLines, causesOf, judgeWith, rulesInMessage, rulesOfAssertion, type Cause, type FailureRecord } from './causes.ts';
 import { loadLedger, namingProblems, ruleIdsIn, rulesById } from './ledger.ts';
@@ -137,6 +137,8 @@ export default class RulesReporter implements Reporter {
   private readonly ledger = loadLedger();
   private readonly rules = rulesById(this.ledger);
   private maxFailures = 0;
+  /** Errors outside any test (globalSetup refusing the target, a test file that does not load): their first lines. */
+  private readonly errors: string[] = [];
 
   constructor(options: RulesReporterOptions = {}) {
     this.outputDir = options.outputDir ?? join(ROOT, 'conformance-report');
@@ -164,6 +166,11 @@ export default class RulesReporter implements Reporter {
       const rule = this.rules.get(id);
       if (rule) test.annotations.push({ type: 'violated rule', description: `${id} (${rule.section}): ${rule.rule}` });
     }
+  }
+
+  onError(error: TestError): void {
+    const text = plain(error.message ?? error.value ?? '');
+    this.errors.push((text.split('\n').find((line) => line.trim() !== '') ?? text).trim().slice(0, 500));
   }
 
   onEnd(): void {
@@ -202,7 +209,7 @@ export default class RulesReporter implements Reporter {
     const target = process.env['CONFORMANCE_BASE_URL'] ?? '(unset)';
     // The document and ledger this run checked against (npm run release wants a green run on them, V10).
     const documentDigest = workingDigest(ROOT);
-    console.log(writeRulesReport(this.outputDir, { generatedAt: new Date().toISOString(), target, documentDigest, ...report }).join('\n'));
+    console.log(writeRulesReport(this.outputDir, { generatedAt: new Date().toISOString(), target, documentDigest, ...report, ...(this.errors.length > 0 ? { errors: this.errors } : {}) }).join('\n'));
     // The JUnit reporter (before this one) has written its file: the causes go in as a suite of their own.
     addCausesToJUnit(join(this.outputDir, 'junit.xml'), report.causes);
   }
@@ -221,6 +228,8 @@ export interface RulesReport {
   causes: Cause[];
   rules: RuleReport[];
   tests: TestRecord[];
+  /** Errors outside any test (an error in globalSetup, a file that does not load), first lines. */
+  errors?: string[];
 }
 
 interface Summary {
