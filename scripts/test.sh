@@ -6,11 +6,14 @@ cd "$(dirname "$0")/.."
 # The step helpers (step, together, wait_together) are in scripts/lib/steps.sh; each heading prints
 # wall and CPU seconds (compare by CPU on a loaded machine). The whole run must stay under 6 minutes
 # on 2 cores; the longer proofs are in scripts/proofs.sh (npm run test:proofs), which .ci/run runs
-# after this (docs/testing.md has the measured budget). The defect proof, the longest step, needs
-# nothing the others make: it starts right after the quick static checks and runs beside every step
-# after them (D191), so the run ends about when it does. Steps that share an output stay in order.
+# after this (docs/testing.md has the measured budget and the order, D191 and D235). Steps that
+# share an output stay in order.
 STEPS_NAME="npm test"
 source scripts/lib/steps.sh
+
+# The defect proof needs nothing the other steps make and is the longest: it starts first and runs
+# beside all of them (D191, D235).
+together "defect proof: every injected contract violation is noticed (npm run conformance:defects)" npm run --silent conformance:defects
 
 step "lint: Spectral on spec/openapi.yaml (npm run lint)"
 npm run --silent lint
@@ -27,23 +30,18 @@ npm run --silent contract:diff
 step "typecheck (npm run typecheck)"
 npm run --silent typecheck
 
-together "defect proof: every injected contract violation is noticed (npm run conformance:defects)" npm run --silent conformance:defects
-
 step "unit tests (npx vitest run, projects unit and isolated; the packaged-command test, project package, runs in npm run test:proofs)"
 npx vitest run --project unit --project isolated
 
-# The console's browser tests mostly wait (one worker, a real Chromium): they run beside the
-# conformance and browser steps once the unit tests and the defect proof have freed the cores (D235).
+# The browser steps mostly wait (one worker, a real Chromium): once the unit tests and the defect
+# proof have freed the cores, they run beside the rules coverage and the conformance run (D235).
 together "the console (/console/) in a real browser: every area through the page (npm run test:console)" npm run --silent test:console
+together "the mock in a real browser: a page on another origin, CORS, /docs/; and the in-process mock (MSW) behind a service worker, examples/msw/browser (npm run test:browser)" npm run --silent test:browser
 
 step "every pinned, observable rule is named by a conformance test (npm run rules:coverage)"
 npm run --silent rules:coverage
 
 step "conformance suite against a fresh local mock (npm run conformance)"
 npm run --silent conformance
-
-step "the mock in a real browser: a page on another origin, CORS, /docs/; and the in-process mock (MSW) behind a service worker, examples/msw/browser (npm run test:browser)"
-npm run --silent test:browser
-
 
 wait_together
