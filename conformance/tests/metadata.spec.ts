@@ -180,7 +180,19 @@ function registerMetadataTests(kind: Kind): void {
     const own = ownKeys(account);
     const key40 = own.prefix + 'k'.repeat(40 - own.prefix.length);
     try {
-      const accepted = await patchMetadata(writer, path, { [key40]: 'v'.repeat(500) });
+      let accepted = await patchMetadata(writer, path, { [key40]: 'v'.repeat(500) });
+      // On a shared account another client may hold this resource's map at 50 keys for a moment
+      // (META-004's scene fills it, then empties it): the bound refuses any new key meanwhile. Try
+      // again a few times; a map still full is unjudged, never failed (seen: a keys-only run whose
+      // 4 workers share one account).
+      for (let attempt = 1; accepted.status === 422 && isShared(account) && attempt <= 3; attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 1000 * attempt));
+        accepted = await patchMetadata(writer, path, { [key40]: 'v'.repeat(500) });
+      }
+      if (accepted.status === 422) {
+        const held = Object.keys(metadataOf(await read(api, path)) ?? {}).length;
+        if (held >= 50) unjudged(`unjudged: the ${kind.name} holds ${held} metadata keys (another client of the account filled it), so the 50-key bound refuses any new key and the 40-character key could not be judged`);
+      }
       expect(accepted, 'a 40-character key with a 500-character value').toHaveStatus(200);
       expect(metadataOf(accepted)?.[key40]).toBe('v'.repeat(500));
       const before = await read(api, path);
