@@ -17,6 +17,8 @@ source scripts/lib/steps.sh
 
 together "a correct target behind a real network (#23): the mock's API behind a front that hides /__mock, one account pair given as keys only (with history) and shared by 4 workers, real clock: 0 failures (scripts/prove-real-target.ts)" npx tsx scripts/prove-real-target.ts --workers 4 --out real-keys
 
+together "the console (/console/) in a real browser: every area through the page, axe on each view (npm run test:console; mostly waits on Chromium, D237)" npm run --silent test:console
+
 together "the client exam's defect proof: cgs-client-check passes the example client and fails each of thirteen faulty variants on exactly its rules (npm run exam:proof: real Retry-After waits)" npm run --silent exam:proof
 
 step "sharding: 3 shards, each a process with its own mock, merge into the rules report of npm test's conformance run (conformance-report/rules.json; without it, the same files run once unsharded) (npm run conformance:shards)"

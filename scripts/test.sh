@@ -33,15 +33,15 @@ npm run --silent typecheck
 step "unit tests (npx vitest run, projects unit and isolated; the packaged-command test, project package, runs in npm run test:proofs)"
 npx vitest run --project unit --project isolated
 
-# The browser steps mostly wait (one worker, a real Chromium): once the unit tests and the defect
-# proof have freed the cores, they run beside the rules coverage and the conformance run (D235).
-together "the console (/console/) in a real browser: every area through the page (npm run test:console)" npm run --silent test:console
+# The browser step mostly waits (one worker, a real Chromium): it runs beside the rules coverage
+# and the conformance run (D235). The console's browser tests are a step of test:proofs (D237).
 together "the mock in a real browser: a page on another origin, CORS, /docs/; and the in-process mock (MSW) behind a service worker, examples/msw/browser (npm run test:browser)" npm run --silent test:browser
 
 step "every pinned, observable rule is named by a conformance test (npm run rules:coverage)"
 npm run --silent rules:coverage
 
-step "conformance suite against a fresh local mock (npm run conformance)"
-npm run --silent conformance
+# No traces here (D232): a failure prints its exchanges; `npm run conformance` alone keeps them.
+step "conformance suite against a fresh local mock (npm run conformance -- --trace=off)"
+npm run --silent conformance -- --trace=off
 
 wait_together
