@@ -11,12 +11,12 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { RulesReport } from '../conformance/reporters/rules-reporter.ts';
-import { freePort } from '../mock/adapters/node/launch.ts';
+import { launchMock } from '../mock/adapters/node/launch.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT = join(ROOT, 'test-results', 'shared');
@@ -33,31 +33,21 @@ if (!Number.isInteger(workers) || workers < 1 || workers > 16) throw new Error('
 rmSync(OUT, { recursive: true, force: true });
 mkdirSync(OUT, { recursive: true });
 const token = `ctl_${randomBytes(24).toString('hex')}`;
-const port = values.port ? Number(values.port) : await freePort();
-const origin = `http://127.0.0.1:${port}`;
-const mockLog = openSync(join(OUT, 'mock.log'), 'w');
-const mock = spawn(process.execPath, ['--import', 'tsx', 'mock/adapters/node/main.ts', '--port', String(port), '--host', '127.0.0.1', '--clock', clockMode], {
-  cwd: ROOT,
-  env: { ...process.env, CGS_CONTROL_TOKEN: token },
-  stdio: ['ignore', mockLog, mockLog],
-});
+// The mock itself (not a watchdog) is the child: its CPU is read by pid (mock/adapters/node/launch.ts).
+const launched = await launchMock({ clock: clockMode, env: { CGS_CONTROL_TOKEN: token }, controlToken: token, log: join(OUT, 'mock.log'), ...(values.port ? { port: Number(values.port) } : {}), timeoutMs: 30_000 });
+const mock = launched.child;
+const origin = launched.origin;
 const stopMock = (): void => {
-  if (mock.exitCode === null) mock.kill('SIGTERM');
+  if (mock.exitCode !== null || mock.pid === undefined) return;
+  try {
+    process.kill(-mock.pid, 'SIGTERM');
+  } catch {
+    // already gone
+  }
 };
 process.on('exit', stopMock);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
 
-const deadline = Date.now() + 30_000;
-for (;;) {
-  try {
-    const response = await fetch(`${origin}/__mock/clock`, { headers: { authorization: `Bearer ${token}` } });
-    if (response.status === 200) break;
-  } catch {
-    // not listening yet
-  }
-  if (mock.exitCode !== null || Date.now() > deadline) throw new Error(`the mock did not start; see ${join(OUT, 'mock.log')}`);
-  await new Promise((resolve) => setTimeout(resolve, 200));
-}
 const exclusiveLines = countExclusive();
 console.log(`one shared mock at ${origin} (${clockMode} clock, control token, hooks at ${origin}/__hooks); ${runs} run(s) of the suite with ${workers} worker(s); ${exclusiveLines} @exclusive tag line(s) in conformance/tests/`);
 

@@ -24,6 +24,7 @@ import { parseArgs } from 'node:util';
 import { defectNamed, type Defect } from '../conformance/defects/catalogue.ts';
 import { startProxy, type Proxy } from '../conformance/defects/proxy.ts';
 import { basePath } from '../spec/contract.ts';
+import { launchMock } from '../mock/adapters/node/launch.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT = `${ROOT}conformance-report/gate/`;
@@ -90,37 +91,9 @@ function killGroup(child: ChildProcess): void {
 process.on('exit', () => children.forEach(killGroup));
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
 
-async function startMock(log: string): Promise<{ origin: string; stop(): void }> {
-  const child = spawn(TSX, ['mock/adapters/node/main.ts', '--port', '0', '--host', '127.0.0.1', '--clock', 'real'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  children.add(child);
-  let output = '';
-  const origin = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the mock did not start within 60 s:\n${output}`)), 60_000);
-    const seen = (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      const match = /listening on (http:\/\/[^/\s]+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    };
-    child.stdout!.on('data', seen);
-    child.stderr!.on('data', seen);
-    child.once('exit', (code) => reject(new Error(`the mock exited ${code} at start:\n${output}`)));
-  });
-  child.removeAllListeners('exit');
-  child.stdout!.on('data', (c: Buffer) => writeFileSync(log, c, { flag: 'a' }));
-  child.stderr!.on('data', (c: Buffer) => writeFileSync(log, c, { flag: 'a' }));
-  for (const deadline = Date.now() + 60_000; ; ) {
-    try {
-      if ((await fetch(`${origin}/__mock/clock`, { signal: AbortSignal.timeout(2_000) })).ok) break;
-    } catch {
-      // not yet
-    }
-    if (Date.now() > deadline) throw new Error('the mock control plane did not answer');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return { origin, stop: () => (killGroup(child), children.delete(child)) };
+/** A fresh mock on a real clock (mock/adapters/node/launch.ts), stopped with this process whatever happens. */
+async function startMock(log: string): Promise<{ origin: string; stop(): Promise<void> }> {
+  return launchMock({ clock: 'real', log, stopWithParent: true, timeoutMs: 60_000 });
 }
 
 interface GateRun {
@@ -172,7 +145,7 @@ async function against(name: string, defect: Defect | undefined, extra: readonly
     return run;
   } finally {
     await proxy?.close();
-    mock.stop();
+    await mock.stop();
   }
 }
 

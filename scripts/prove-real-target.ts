@@ -29,13 +29,13 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startFront, startH2Front } from '../conformance/defects/front.ts';
 import type { RulesReport } from '../conformance/reporters/rules-reporter.ts';
-import { freePort } from '../mock/adapters/node/launch.ts';
+import { launchMock } from '../mock/adapters/node/launch.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PLAYWRIGHT = join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
@@ -77,16 +77,17 @@ if (!Number.isFinite(minJudged) || minJudged < 0 || minJudged > 100) throw new E
 rmSync(OUT, { recursive: true, force: true });
 mkdirSync(OUT, { recursive: true });
 const token = `ctl_${randomBytes(24).toString('hex')}`;
-const port = await freePort();
-const origin = `http://127.0.0.1:${port}`;
-const mockLog = openSync(join(OUT, 'mock.log'), 'w');
-const mock = spawn(process.execPath, ['--import', 'tsx', 'mock/adapters/node/main.ts', '--port', String(port), '--host', '127.0.0.1', '--clock', clock], {
-  cwd: ROOT,
-  env: { ...process.env, CGS_CONTROL_TOKEN: token },
-  stdio: ['ignore', mockLog, mockLog],
-});
+// The mock itself (not a watchdog) is the child: its CPU is read by pid (mock/adapters/node/launch.ts).
+const launched = await launchMock({ clock, env: { CGS_CONTROL_TOKEN: token }, controlToken: token, log: join(OUT, 'mock.log'), timeoutMs: 120_000 });
+const mock = launched.child;
+const origin = launched.origin;
 const stopMock = (): void => {
-  if (mock.exitCode === null) mock.kill('SIGTERM');
+  if (mock.exitCode !== null || mock.pid === undefined) return;
+  try {
+    process.kill(-mock.pid, 'SIGTERM');
+  } catch {
+    // already gone
+  }
 };
 process.on('exit', stopMock);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
@@ -96,18 +97,6 @@ const control = async (method: string, path: string, body?: unknown): Promise<un
   if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
   return response.status === 204 ? undefined : response.json();
 };
-
-// Under load (2 cores shared) the mock's first start, compiled by tsx, takes longer than 30 s.
-const deadline = Date.now() + 120_000;
-for (;;) {
-  try {
-    if ((await fetch(`${origin}/__mock/clock`, { headers: { authorization: `Bearer ${token}` } })).status === 200) break;
-  } catch {
-    // not listening yet
-  }
-  if (mock.exitCode !== null || Date.now() > deadline) throw new Error(`the mock did not start; see ${join(OUT, 'mock.log')}`);
-  await new Promise((resolve) => setTimeout(resolve, 200));
-}
 
 type Keys = Record<string, string>;
 async function account(): Promise<{ keys: Keys; accountId: string }> {

@@ -59,6 +59,8 @@ export interface LaunchOptions {
   /** Let this process exit while the mock runs (the suite's global setup; teardown stops it by pid). */
   unref?: boolean;
   timeoutMs?: number;
+  /** A port of the caller's choosing (one attempt); by default a free one, tried up to three times. */
+  port?: number;
 }
 
 export interface LaunchedMock {
@@ -88,8 +90,8 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 export async function launchMock(options: LaunchOptions = {}): Promise<LaunchedMock> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   let lastOutput = '';
-  for (let attempt = 1; attempt <= 3; attempt += 1) {
-    const port = await freePort();
+  for (let attempt = 1; attempt <= (options.port === undefined ? 3 : 1); attempt += 1) {
+    const port = options.port ?? (await freePort());
     const origin = `http://127.0.0.1:${port}`;
     const command = [process.execPath, ...(options.nodeArgs ?? []), ...(MAIN.endsWith('.ts') ? ['--import', 'tsx'] : []), MAIN, '--port', String(port), '--host', '127.0.0.1', '--clock', options.clock ?? 'manual', ...(options.args ?? [])];
     const out = options.log === undefined ? 'pipe' : openSync(options.log, 'w');
