@@ -93,7 +93,8 @@ try {
   delete env['CONFORMANCE_API_VERSION'];
   delete env['CGS_API_VERSION'];
   delete env['CONFORMANCE_BASE_URL'];
-  const args = ['test', '-c', 'conformance/playwright.config.ts', '--reporter=line,json', ...(values.grep ? ['--grep', values.grep] : [])];
+  // One worker: the older suite's global setup starts a mock per worker, each compiled afresh in the tree.
+  const args = ['test', '-c', 'conformance/playwright.config.ts', '--reporter=line,json', '--workers=1', ...(values.grep ? ['--grep', values.grep] : [])];
   console.log(`conformance:previous: the suite of ${values.ref} (${commit.slice(0, 12)}) against the current mock (--api-version ${apiVersion})`);
   const run = spawnSync(join(ROOT, 'node_modules/.bin/playwright'), args, { cwd: tree, env, stdio: 'inherit' });
   const suiteStatus = run.status ?? 1;

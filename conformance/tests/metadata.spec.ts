@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { caseWhenPresent, expect, skipWhenAbsent, test, unjudged, type Account, type ApiClient, type ApiResponse } from '../fixtures/index.ts';
 import { expectUnchanged, isShared } from '../fixtures/shared-account.ts';
-import { allAssets, allCampaigns, allCreatives, pick } from '../fixtures/resources.ts';
+import { allAssets, allCampaigns, allCreatives, newCampaign, pick } from '../fixtures/resources.ts';
 
 interface Kind {
   name: 'creative' | 'asset' | 'campaign';
@@ -73,6 +73,26 @@ function metadataOf(response: ApiResponse): Record<string, string> | undefined {
   return (response.json as WithMetadata).metadata;
 }
 
+/**
+ * A write that adds keys, on an account other clients write to meanwhile: another worker's META-004
+ * scene may hold this resource's map at 50 keys for a moment, and the bound then refuses any new key
+ * (seen: keys-only runs whose 4 workers share one account). Such a refusal is tried again a few
+ * times (1, 2, 3 s); a map still too full for the keys leaves the scene unjudged, never failed. On an
+ * account of its own a write is sent once.
+ */
+async function addKeys(account: Account, api: ApiClient, writer: ApiClient, path: string, metadata: Record<string, unknown>, what: string): Promise<ApiResponse> {
+  let answer = await patchMetadata(writer, path, metadata);
+  for (let attempt = 1; answer.status === 422 && isShared(account) && attempt <= 3; attempt += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 1000 * attempt));
+    answer = await patchMetadata(writer, path, metadata);
+  }
+  if (answer.status === 422 && isShared(account)) {
+    const held = Object.keys(metadataOf(await read(api, path)) ?? {}).length;
+    if (held + Object.keys(metadata).length > 50) unjudged(`unjudged: the resource holds ${held} metadata keys (another client of the shared account is filling it), so ${what} could not be judged`);
+  }
+  return answer;
+}
+
 /** Remove the keys a check added (the resource ends as it began). */
 async function cleanUp(writer: ApiClient, path: string, keys: readonly string[]): Promise<void> {
   if (keys.length === 0) return;
@@ -112,7 +132,7 @@ function registerMetadataTests(kind: Kind): void {
     const original = metadataOf(await read(api, path));
     const base = original ?? {};
 
-    const set = await patchMetadata(writer, path, { [alpha]: 'one', [beta]: 'two' });
+    const set = await addKeys(account, api, writer, path, { [alpha]: 'one', [beta]: 'two' }, 'setting two keys');
     expect(set).toHaveStatus(200);
     expect(own.view(metadataOf(set)), 'the strings set their keys; the keys not named keep theirs').toEqual(own.view({ ...base, [alpha]: 'one', [beta]: 'two' }));
     const merged = await patchMetadata(writer, path, { [alpha]: 'uno' });
@@ -135,7 +155,11 @@ function registerMetadataTests(kind: Kind): void {
   });
 
   test('META-004 META-007 ERR-008 a merge may leave 50 keys; one leaving 51 answers 422 naming metadata and changes nothing', async ({ api, account }) => {
-    const path = await kind.find(api);
+    // On an account other clients write to, a resource they may be writing too must never be held
+    // at 50 keys (their writes would be refused): there the bound is judged on a campaign this test
+    // makes, and the other kinds are left unjudged with that reason.
+    if (isShared(account) && kind.name !== 'campaign') unjudged(`unjudged on a shared account: filling a ${kind.name}'s metadata to 50 keys would refuse other clients' writes to it; the bound is judged there on a campaign the test makes`);
+    const path = isShared(account) ? `/campaigns/${encodeURIComponent((await newCampaign(api, 1)).campaign.campaignId)}` : await kind.find(api);
     const writer = api.as(kind.writer);
     const own = ownKeys(account);
     const foreignBefore = own.foreign(metadataOf(await read(api, path)));
@@ -180,19 +204,7 @@ function registerMetadataTests(kind: Kind): void {
     const own = ownKeys(account);
     const key40 = own.prefix + 'k'.repeat(40 - own.prefix.length);
     try {
-      let accepted = await patchMetadata(writer, path, { [key40]: 'v'.repeat(500) });
-      // On a shared account another client may hold this resource's map at 50 keys for a moment
-      // (META-004's scene fills it, then empties it): the bound refuses any new key meanwhile. Try
-      // again a few times; a map still full is unjudged, never failed (seen: a keys-only run whose
-      // 4 workers share one account).
-      for (let attempt = 1; accepted.status === 422 && isShared(account) && attempt <= 3; attempt += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 1000 * attempt));
-        accepted = await patchMetadata(writer, path, { [key40]: 'v'.repeat(500) });
-      }
-      if (accepted.status === 422) {
-        const held = Object.keys(metadataOf(await read(api, path)) ?? {}).length;
-        if (held >= 50) unjudged(`unjudged: the ${kind.name} holds ${held} metadata keys (another client of the account filled it), so the 50-key bound refuses any new key and the 40-character key could not be judged`);
-      }
+      const accepted = await addKeys(account, api, writer, path, { [key40]: 'v'.repeat(500) }, 'the 40-character key');
       expect(accepted, 'a 40-character key with a 500-character value').toHaveStatus(200);
       expect(metadataOf(accepted)?.[key40]).toBe('v'.repeat(500));
       const before = await read(api, path);
