@@ -37,14 +37,7 @@ const token = `ctl_${randomBytes(24).toString('hex')}`;
 const launched = await launchMock({ clock: clockMode, env: { CGS_CONTROL_TOKEN: token }, controlToken: token, log: join(OUT, 'mock.log'), ...(values.port ? { port: Number(values.port) } : {}), timeoutMs: 30_000 });
 const mock = launched.child;
 const origin = launched.origin;
-const stopMock = (): void => {
-  if (mock.exitCode !== null || mock.pid === undefined) return;
-  try {
-    process.kill(-mock.pid, 'SIGTERM');
-  } catch {
-    // already gone
-  }
-};
+const stopMock = (): void => launched.kill();
 process.on('exit', stopMock);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
 

@@ -77,18 +77,9 @@ if (!Number.isFinite(minJudged) || minJudged < 0 || minJudged > 100) throw new E
 rmSync(OUT, { recursive: true, force: true });
 mkdirSync(OUT, { recursive: true });
 const token = `ctl_${randomBytes(24).toString('hex')}`;
-// The mock itself (not a watchdog) is the child: its CPU is read by pid (mock/adapters/node/launch.ts).
 const launched = await launchMock({ clock, env: { CGS_CONTROL_TOKEN: token }, controlToken: token, log: join(OUT, 'mock.log'), timeoutMs: 120_000 });
-const mock = launched.child;
 const origin = launched.origin;
-const stopMock = (): void => {
-  if (mock.exitCode !== null || mock.pid === undefined) return;
-  try {
-    process.kill(-mock.pid, 'SIGTERM');
-  } catch {
-    // already gone
-  }
-};
+const stopMock = (): void => launched.kill();
 process.on('exit', stopMock);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
 

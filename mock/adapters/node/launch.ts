@@ -71,6 +71,8 @@ export interface LaunchedMock {
   output(): string;
   /** SIGTERM to its process group, SIGKILL after 5 s. */
   stop(): Promise<void>;
+  /** A signal to its process group, at once (for an `exit` handler, which cannot wait). */
+  kill(signal?: NodeJS.Signals): void;
 }
 
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
@@ -112,6 +114,7 @@ export async function launchMock(options: LaunchOptions = {}): Promise<LaunchedM
       origin,
       child,
       output: () => output,
+      kill: (signal = 'SIGTERM') => signalGroup(child, signal),
       stop: async () => {
         signalGroup(child, 'SIGTERM');
         const deadline = Date.now() + 5_000;
