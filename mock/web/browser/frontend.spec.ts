@@ -113,6 +113,9 @@ test('/docs/ shows every operation and webhook of both documents, all from the m
   // Swagger UI renders two documents of well over 100 operations each: a budget, not a timing claim (a
   // loaded 2-core machine took more than the default 30 s).
   test.setTimeout(120_000);
+  // Each wait on the rendered page shares that budget: the default 10 s of an expectation is too short
+  // when the step runs beside others on 2 cores (a CI run timed out there while the page still rendered).
+  const rendered = { timeout: 45_000 };
   const offOrigin: string[] = [];
   page.on('request', (request) => {
     if (!request.url().startsWith(`${site.mockOrigin}/`)) offOrigin.push(request.url());
@@ -121,8 +124,8 @@ test('/docs/ shows every operation and webhook of both documents, all from the m
   const operationIds = () => page.locator('.opblock .opblock-summary-operation-id').allInnerTexts();
 
   const publicIds = [...operationsList.map((o) => o.operationId), ...webhookOperationIds()];
-  await expect(page.locator('.opblock').first()).toBeVisible();
-  await expect.poll(operationIds).toEqual(expect.arrayContaining(publicIds));
+  await expect(page.locator('.opblock').first()).toBeVisible(rendered);
+  await expect.poll(operationIds, rendered).toEqual(expect.arrayContaining(publicIds));
   expect((await operationIds()).length).toBe(publicIds.length);
   await expect(page.getByRole('heading', { name: 'Webhooks' })).toBeVisible();
   // No error box: Swagger UI's warning about the document's dialect (.version-pragma) and its
@@ -133,7 +136,7 @@ test('/docs/ shows every operation and webhook of both documents, all from the m
   // The other definition: the control plane. Try one operation from the page: it reaches the mock.
   await page.locator('select#select').selectOption({ label: 'Mock control plane (spec/mock-control.yaml)' });
   const controlIds = controlOperations().map((o) => o.operationId);
-  await expect.poll(operationIds).toEqual(expect.arrayContaining(controlIds));
+  await expect.poll(operationIds, rendered).toEqual(expect.arrayContaining(controlIds));
   expect((await operationIds()).length).toBe(controlIds.length);
   expect(await errorBoxes.allInnerTexts(), 'Swagger UI error boxes (control plane)').toEqual([]);
 
