@@ -21,6 +21,11 @@ together "the console (/console/) in a real browser: every area through the page
 
 together "the client exam's defect proof: cgs-client-check passes the example client and fails each of thirteen faulty variants on exactly its rules (npm run exam:proof: real Retry-After waits)" npm run --silent exam:proof
 
+together "the mock in a real browser: a page on another origin, CORS, /docs/; and the in-process mock (MSW) behind a service worker, examples/msw/browser (npm run test:browser; mostly waits on Chromium, D241)" npm run --silent test:browser
+
+# The package tests install and build for about two minutes, about one core (D241).
+together "the package as a team gets it: npm pack once (bin/lib/pack-once.ts, D233), installed into empty projects: each command run from there, the whole suite through the packaged cgs-conformance (bin/package.test.ts); the exams: cgs-client-check passes the example client (exit 0) and fails a faulty one (1), cgs-webhooks-check passes the example receiver (0), both refuse a bad flag (2) (bin/exam-package.test.ts)" npx vitest run --project package
+
 step "sharding: 3 shards, each a process with its own mock, merge into the rules report of npm test's conformance run (conformance-report/rules.json; without it, the same files run once unsharded) (npm run conformance:shards)"
 npm run --silent conformance:shards
 
@@ -36,9 +41,6 @@ npm run --silent conformance:previous -- --ref release --grep "$PREVIOUS_TESTS" 
 together "the whole suite against the mock reachable only through its API and /__hooks (a front hiding /__mock), real clock, pinned-only: >= 95% of the pinned observable rules judged through the hooks, 0 failures (scripts/prove-real-target.ts --hooks, #22 part 3)" npx tsx scripts/prove-real-target.ts --hooks --pinned-only --clock real --min-judged 95 --out real-hooks
 
 together "the whole suite through a front that rewrites reason phrases, re-chunks and gzips bodies, re-cases and reorders headers, and reaches the mock across a real HTTP/2 hop (suite -> HTTP/1.1 front -> h2c -> HTTP/2 front -> mock: no reason phrase, lower-case names, no Connection/Transfer-Encoding), a real clock: 0 failures (scripts/prove-real-target.ts --http2, D231)" npx tsx scripts/prove-real-target.ts --hide '' --reasons rewrite --rechunk --headers --compress --http2 --clock real --out real-network
-
-step "the package as a team gets it: npm pack once (bin/lib/pack-once.ts, D233), installed into empty projects: each command run from there, the whole suite through the packaged cgs-conformance (bin/package.test.ts); the exams: cgs-client-check passes the example client (exit 0) and fails a faulty one (1), cgs-webhooks-check passes the example receiver (0), both refuse a bad flag (2) (bin/exam-package.test.ts)"
-npx vitest run --project package
 
 step "the gate on broken targets: the whole suite through cgs-conformance against a conforming mock and 6 broken ones, pinned-only (D234, D236) (conformance/defects/ proxy), each with its rule first, exit 1, its wall time beside the conforming run's (scripts/prove-gate.ts; table in conformance-report/gate/gate.md)"
 npx tsx scripts/prove-gate.ts

@@ -35,7 +35,6 @@ npx vitest run --project unit --project isolated
 
 # The browser step mostly waits (one worker, a real Chromium): it runs beside the rules coverage
 # and the conformance run (D235). The console's browser tests are a step of test:proofs (D237).
-together "the mock in a real browser: a page on another origin, CORS, /docs/; and the in-process mock (MSW) behind a service worker, examples/msw/browser (npm run test:browser)" npm run --silent test:browser
 
 step "every pinned, observable rule is named by a conformance test (npm run rules:coverage)"
 npm run --silent rules:coverage
