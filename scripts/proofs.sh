@@ -3,9 +3,10 @@
 # runs it after npm test; CI as a whole stays inside 15 minutes on 2 cores. Append a step at the
 # end, one heading each, as in scripts/test.sh.
 #
-# Order (docs/testing.md, D191): a proof that mostly waits on a real clock (the keys-only run, the
-# client exam's Retry-After waits) starts first with `together`, beside the proofs that keep both
-# cores busy, which run one after another. The sharding and previous-release proofs moved here from
+# Order (docs/testing.md, D191, D241): a proof that mostly waits on a real clock or a browser (the
+# keys-only run, the console, the client exam's Retry-After waits, the browser step) starts first
+# with `together`, with the package tests (about one core while they install), beside the proofs
+# that keep both cores busy, which run one after another. The sharding and previous-release proofs moved here from
 # npm test (D193); sharding runs first, while conformance-report/rules.json is still npm test's.
 # Each heading prints wall and CPU seconds: compare by CPU on a loaded machine. A new proof that
 # waits more than it computes (a real clock, real Retry-After) goes in the `together` group; one

@@ -33,8 +33,8 @@ npm run --silent typecheck
 step "unit tests (npx vitest run, projects unit and isolated; the packaged-command test, project package, runs in npm run test:proofs)"
 npx vitest run --project unit --project isolated
 
-# The browser step mostly waits (one worker, a real Chromium): it runs beside the rules coverage
-# and the conformance run (D235). The console's browser tests are a step of test:proofs (D237).
+# The browser steps (the mock's and the console's) are in test:proofs, beside the runs that wait
+# (D237, D241).
 
 step "every pinned, observable rule is named by a conformance test (npm run rules:coverage)"
 npm run --silent rules:coverage
