@@ -22,7 +22,7 @@ const SOURCE_FILES = ['scripts/webhooks-listen.ts'];
  * surface of `<package>/msw` (mock/adapters/msw/msw.ts and what its exported types name; the types of
  * the mock's internals behind `services` are not shipped, D61).
  */
-const DECLARATIONS = ['spec/types.ts', 'spec/generated/openapi.ts', 'spec/generated/rules.ts', 'spec/generated/mock-control.ts', 'spec/api-versions.ts', 'mock/adapters/msw/msw.ts', 'mock/adapters/msw/control.ts', 'mock/core/services.ts', 'mock/core/clock.ts'];
+const DECLARATIONS = ['spec/types.ts', 'spec/generated/openapi.ts', 'spec/generated/rules.ts', 'spec/generated/mock-control.ts', 'spec/api-versions.ts', 'mock/adapters/msw/msw.ts', 'mock/adapters/msw/control.ts', 'mock/services/services.ts', 'mock/core/clock.ts'];
 
 const COMPILER_OPTIONS: ts.CompilerOptions = {
   target: ts.ScriptTarget.ES2022,

@@ -52,7 +52,7 @@ const expectFailures = values['expect-failures'] === undefined ? undefined : new
 /** The mock's entry points as released suites know them (1.9.0: `tsx mock/main.ts`, `import('../../mock/handlers.ts')`). */
 const OLD_LAYOUT: Record<string, string> = {
   'main.ts': "import './adapters/node/main.ts';\n",
-  'handlers.ts': "export * from './core/handlers.ts';\n",
+  'handlers.ts': "export * from './services/handlers.ts';\n",
 };
 
 const git = (args: string[]): string => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();

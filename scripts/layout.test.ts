@@ -114,8 +114,17 @@ describe('the shape of the code', () => {
     expect(circles(graph)).toEqual([]);
   });
 
-  it('the bottom layers reach no higher: platform/ and spec/ import nothing of mock/, the domain nothing of the pipeline but the handler types it implements', () => {
-    expect([...reaches(/^(platform|spec)\//, /^mock\//), ...reaches(/^platform\//, /^spec\//), ...reaches(/^mock\/domain\//, /^mock\/pipeline\/(?!types\.ts$)/)]).toEqual([]);
+  it('the bottom layers reach no higher: platform/ and spec/ import nothing of mock/; mock/core/ nothing of the rest of mock/; the domain nothing of the pipeline, of the wiring or of a way in', () => {
+    expect([
+      ...reaches(/^(platform|spec)\//, /^mock\//),
+      ...reaches(/^platform\//, /^spec\//),
+      ...reaches(/^mock\/core\//, /^mock\/(?!core\/)/),
+      ...reaches(/^mock\/domain\//, /^mock\/(pipeline|services|control|adapters)\//),
+    ]).toEqual([]);
+  });
+
+  it('the core runs anywhere: nothing of mock/ but its ways in and the test support imports mock/adapters/', () => {
+    expect(reaches(/^mock\/(?!adapters\/|testkit\/|console\/harness\.ts$|web\/browser\/)/, /^mock\/adapters\//)).toEqual([]);
   });
 
   it('nothing that ships imports the test support (mock/testkit/)', () => {

@@ -467,7 +467,7 @@ async function main(): Promise<void> {
     if (!result) pinned.reason = 'no test without @assumed selects it';
     const verdict = pinned.detected || !assumedResult ? pinned : judge([...(result?.tests ?? []), ...assumedResult.tests], baseline, [...(result?.errors ?? []), ...assumedResult.errors]);
     if (!verdict.detected && defect.via === 'mock' && verdict.failed.length === 0 && verdict.selected > 0) {
-      verdict.reason = `${verdict.reason}; check that the mock applies it (mock/core/defects.ts, and services.defects reaching the code that sends it)`;
+      verdict.reason = `${verdict.reason}; check that the mock applies it (mock/events/defects.ts, and services.defects reaching the code that sends it)`;
     }
     return {
       defect,

@@ -5,7 +5,7 @@
  * Most are injected by the fault-injecting proxy (proxy.ts) as pure functions over one exchange:
  * `request` changes what the mock receives, `response` changes what the client receives. Only
  * defects the proxy cannot see (webhook deliveries go from the mock straight to the receiver) are
- * injected by the mock itself (`via: 'mock'`, started with `--defect NAME`; mock/core/defects.ts).
+ * injected by the mock itself (`via: 'mock'`, started with `--defect NAME`; mock/events/defects.ts).
  *
  * `grep` selects the tests that must catch the defect (a Playwright --grep over "file title
  * tags"): by default the tests naming the rules it breaks (an entry writes `grep` only where it

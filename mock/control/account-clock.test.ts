@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness, type TestAccount } from '../testkit/harness.ts';
 import { createMockHandlers } from '../adapters/msw/msw.ts';
 import { parseSnapshot, restoreState, serializeState } from '../adapters/node/persistence.ts';
-import { Store } from '../core/store.ts';
+import { Store } from '../domain/store.ts';
 
 let h: Harness;
 beforeEach(async () => {

@@ -1,7 +1,7 @@
 /** Control plane, accounts: listAccounts, createAccount, getAccount, updateAccount, updatePlan, updateSettings. */
 import { createAccount, planFor, provisionKeys } from '../domain/accounts/service.ts';
 import type { ImageSize, Plan, PlanTier } from '../domain/accounts/model.ts';
-import type { AccountSettings } from '../core/store.ts';
+import type { AccountSettings } from '../domain/store.ts';
 import { iso } from '../domain/shared.ts';
 import type { ControlHandlers } from './types.ts';
 import { presentAccount } from './present.ts';
@@ -13,7 +13,7 @@ export interface InitialCredits {
   dailyBudget: number | null;
 }
 
-declare module '../core/store.ts' {
+declare module '../domain/store.ts' {
   interface AccountState {
     /**
      * The credits the account was created with through the control plane (null or absent: none

@@ -21,7 +21,7 @@ import { isWrite } from '../pipeline/faults.ts';
 import { jsonResponse } from '../pipeline/respond.ts';
 import { nextRequestId, requestContext } from '../pipeline/context.ts';
 import { fieldErrors } from '../pipeline/validate.ts';
-import type { AccountState } from '../core/store.ts';
+import type { AccountState } from '../domain/store.ts';
 import { ControlError, type ControlContext, type ControlHandlers } from './types.ts';
 
 interface ActorInput {

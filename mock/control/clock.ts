@@ -5,7 +5,7 @@
  */
 import type { AccountClock, ClockMode, OutsideWork } from '../core/clock.ts';
 import { isoOrNull } from '../domain/shared.ts';
-import type { MockServices } from '../core/services.ts';
+import type { MockServices } from '../services/services.ts';
 import { clockState } from './present.ts';
 import type { ControlHandlers } from './types.ts';
 

@@ -2,7 +2,7 @@
  * Control plane, faults: updateAccountFaults (per account), getGlobalFaults and
  * updateGlobalFaults (every account). The pipeline's faults stage reads them on every request.
  */
-import type { AccountFaults, GlobalFaults } from '../core/store.ts';
+import type { AccountFaults, GlobalFaults } from '../domain/store.ts';
 import type { ControlHandlers } from './types.ts';
 
 export const faultHandlers: ControlHandlers = {

@@ -4,7 +4,7 @@ import type { Scope } from '../domain/accounts/model.ts';
 import { isoOrNull } from '../domain/shared.ts';
 import { ControlError, invalidField, type ControlHandlers } from './types.ts';
 import { presentKey } from './present.ts';
-import type { AccountState } from '../core/store.ts';
+import type { AccountState } from '../domain/store.ts';
 
 interface CreateKeyBody {
   name?: string;
@@ -18,7 +18,7 @@ function fieldOf(message: string): string {
   return /expire|legacy/i.test(message) ? 'expiresInDays' : 'scopes';
 }
 
-declare module '../core/store.ts' {
+declare module '../domain/store.ts' {
   interface AccountState {
     /**
      * The full value of the keys the mock minted itself (D133), by keyId: the provisioned set of

@@ -7,7 +7,7 @@ import { buildMock, type Mock, type MockOptions } from '../adapters/node/app.ts'
 import { Clock } from '../core/clock.ts';
 import { createAccount, provisionKeys } from '../domain/accounts/service.ts';
 import { parseSnapshot, restoreState } from '../adapters/node/persistence.ts';
-import { Store } from '../core/store.ts';
+import { Store } from '../domain/store.ts';
 import { controlViolations } from '../testkit/control.ts';
 
 let dir: string;

@@ -2,7 +2,7 @@
 import { Collection } from '../core/collection.ts';
 import type { ApiKeyRecord } from '../domain/accounts/model.ts';
 import { iso, isoOrNull } from '../domain/shared.ts';
-import type { AccountState } from '../core/store.ts';
+import type { AccountState } from '../domain/store.ts';
 import type { Clock } from '../core/clock.ts';
 import type { DomainEvent } from '../events/model.ts';
 import type { AttemptRecord, SentRequest } from '../events/webhooks.ts';

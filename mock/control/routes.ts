@@ -5,7 +5,7 @@
  * How it works and what it decides: docs/internals.md, "mock/control/routes.ts".
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { MockServices } from '../core/services.ts';
+import type { MockServices } from '../services/services.ts';
 import { equalBytes, sha256 } from '../../platform/crypto.ts';
 import type { FieldError } from '../core/errors.ts';
 import { internalErrorResponse, problemResponse as writeProblem } from '../core/problem.ts';

@@ -1,4 +1,4 @@
-/** Control plane, the live stream: streamChanges (the feed: mock/core/feed.ts). */
+/** Control plane, the live stream: streamChanges (the feed: mock/services/feed.ts). */
 import type { ControlHandlers } from './types.ts';
 
 export const streamHandlers: ControlHandlers = {

@@ -3,11 +3,11 @@
  * type they throw. Handlers never see fastify objects; routes.ts parses, validates against
  * spec/mock-control.yaml, calls, and serialises (problem+json for a ControlError).
  */
-import type { MockServices } from '../core/services.ts';
-import type { ControlStreamSink } from '../core/feed.ts';
-import type { saveStateFile } from '../adapters/node/persistence.ts';
+import type { MockServices } from '../services/services.ts';
+import type { ControlStreamSink } from '../services/feed.ts';
+import type { Clock } from '../core/clock.ts';
 import type { FieldError } from '../core/errors.ts';
-import type { AccountState } from '../core/store.ts';
+import type { AccountState, Store } from '../domain/store.ts';
 
 /** The codes of the control plane's own problems (spec/mock-control.yaml, Problem.code). */
 export type ControlErrorCode =
@@ -47,7 +47,7 @@ export interface ControlOptions {
   /** The `--state` file that POST /__mock/state/save writes. */
   stateFile?: string;
   /** How it is written (mock/adapters/node/persistence.ts; the node adapter passes it: in-process there is no file system). */
-  saveStateFile?: typeof saveStateFile;
+  saveStateFile?: (path: string, store: Store, clock: Clock) => { path: string; bytes: number; accounts: number; clock: string };
   /**
    * `--control-token`: when set, every request under /__mock needs `Authorization: Bearer <token>`
    * (401 UNAUTHORIZED otherwise); the public API is not affected.

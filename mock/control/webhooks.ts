@@ -11,12 +11,12 @@
  * `webhookHandlers` (by operationId) are part of routes.ts's `controlHandlers`: the control
  * document's dispatcher validates every request and serves them like any other control operation.
  */
-import type { MockServices } from '../core/services.ts';
+import type { MockServices } from '../services/services.ts';
 import { presentEndpoint, WebhookInputError, type EndpointInput, type EndpointPatch, type WebhookEndpoint } from '../events/endpoints.ts';
 import type { WebhookService } from '../events/webhooks.ts';
 import { newest } from './events.ts';
 import { isoOrNull } from '../domain/shared.ts';
-import type { AccountState } from '../core/store.ts';
+import type { AccountState } from '../domain/store.ts';
 import { ControlError, type ControlHandlers } from './types.ts';
 import { presentDelivery } from './present.ts';
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { buildMock } from '../adapters/node/app.ts';
 import { Clock } from '../core/clock.ts';
 import { parseSnapshot, restoreState, serializeState } from '../adapters/node/persistence.ts';
-import { Store } from '../core/store.ts';
+import { Store } from '../domain/store.ts';
 import type { TestResponse } from '../testkit/harness.ts';
 import { controlViolations } from '../testkit/control.ts';
 import { controlOperations } from '../control/document.ts';

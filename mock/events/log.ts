@@ -1,7 +1,7 @@
 /** Recording events of a change: the account's log plus listeners (the webhook scheduler). */
 import { randomHex } from '../../platform/crypto.ts';
 import type { Actor } from '../domain/accounts/model.ts';
-import type { AccountState } from '../core/store.ts';
+import type { AccountState } from '../domain/store.ts';
 import type { DomainEvent, EventDraft, ResourceKind } from './model.ts';
 
 export type EventListener = (account: AccountState, event: DomainEvent) => void;

@@ -18,7 +18,7 @@ import { isReadable } from '../domain/creatives/model.ts';
 import { canonicalCreative } from '../domain/creatives/present.ts';
 import { presentRun } from '../domain/runs/present.ts';
 import { iso } from '../domain/shared.ts';
-import type { AccountState } from '../core/store.ts';
+import type { AccountState } from '../domain/store.ts';
 import type { DomainEvent, EventType } from './model.ts';
 
 export interface WebhookPayload {

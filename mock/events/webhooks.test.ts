@@ -9,7 +9,7 @@ import type { Asset } from '../domain/assets/model.ts';
 import { buildMock } from '../adapters/node/app.ts';
 import { Clock } from '../core/clock.ts';
 import { parseSnapshot, restoreState, serializeState } from '../adapters/node/persistence.ts';
-import { Store } from '../core/store.ts';
+import { Store } from '../domain/store.ts';
 import { createHarness, type Harness, type TestAccount } from '../testkit/harness.ts';
 import { attemptTimes, DEFAULT_RETRY_POLICY } from './backoff.ts';
 import { WebhookInputError, type EndpointInput } from './endpoints.ts';

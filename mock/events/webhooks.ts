@@ -5,8 +5,8 @@
 import { randomHex, sha256 } from '../../platform/crypto.ts';
 import { webhookDelivery } from '../../spec/contract.ts';
 import { monotonicMs, type Clock, type TimeSource } from '../core/clock.ts';
-import { signedWithDefects, withPayloadDefects } from '../core/defects.ts';
-import type { AccountState, Store } from '../core/store.ts';
+import { signedWithDefects, withPayloadDefects } from './defects.ts';
+import type { AccountState, Store } from '../domain/store.ts';
 import type { AccountWebhooks, AttemptRecord, OpenDelivery, SentRequest } from './state.ts';
 import { DEFAULT_RETRY_POLICY, nextAttemptAt, type RetryPolicy } from './backoff.ts';
 import {
@@ -31,7 +31,7 @@ export interface WebhookDeps {
   clock: Clock;
   events: EventLog;
   logError?: (error: unknown, context: string) => void;
-  /** Injected contract violations (`--defect NAME`, mock/core/defects.ts); default none. */
+  /** Injected contract violations (`--defect NAME`, mock/events/defects.ts); default none. */
   defects?: ReadonlySet<string>;
 }
 

@@ -4,7 +4,7 @@
  * (so a run can be given the hooks and nothing of /__mock) and the same control token.
  */
 import type { FastifyInstance } from 'fastify';
-import type { MockServices } from '../core/services.ts';
+import type { MockServices } from '../services/services.ts';
 import type { ControlOptions } from '../control/types.ts';
 import { dispatchPlane, registerPlaneRoutes, routeOf, type ControlHttpRequest, type ControlHttpResponse, type ControlRoute, type Plane } from '../control/routes.ts';
 import { hooksReader } from './document.ts';

@@ -6,7 +6,7 @@
 import { ApiError } from '../core/errors.ts';
 import { sha256Base64url } from '../../platform/crypto.ts';
 import { utf8Bytes } from '../../platform/bytes.ts';
-import { nextRequestId } from '../pipeline/index.ts';
+import { nextRequestId } from '../pipeline/context.ts';
 import { errorResponse } from '../pipeline/respond.ts';
 import { renderPng } from './image.ts';
 import { MEDIA_ROOT, parseMediaPath, ratioOf, scaledTo, THUMBNAIL_EDGE, type MediaTarget } from './links.ts';

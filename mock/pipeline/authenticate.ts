@@ -8,7 +8,7 @@ import { resolvePointer } from '../../spec/contract.ts';
 import { hashKey } from '../domain/accounts/keys.ts';
 import type { ApiKeyRecord, Scope } from '../domain/accounts/model.ts';
 import { ApiError } from '../core/errors.ts';
-import type { AccountState, Store } from '../core/store.ts';
+import type { AccountState, Store } from '../domain/store.ts';
 
 export const UNIFORM_AUTH_DETAIL = 'The request could not be authorized.';
 

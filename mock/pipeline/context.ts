@@ -4,7 +4,7 @@
  */
 import { randomHex } from '../../platform/crypto.ts';
 import type { EventLog } from '../events/log.ts';
-import type { RequestContext } from './types.ts';
+import type { RequestContext } from '../domain/operation.ts';
 
 // Request ids: a random per-process prefix (48 bits) and a counter (hex, 8 digits until it passes
 // 2^32, then longer), so every id stays unique without asking the CSPRNG on each request. The

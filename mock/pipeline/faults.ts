@@ -11,7 +11,7 @@
  */
 import type { OperationInfo } from '../../spec/contract.ts';
 import { ApiError } from '../core/errors.ts';
-import type { AccountState, Store } from '../core/store.ts';
+import type { AccountState, Store } from '../domain/store.ts';
 
 export const WRITES_PAUSED_RETRY_AFTER = 30;
 

@@ -13,7 +13,7 @@ import { sha256Base64url } from '../../platform/crypto.ts';
 import { utf8 } from '../../platform/bytes.ts';
 import type { OperationInfo } from '../../spec/contract.ts';
 import { ApiError } from '../core/errors.ts';
-import type { AccountState, IdempotencyRecord, StoredResponse } from '../core/store.ts';
+import type { AccountState, IdempotencyRecord, StoredResponse } from '../domain/store.ts';
 import type { RawResponse } from './types.ts';
 
 export const IDEMPOTENCY_RETENTION_MS = 24 * 3600 * 1000;

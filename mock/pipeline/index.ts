@@ -15,7 +15,7 @@ import type { Actor } from '../domain/accounts/model.ts';
 import { ApiError } from '../core/errors.ts';
 import type { EventLog } from '../events/log.ts';
 import type { Decision, Limiter } from '../ratelimit/limiter.ts';
-import type { AccountState, Store } from '../core/store.ts';
+import type { AccountState, Store } from '../domain/store.ts';
 import type { ApiKeyRecord } from '../domain/accounts/model.ts';
 import { hashKey } from '../domain/accounts/keys.ts';
 import { authenticate, authorize, bearerToken } from './authenticate.ts';
@@ -30,7 +30,8 @@ import { internalErrorResponse } from '../core/problem.ts';
 import { accountStamp, ResponseCache } from './response-cache.ts';
 import { ExamSession, SLOW_MS, type ExamPlan, type ExamRegistry } from '../exam/session.ts';
 import { nextRequestId, requestContext } from './context.ts';
-import type { HandlerTable, RawRequest, RawResponse } from './types.ts';
+import type { HandlerTable } from '../domain/operation.ts';
+import type { RawRequest, RawResponse } from './types.ts';
 import { validateRequest } from './validate.ts';
 
 export interface PipelineServices {

@@ -12,7 +12,7 @@
  * The `authorization` header is never kept: an entry names the key by its id.
  */
 import { utf8, utf8Bytes, utf8Length } from '../../platform/bytes.ts';
-import type { AccountState } from '../core/store.ts';
+import type { AccountState } from '../domain/store.ts';
 import type { RawRequest, RawResponse } from './types.ts';
 
 /** Entries kept per account, newest replacing oldest (spec/mock-control.yaml, listRequests). */

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../core/errors.ts';
 import { catalogHandlers } from '../domain/catalog/operations.ts';
 import { createHarness, violations, type Harness, type TestAccount } from '../testkit/harness.ts';
-import type { HandlerTable, OperationHandler } from './types.ts';
+import type { HandlerTable, OperationHandler } from '../domain/operation.ts';
 
 let calls: string[] = [];
 const probe = (name: string, status = 200): OperationHandler => ({

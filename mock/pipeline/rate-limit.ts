@@ -6,7 +6,7 @@
 import { rateLimits, type OperationInfo } from '../../spec/contract.ts';
 import { ApiError } from '../core/errors.ts';
 import { type Decision, type LimitCheck, type Limiter } from '../ratelimit/limiter.ts';
-import type { AccountState, Store } from '../core/store.ts';
+import type { AccountState, Store } from '../domain/store.ts';
 
 export type Traffic = 'read' | 'generation' | 'writes';
 

@@ -8,7 +8,8 @@ import type { ApiError } from '../core/errors.ts';
 import { problemResponse } from '../core/problem.ts';
 import { rateLimitHeader, type Decision } from '../ratelimit/limiter.ts';
 import { etagOf } from './preconditions.ts';
-import type { OperationResult, RawResponse } from './types.ts';
+import type { OperationResult } from '../domain/operation.ts';
+import type { RawResponse } from './types.ts';
 
 // The media type as sent: with the charset, as fastify would add it to a text body, so that the
 // kept bytes of a cached read carry the same header (problem+json's: mock/core/problem.ts).

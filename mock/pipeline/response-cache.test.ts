@@ -5,11 +5,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Clock } from '../core/clock.ts';
 import { buildMock } from '../adapters/node/app.ts';
-import { handlers as realHandlers } from '../core/handlers.ts';
-import { newAccountState, Store, type AccountState } from '../core/store.ts';
+import { handlers as realHandlers } from '../services/handlers.ts';
+import { newAccountState, Store, type AccountState } from '../domain/store.ts';
 import { createHarness, type Harness } from '../testkit/harness.ts';
 import { accountStamp, ResponseCache } from './response-cache.ts';
-import type { HandlerTable, RawResponse } from './types.ts';
+import type { HandlerTable } from '../domain/operation.ts';
+import type { RawResponse } from './types.ts';
 
 function account(id = 'acc_1'): AccountState {
   return newAccountState({ accountId: id, name: id, tag: 't', plan: { tier: 'enterprise' } as AccountState['plan'], createdAt: 0, seed: 1 });

@@ -8,7 +8,7 @@
  * How it works and what it decides: docs/internals.md, "mock/pipeline/response-cache.ts".
  */
 import { equalBytes } from '../../platform/crypto.ts';
-import type { AccountState } from '../core/store.ts';
+import type { AccountState } from '../domain/store.ts';
 import { bodyBytes } from './respond.ts';
 import type { RawResponse } from './types.ts';
 

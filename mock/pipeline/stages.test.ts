@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { operations } from '../../spec/contract.ts';
 import { Collection } from '../core/collection.ts';
 import { planFor } from '../domain/accounts/service.ts';
-import { newAccountState } from '../core/store.ts';
+import { newAccountState } from '../domain/store.ts';
 import { hashKey } from '../domain/accounts/keys.ts';
 import { nextRequestId } from './index.ts';
 import { beginIdempotent, canonicalJson, finishIdempotent, fingerprint, IDEMPOTENCY_RETENTION_MS, leavesKeyFree } from './idempotency.ts';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { operationsList, rateLimits, type OperationInfo } from '../../spec/contract.ts';
 import { defaultLimits } from '../control/limits.ts';
 import { limitsFor, type RateSubject } from '../pipeline/rate-limit.ts';
-import { newAccountState, Store } from '../core/store.ts';
+import { newAccountState, Store } from '../domain/store.ts';
 import { Limiter, rateLimitHeader, type Decision, type LimitCheck } from './limiter.ts';
 
 const W = 60;

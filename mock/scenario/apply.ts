@@ -16,7 +16,7 @@ import { controlRoutes } from '../../spec/generated/mock-control.ts';
 import type { Scenario, ScenarioAccount } from '../../spec/generated/scenario.ts';
 import schema from '../../spec/schemas/scenario.schema.json' with { type: 'json' };
 import { schemaValidator } from '../control/document.ts';
-import type { MockServices } from '../core/services.ts';
+import type { MockServices } from '../services/services.ts';
 import { resolveReferences, ScenarioReferenceError } from './references.ts';
 import { fieldOf, objectSource, parseScenarioText, ScenarioError, type ScenarioPath, type ScenarioProblem, type ScenarioSource } from './source.ts';
 

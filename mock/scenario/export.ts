@@ -13,8 +13,8 @@
 import type { Scenario, ScenarioAccount, ScenarioKey, ScenarioStep } from '../../spec/generated/scenario.ts';
 import { SCOPES, WRITE_SCOPES } from '../domain/accounts/model.ts';
 import type { Creative } from '../domain/creatives/model.ts';
-import type { MockServices } from '../core/services.ts';
-import { defaultFaults, type AccountState } from '../core/store.ts';
+import type { MockServices } from '../services/services.ts';
+import { defaultFaults, type AccountState } from '../domain/store.ts';
 import { defaultGenerationSettings } from '../domain/runs/settings.ts';
 
 const DAY_MS = 86_400_000;

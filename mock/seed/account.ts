@@ -3,7 +3,7 @@
  * and keys for a seed. One place for the server (mock/adapters/node/main.ts) and the in-process handlers
  * (mock/adapters/msw/msw.ts).
  */
-import type { MockServices } from '../core/services.ts';
+import type { MockServices } from '../services/services.ts';
 import { SCOPES } from '../domain/accounts/model.ts';
 import { createAccount, provisionKeys } from '../domain/accounts/service.ts';
 import { hashKey } from '../domain/accounts/keys.ts';

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planFor } from '../domain/accounts/service.ts';
 import { isReadable, type Creative } from '../domain/creatives/model.ts';
-import { handlers } from '../core/handlers.ts';
-import { newAccountState, type AccountState } from '../core/store.ts';
+import { handlers } from '../services/handlers.ts';
+import { newAccountState, type AccountState } from '../domain/store.ts';
 import { createHarness, violations, type Harness } from '../testkit/harness.ts';
 import { DELIVERY_RATIOS, seedAccount, seedLarge } from './demo.ts';
 

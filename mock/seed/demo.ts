@@ -14,8 +14,8 @@ import type { Campaign } from '../domain/campaigns/model.ts';
 import type { Product } from '../domain/catalog/model.ts';
 import { isReadable, type Creative, type CreativeMediaType, type CreativeStatus } from '../domain/creatives/model.ts';
 import { mediaBase, productLabel } from '../media/links.ts';
-import type { AccountState } from '../core/store.ts';
-import { nextId } from '../core/store.ts';
+import type { AccountState } from '../domain/store.ts';
+import { nextId } from '../domain/store.ts';
 
 export interface SeedOptions {
   now: number;

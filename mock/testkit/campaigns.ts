@@ -9,7 +9,7 @@
 import { expect } from 'vitest';
 import { createHarness, violations, type Harness, type RequestOptions, type TestAccount, type TestResponse } from './harness.ts';
 import type { DomainEvent } from '../events/model.ts';
-import { nextId, type AccountState } from '../core/store.ts';
+import { nextId, type AccountState } from '../domain/store.ts';
 import type { Product } from '../domain/catalog/model.ts';
 import { dashboardActions, generateCreatives, type GenerateOptions } from '../domain/campaigns/dashboard.ts';
 

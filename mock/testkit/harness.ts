@@ -8,8 +8,8 @@ import { buildMock, type Mock } from '../adapters/node/app.ts';
 import { Clock } from '../core/clock.ts';
 import type { PlanTier } from '../domain/accounts/model.ts';
 import type { WebhookOptions } from '../events/webhooks.ts';
-import type { HandlerTable } from '../pipeline/types.ts';
-import type { AccountState } from '../core/store.ts';
+import type { HandlerTable } from '../domain/operation.ts';
+import type { AccountState } from '../domain/store.ts';
 import type { WebOptions } from '../web/index.ts';
 
 export interface TestResponse {

@@ -7,7 +7,7 @@ import { accountViolations, cascadeSnapshot, INVARIANTS, restoreViolations, type
 import { createHarness, type Harness } from './harness.ts';
 import { setGenerationSettings } from '../domain/runs/settings.ts';
 import { isFinal } from '../domain/runs/model.ts';
-import type { AccountState } from '../core/store.ts';
+import type { AccountState } from '../domain/store.ts';
 
 interface World {
   h: Harness;

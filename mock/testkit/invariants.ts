@@ -7,7 +7,7 @@
 import { DEFAULT_BALANCE } from '../domain/credits/ledger.ts';
 import { isFinal, type RunItem } from '../domain/runs/model.ts';
 import { isFinalUpscale } from '../domain/upscales/model.ts';
-import type { AccountState } from '../core/store.ts';
+import type { AccountState } from '../domain/store.ts';
 
 export const INVARIANTS = [
   'run-counts',

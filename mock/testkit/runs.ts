@@ -9,7 +9,7 @@ import { mediaBase } from '../media/links.ts';
 import type { PlanTier } from '../domain/accounts/model.ts';
 import { newAsset, type Asset } from '../domain/assets/model.ts';
 import { createHarness, type Harness, type TestAccount, type TestResponse } from './harness.ts';
-import { nextId, type AccountState } from '../core/store.ts';
+import { nextId, type AccountState } from '../domain/store.ts';
 import { creditsOf, type CreditLedger } from '../domain/credits/ledger.ts';
 
 export interface World {

@@ -14,7 +14,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, vi } from 'vitest';
 import type { Clock } from '../core/clock.ts';
 import { createHarness, type Harness, type TestAccount } from './harness.ts';
-import type { AccountState } from '../core/store.ts';
+import type { AccountState } from '../domain/store.ts';
 import type { DeliveryResult, OutgoingDelivery, Transport } from '../events/transport.ts';
 import type { WebhookService } from '../events/webhooks.ts';
 

@@ -5,7 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { mediaBase } from '../../mock/media/links.ts';
-import { nextId } from '../../mock/core/store.ts';
+import { nextId } from '../../mock/domain/store.ts';
 import { createHarness } from '../../mock/testkit/harness.ts';
 
 const repeats = Math.max(1, Number(process.argv[2] ?? 5));

@@ -12,7 +12,7 @@ import { buildMock } from '../../mock/adapters/node/app.ts';
 import { Clock } from '../../mock/core/clock.ts';
 import { accountViolations, formatViolations, INVARIANTS } from '../../mock/testkit/invariants.ts';
 import { setGlobalGeneration } from '../../mock/domain/runs/settings.ts';
-import type { AccountState } from '../../mock/core/store.ts';
+import type { AccountState } from '../../mock/domain/store.ts';
 import { sentRequest, violations, type TestResponse } from '../../mock/testkit/harness.ts';
 
 export interface SoakOptions {

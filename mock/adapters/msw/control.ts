@@ -11,11 +11,11 @@
  * (`npm run generate`).
  */
 import { controlRoutes, type components, type operations } from '../../../spec/generated/mock-control.ts';
-import type { MockServices } from '../../core/services.ts';
+import type { MockServices } from '../../services/services.ts';
 import type { ControlOptions } from '../../control/types.ts';
 import type { ControlHttpResponse } from '../../control/routes.ts';
 // Not ControlHttpResponse in what the package declares: routes.ts names fastify's types (D195).
-import type { ControlStreamSink } from '../../core/feed.ts';
+import type { ControlStreamSink } from '../../services/feed.ts';
 
 export type ControlOperationId = keyof typeof controlRoutes;
 

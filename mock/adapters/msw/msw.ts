@@ -10,7 +10,7 @@ import type { ApiVersion } from '../../../spec/api-versions.ts';
 import { Clock } from '../../core/clock.ts';
 import type { ControlHttpResponse } from '../../control/routes.ts';
 import type { ControlOptions } from '../../control/types.ts';
-import { createServices, type MockServices } from '../../core/services.ts';
+import { createServices, type MockServices } from '../../services/services.ts';
 import { ApiError, reasonPhrase } from '../../core/errors.ts';
 import type { DeliveryResult, Transport } from '../../events/transport.ts';
 import { answerMedia, MediaService } from '../../media/serve.ts';

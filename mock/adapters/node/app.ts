@@ -13,7 +13,7 @@ import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import inject, { type InjectOptions, type Response as InjectResponse } from 'light-my-request';
 import { basePath } from '../../../spec/contract.ts';
 import type { Clock } from '../../core/clock.ts';
-import { createServices, type CoreOptions, type MockServices } from '../../core/services.ts';
+import { createServices, type CoreOptions, type MockServices } from '../../services/services.ts';
 import type { ControlOptions } from '../../control/types.ts';
 import { registerConsole } from '../../console/serve.ts';
 import { registerControlRoutes } from '../../control/routes.ts';
@@ -46,7 +46,7 @@ export interface MockOptions extends CoreOptions {
   web?: WebOptions;
 }
 
-export type { MockServices } from '../../core/services.ts';
+export type { MockServices } from '../../services/services.ts';
 
 export interface Mock {
   /** The server's fastify instance: `listen` and `close` serve and stop the whole mock (API included). */

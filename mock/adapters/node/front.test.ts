@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { buildMock } from './app.ts';
 import { BODY_LIMIT_BYTES, isApiTarget, readBody, splitUrl, WriteBatch } from './front.ts';
-import { handlers } from '../../core/handlers.ts';
+import { handlers } from '../../services/handlers.ts';
 import type { RawResponse } from '../../pipeline/types.ts';
 
 const run = promisify(execFile);

@@ -13,7 +13,7 @@ import { Collection } from '../../core/collection.ts';
 import type { Creative } from '../../domain/creatives/model.ts';
 import { decode, encode, loadStateFile, parseSnapshot, PersistenceError, restoreState, saveStateFile, serializeState, STATE_VERSION } from './persistence.ts';
 import { newAccountWebhooks } from '../../events/state.ts';
-import { Store, type AccountState } from '../../core/store.ts';
+import { Store, type AccountState } from '../../domain/store.ts';
 import { createHarness, type Harness } from '../../testkit/harness.ts';
 
 let dir: string;

@@ -6,7 +6,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rm
 import { dirname } from 'node:path';
 import type { Clock, ClockMode } from '../../core/clock.ts';
 import { Collection } from '../../core/collection.ts';
-import { newAccountState, type AccountState, type Store } from '../../core/store.ts';
+import { newAccountState, type AccountState, type Store } from '../../domain/store.ts';
 
 export const STATE_FORMAT = 'cgs-mock-state';
 export const STATE_VERSION = 1;

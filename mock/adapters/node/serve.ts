@@ -11,11 +11,11 @@ import { Clock, type ClockMode } from '../../core/clock.ts';
 import { isLoopback } from '../../control/binding.ts';
 import { controlRoutes, dispatchControl } from '../../control/routes.ts';
 import { resumeGeneration } from '../../domain/runs/resume.ts';
-import { DefectNameError, parseDefects } from '../../core/defects.ts';
+import { DefectNameError, parseDefects } from '../../events/defects.ts';
 import { loadStateFile, PersistenceError, restoreState, saveStateFile, type StateSnapshot } from './persistence.ts';
 import { DEMO_ACCOUNT_ID, demoKeys, seedDemo } from '../../seed/account.ts';
 import { loadScenario, ScenarioError, type ScenarioLoaded } from '../../scenario/apply.ts';
-import { Store } from '../../core/store.ts';
+import { Store } from '../../domain/store.ts';
 import { DOCS_PATH } from '../../web/index.ts';
 
 /** The command line's flags, checked (main.ts); the defects' names are checked here. */

@@ -6,7 +6,7 @@
 import { randomHex, sha256Hex } from '../../../platform/crypto.ts';
 import { plans } from '../../../spec/contract.ts';
 import { hashKey } from './keys.ts';
-import { newAccountState, type AccountState, type Store } from '../../core/store.ts';
+import { newAccountState, type AccountState, type Store } from '../store.ts';
 import { SCOPES, WRITE_SCOPES, type ApiKeyRecord, type Plan, type PlanTier, type Scope } from './model.ts';
 
 export const KEY_LIFETIMES_DAYS = [30, 90, 365] as const;

@@ -8,7 +8,7 @@
  * (ETAG-003; archive and unarchive too, ETagAssumed). A no-op write answers the same 200 with the
  * unchanged asset and records nothing (EVT-020).
  */
-import type { HandlerTable, OperationHandler, OperationResult, RequestContext } from '../../pipeline/types.ts';
+import type { HandlerTable, OperationHandler, OperationResult, RequestContext } from '../operation.ts';
 import { listPage, showDeleted, type Transition } from '../shared.ts';
 import type { Asset } from './model.ts';
 import { canonicalAsset, presentAsset } from './present.ts';

@@ -6,7 +6,7 @@
  */
 import { ApiError, type FieldError } from '../../core/errors.ts';
 import type { EventDraft, ResourceKind } from '../../events/model.ts';
-import { nextId, type AccountState } from '../../core/store.ts';
+import { nextId, type AccountState } from '../store.ts';
 import type { Creative } from '../creatives/model.ts';
 import { shownAspectRatio } from '../creatives/present.ts';
 import {

@@ -9,8 +9,8 @@
  */
 import { basePath } from '../../../spec/contract.ts';
 import { ApiError } from '../../core/errors.ts';
-import type { HandlerTable, OperationResult, RequestContext } from '../../pipeline/types.ts';
-import { nextId, type AccountState } from '../../core/store.ts';
+import type { HandlerTable, OperationResult, RequestContext } from '../operation.ts';
+import { nextId, type AccountState } from '../store.ts';
 import { listPage, showDeleted } from '../shared.ts';
 import type { Campaign } from './model.ts';
 import { campaignStatus, canonicalCampaign, creativesOf } from './present.ts';

@@ -12,7 +12,7 @@
  *   APPROVED or REJECTED, else COMPLETED (also when it holds none).
  */
 import type { Schemas } from '../../../spec/types.ts';
-import type { AccountState } from '../../core/store.ts';
+import type { AccountState } from '../store.ts';
 import type { Creative } from '../creatives/model.ts';
 import { iso, isoOrNull, metadataField } from '../shared.ts';
 import type { Campaign, CampaignStatus } from './model.ts';

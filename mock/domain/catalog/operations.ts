@@ -1,6 +1,6 @@
 /** Catalog operations: listProducts, getProduct. */
 import { ApiError } from '../../core/errors.ts';
-import type { HandlerTable } from '../../pipeline/types.ts';
+import type { HandlerTable } from '../operation.ts';
 import { listPage } from '../shared.ts';
 import { presentProduct } from './present.ts';
 

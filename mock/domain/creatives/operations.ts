@@ -8,7 +8,7 @@
  * canonical form (ETAG-003); DELETE and undelete answer the showDeleted form, so `deletedAt` shows
  * (CRTV-029).
  */
-import type { HandlerTable, OperationResult, RequestContext } from '../../pipeline/types.ts';
+import type { HandlerTable, OperationResult, RequestContext } from '../operation.ts';
 import { listPage, showDeleted, type Transition } from '../shared.ts';
 import { isReadable, type Creative } from './model.ts';
 import { canonicalCreative, presentCreative, type CreativeView } from './present.ts';

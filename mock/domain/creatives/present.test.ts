@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planFor } from '../accounts/service.ts';
-import { newAccountState } from '../../core/store.ts';
+import { newAccountState } from '../store.ts';
 import { presentProduct } from '../catalog/present.ts';
 import type { Product } from '../catalog/model.ts';
 import type { Campaign } from '../campaigns/model.ts';

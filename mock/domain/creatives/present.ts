@@ -7,7 +7,7 @@
  * - `status` per D6 (CRTV-011); `product` with expand=product (PAGE-001, PAGE-002).
  */
 import type { Schemas } from '../../../spec/types.ts';
-import type { AccountState } from '../../core/store.ts';
+import type { AccountState } from '../store.ts';
 import { mediaFields, RENDITION_EDGE, sizeForRatio } from '../../media/links.ts';
 import { presentProduct } from '../catalog/present.ts';
 import { iso, isoOrNull, metadataField } from '../shared.ts';

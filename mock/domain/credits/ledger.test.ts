@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newAccountState } from '../../core/store.ts';
+import { newAccountState } from '../store.ts';
 import { planFor } from '../accounts/service.ts';
 import {
   available,

@@ -6,7 +6,7 @@
  */
 import { ApiError } from '../../core/errors.ts';
 import { scenariosOf } from '../shared.ts';
-import type { AccountState } from '../../core/store.ts';
+import type { AccountState } from '../store.ts';
 
 export const SPEND_UNAVAILABLE_RETRY_AFTER = 5;
 

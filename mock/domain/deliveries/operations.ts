@@ -8,8 +8,8 @@
  */
 import { sha256Base64url } from '../../../platform/crypto.ts';
 import { ApiError } from '../../core/errors.ts';
-import type { HandlerTable } from '../../pipeline/types.ts';
-import type { AccountState } from '../../core/store.ts';
+import type { HandlerTable } from '../operation.ts';
+import type { AccountState } from '../store.ts';
 import { isReadable } from '../creatives/model.ts';
 import { listPage } from '../shared.ts';
 import type { Delivery } from './model.ts';

@@ -1,5 +1,5 @@
 /** Preset operations: listPresets (RUN-016, RUN-017, PAGE-004). */
-import type { HandlerTable } from '../../pipeline/types.ts';
+import type { HandlerTable } from '../operation.ts';
 import { listPage } from '../shared.ts';
 import { presentPreset, presets } from './catalog.ts';
 

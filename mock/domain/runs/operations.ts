@@ -1,8 +1,8 @@
 /** Run operations: estimateRun, createRun, listRuns, getRun, listRunItems, stopRun. */
 import { basePath } from '../../../spec/contract.ts';
 import { ApiError } from '../../core/errors.ts';
-import type { HandlerTable, RequestContext } from '../../pipeline/types.ts';
-import { nextId, type AccountState } from '../../core/store.ts';
+import type { HandlerTable, RequestContext } from '../operation.ts';
+import { nextId, type AccountState } from '../store.ts';
 import { Collection } from '../../core/collection.ts';
 import { budgetStatus, creditsOf, spendRefusal } from '../credits/ledger.ts';
 import { assertSpendReachable } from '../credits/spend.ts';

@@ -3,7 +3,7 @@
  * `presentRun` is also what `run.completed` carries as `data` (EVT-008): render it at send time.
  */
 import type { Schemas } from '../../../spec/types.ts';
-import type { AccountState } from '../../core/store.ts';
+import type { AccountState } from '../store.ts';
 import { presentAsset } from '../assets/present.ts';
 import { iso, isoOrNull } from '../shared.ts';
 import { isFinal, type Run, type RunItem } from './model.ts';

@@ -12,7 +12,7 @@
  * ACCOUNT_SPEND_UNAVAILABLE, ACCOUNT_SPEND_CAP_EXCEEDED.
  */
 import { ApiError, type FieldError } from '../../core/errors.ts';
-import type { AccountState } from '../../core/store.ts';
+import type { AccountState } from '../store.ts';
 import type { ImageSize } from '../accounts/model.ts';
 import { creditsOf } from '../credits/ledger.ts';
 import { creativePrice, type Modality } from '../credits/ratecard.ts';

@@ -5,7 +5,7 @@
  */
 import type { Clock } from '../../core/clock.ts';
 import type { EventLog } from '../../events/log.ts';
-import type { Store } from '../../core/store.ts';
+import type { Store } from '../store.ts';
 import { resumeUpscale } from '../upscales/scheduler.ts';
 import { resumeRun, type GenerationEnv } from './scheduler.ts';
 

@@ -6,8 +6,8 @@
  */
 import type { TimeSource } from '../../core/clock.ts';
 import type { EventDraft, ResourceKind } from '../../events/model.ts';
-import type { RequestContext } from '../../pipeline/types.ts';
-import { nextId, type AccountState, type Store } from '../../core/store.ts';
+import type { RequestContext } from '../operation.ts';
+import { nextId, type AccountState, type Store } from '../store.ts';
 import { newAsset, type Asset } from '../assets/model.ts';
 import { chargeHold, creditsOf, placeHold, releaseHold } from '../credits/ledger.ts';
 import { LONG_EDGE_PX } from '../credits/ratecard.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Store, newAccountState } from '../../core/store.ts';
+import { Store, newAccountState } from '../store.ts';
 import { planFor } from '../accounts/service.ts';
 import { drawItemOutcome, durationFactor, pick, runDrawKey, unit } from './draw.ts';
 import { defaultGenerationSettings, effectiveSpeed, generationView, globalGeneration, setGenerationSettings, setGlobalGeneration } from './settings.ts';

@@ -45,7 +45,7 @@ export interface GlobalGeneration {
   speed: number;
 }
 
-/** What these functions read: the store's global settings and an account's own (mock/core/store.ts holds both). */
+/** What these functions read: the store's global settings and an account's own (mock/domain/store.ts holds both). */
 type HasGlobal = { readonly generation: GlobalGeneration };
 type HasSettings = { generation: GenerationSettings };
 

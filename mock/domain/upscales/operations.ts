@@ -15,8 +15,8 @@
  */
 import { basePath } from '../../../spec/contract.ts';
 import { ApiError } from '../../core/errors.ts';
-import type { HandlerTable, RequestContext } from '../../pipeline/types.ts';
-import { nextId, type AccountState } from '../../core/store.ts';
+import type { HandlerTable, RequestContext } from '../operation.ts';
+import { nextId, type AccountState } from '../store.ts';
 import { newAsset, type Asset } from '../assets/model.ts';
 import type { Product } from '../catalog/model.ts';
 import { available, budgetStatus, creditsOf, placeHold } from '../credits/ledger.ts';

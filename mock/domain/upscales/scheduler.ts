@@ -5,7 +5,7 @@
  * `stall` stays PROCESSING (holding its credits) so IMAGE_UPSCALE_IN_PROGRESS can be drilled.
  */
 import { mediaBase, productLabel } from '../../media/links.ts';
-import { nextId, type AccountState } from '../../core/store.ts';
+import { nextId, type AccountState } from '../store.ts';
 import { newAsset, type Asset } from '../assets/model.ts';
 import { chargeHold, creditsOf, releaseHold } from '../credits/ledger.ts';
 import { LONG_EDGE_PX } from '../credits/ratecard.ts';

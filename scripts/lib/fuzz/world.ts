@@ -6,7 +6,7 @@
  */
 import { basePath, matchOperation, operations, type OperationInfo } from '../../../spec/contract.ts';
 import { createHarness, type Harness, type TestResponse } from '../../../mock/testkit/harness.ts';
-import type { AccountState } from '../../../mock/core/store.ts';
+import type { AccountState } from '../../../mock/domain/store.ts';
 import { presets } from '../../../mock/domain/presets/catalog.ts';
 import { isRecord, Ref, RefList, type Pool } from './schema.ts';
 import type { BodyChoice, CursorChoice, IfMatchChoice, KeyChoice, RequestPlan } from './plan.ts';

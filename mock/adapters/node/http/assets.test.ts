@@ -4,7 +4,7 @@
  * mock/domain/assets/transitions.test.ts). Every response is checked with `violations`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nextId, type AccountState } from '../../../core/store.ts';
+import { nextId, type AccountState } from '../../../domain/store.ts';
 import { createHarness, violations, type Harness, type RequestOptions, type TestAccount, type TestResponse } from '../../../testkit/harness.ts';
 import { newAsset, type Asset } from '../../../domain/assets/model.ts';
 

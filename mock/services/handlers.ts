@@ -2,7 +2,7 @@
  * Every operation of the document, keyed by operationId, mapped to its handler in the resource
  * folders. `handlers.test.ts` checks that the table and the document agree in both directions.
  */
-import type { HandlerTable } from '../pipeline/types.ts';
+import type { HandlerTable } from '../domain/operation.ts';
 import { assetHandlers } from '../domain/assets/operations.ts';
 import { campaignHandlers } from '../domain/campaigns/operations.ts';
 import { catalogHandlers } from '../domain/catalog/operations.ts';

@@ -11,8 +11,8 @@
  *   withPayloadDefects(defects, payload)                                 the envelope
  *   signedWithDefects(defects, secret, msgId, nowMs, body, attempt)      the Standard Webhooks headers
  */
-import type { WebhookPayload } from '../events/payload.ts';
-import { signatureHeaders, type SignatureHeaders } from '../events/signing.ts';
+import type { WebhookPayload } from './payload.ts';
+import { signatureHeaders, type SignatureHeaders } from './signing.ts';
 
 /** A defect's name: lower-case words joined by `-`, `_` or `.` (e.g. `etag-weak`). */
 export type DefectName = string;

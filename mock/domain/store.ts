@@ -3,19 +3,19 @@
  * owns the key, so another account's resource is simply absent (the uniform 404).
  */
 import type { components } from '../../spec/generated/mock-control.ts';
-import type { ApiKeyRecord, Plan } from '../domain/accounts/model.ts';
-import type { Asset } from '../domain/assets/model.ts';
-import type { Campaign } from '../domain/campaigns/model.ts';
-import type { Brand, Product } from '../domain/catalog/model.ts';
-import type { Creative } from '../domain/creatives/model.ts';
-import type { Delivery } from '../domain/deliveries/model.ts';
+import type { ApiKeyRecord, Plan } from './accounts/model.ts';
+import type { Asset } from './assets/model.ts';
+import type { Campaign } from './campaigns/model.ts';
+import type { Brand, Product } from './catalog/model.ts';
+import type { Creative } from './creatives/model.ts';
+import type { Delivery } from './deliveries/model.ts';
 import type { DomainEvent } from '../events/model.ts';
 import { newAccountWebhooks, type AccountWebhooks } from '../events/state.ts';
-import { newCreditLedger, type CreditLedger } from '../domain/credits/ledger.ts';
-import type { Run, RunItem } from '../domain/runs/model.ts';
-import { defaultGenerationSettings, type GenerationSettings, type GlobalGeneration } from '../domain/runs/settings.ts';
-import type { Upscale } from '../domain/upscales/model.ts';
-import { Collection } from './collection.ts';
+import { newCreditLedger, type CreditLedger } from './credits/ledger.ts';
+import type { Run, RunItem } from './runs/model.ts';
+import { defaultGenerationSettings, type GenerationSettings, type GlobalGeneration } from './runs/settings.ts';
+import type { Upscale } from './upscales/model.ts';
+import { Collection } from '../core/collection.ts';
 
 export interface StoredResponse {
   status: number;
@@ -143,7 +143,7 @@ export class Store {
    */
   publicOrigin = 'http://localhost';
   /**
-   * The injected defects the domain applies itself (`--defect NAME`, mock/core/defects.ts; empty: a
+   * The injected defects the domain applies itself (`--defect NAME`, mock/events/defects.ts; empty: a
    * conforming mock): set by createServices. Not part of the saved state.
    */
   defects: ReadonlySet<string> = new Set();

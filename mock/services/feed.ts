@@ -6,14 +6,14 @@
  * run, an upscale, a creative... made, changed or settled, by anyone: the API, another actor, the
  * clock). The message names and data are documented in spec/mock-control.yaml (streamChanges);
  * the console (mock/console/) is its first reader.
- * How it works and what it decides: docs/internals.md, "mock/core/feed.ts".
+ * How it works and what it decides: docs/internals.md, "mock/services/feed.ts".
  */
-import { realInterval, type Clock } from './clock.ts';
+import { realInterval, type Clock } from '../core/clock.ts';
 import { clockState, presentDelivery, presentEvent } from '../control/present.ts';
 import type { EventLog } from '../events/log.ts';
 import type { AttemptRecord, WebhookService } from '../events/webhooks.ts';
 import type { RequestJournal } from '../pipeline/journal.ts';
-import type { AccountState, Store } from './store.ts';
+import type { AccountState, Store } from '../domain/store.ts';
 
 /** Where a control stream writes (mock/control/routes.ts wraps the raw response). */
 export interface ControlStreamSink {
@@ -24,7 +24,7 @@ export interface ControlStreamSink {
   close(): void;
 }
 
-/** The services the feed listens to (mock/core/services.ts hands it the mock's). */
+/** The services the feed listens to (mock/services/services.ts hands it the mock's). */
 export interface FeedSources {
   store: Store;
   clock: Clock;

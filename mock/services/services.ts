@@ -4,10 +4,10 @@
  * builds them here and only here: the node:http server (mock/adapters/node/app.ts, buildMock) and the in-process
  * MSW handlers (mock/adapters/msw/msw.ts, createMockHandlers).
  */
-import { Clock } from './clock.ts';
+import { Clock } from '../core/clock.ts';
 import { ChangeFeed } from './feed.ts';
-import { LeaseTable } from './leases.ts';
-import type { Defects } from './defects.ts';
+import { LeaseTable } from '../core/leases.ts';
+import type { Defects } from '../events/defects.ts';
 import { EventLog } from '../events/log.ts';
 import { WebhookService, type WebhookOptions } from '../events/webhooks.ts';
 import { handlers } from './handlers.ts';
@@ -15,9 +15,9 @@ import type { MediaService } from '../media/serve.ts';
 import type { PipelineServices } from '../pipeline/index.ts';
 import { RequestJournal } from '../pipeline/journal.ts';
 import { ResponseCache, type ResponseCacheOptions } from '../pipeline/response-cache.ts';
-import type { HandlerTable } from '../pipeline/types.ts';
+import type { HandlerTable } from '../domain/operation.ts';
 import { Limiter } from '../ratelimit/limiter.ts';
-import { Store } from './store.ts';
+import { Store } from '../domain/store.ts';
 import { ExamRegistry } from '../exam/session.ts';
 
 /** What the core is built from (each way in adds its own options: mock/adapters/node/app.ts MockOptions). */

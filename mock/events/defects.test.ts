@@ -2,8 +2,8 @@ import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { DEFECTS } from '../../conformance/defects/catalogue.ts';
 import { DefectNameError, LEAKED_KEY_ID, MOCK_DEFECTS, parseDefects, signedWithDefects, STAND_IN_RATIO, withPayloadDefects } from './defects.ts';
-import type { WebhookPayload } from '../events/payload.ts';
-import { signatureHeaders } from '../events/signing.ts';
+import type { WebhookPayload } from './payload.ts';
+import { signatureHeaders } from './signing.ts';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const BODY = '{"type":"creative.approved","timestamp":"2026-01-01T00:00:00.000Z","data":{}}';
