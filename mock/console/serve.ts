@@ -1,5 +1,6 @@
 /**
- * Serves the console (mock/console/: index.html, app.js, style.css) at /console/ on the mock's
+ * Serves the console (mock/console/: index.html, style.css, and its ES modules: app.js, client.js,
+ * pieces.js, views/*.js) at /console/ on the mock's
  * origin, and the one UI library it uses, htm's Preact build (a single ES module file from npm,
  * node_modules/htm/preact/standalone.module.js), at /console/vendor/preact-htm.js. No build step
  * and no CDN: the files are served as they are in the repository. The console is a client of the
@@ -10,16 +11,21 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import { problemResponse } from '../core/problem.ts';
+import { nextRequestId } from '../pipeline/context.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
+const JS = 'text/javascript; charset=utf-8';
+/** The console's own modules (app.js loads the others). */
+const MODULES = ['app.js', 'client.js', 'pieces.js', 'views/accounts.js', 'views/data.js', 'views/generation.js', 'views/webhooks.js', 'views/requests.js'];
 
 /** Every file the console serves: URL path below /console/ → file and type. Nothing else is served. */
 export const CONSOLE_FILES: Record<string, { file: string; type: string }> = {
   '': { file: join(here, 'index.html'), type: 'text/html; charset=utf-8' },
-  'app.js': { file: join(here, 'app.js'), type: 'text/javascript; charset=utf-8' },
+  ...Object.fromEntries(MODULES.map((name) => [name, { file: join(here, name), type: JS }])),
   'style.css': { file: join(here, 'style.css'), type: 'text/css; charset=utf-8' },
-  'vendor/preact-htm.js': { file: join(dirname(require.resolve('htm/preact')), 'standalone.module.js'), type: 'text/javascript; charset=utf-8' },
+  'vendor/preact-htm.js': { file: join(dirname(require.resolve('htm/preact')), 'standalone.module.js'), type: JS },
 };
 
 export const CONSOLE_PATH = '/console/';
@@ -32,7 +38,8 @@ export function registerConsole(app: FastifyInstance): void {
     const name = (request.params as { '*': string })['*'];
     const entry = CONSOLE_FILES[name];
     if (!entry) {
-      return reply.status(404).type('application/problem+json').send(JSON.stringify({ type: '/errors/NOT_FOUND', title: 'Not Found', status: 404, code: 'NOT_FOUND', detail: `The console has no file ${name}.`, instance: request.url.split('?')[0] }));
+      const answer = problemResponse({ status: 404, code: 'NOT_FOUND', detail: `The console has no file ${name}.` }, request.url.split('?')[0]!, nextRequestId('control'));
+      return reply.status(answer.status).headers(answer.headers).send(answer.body);
     }
     let bytes = cache.get(name);
     if (!bytes) {
