@@ -7,13 +7,13 @@
 import http from 'node:http';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { basePath, matchOperation } from '../../spec/contract.ts';
 import { buildMock } from '../../mock/adapters/node/app.ts';
 import { Clock } from '../../mock/core/clock.ts';
 import { accountViolations, formatViolations, INVARIANTS } from '../../mock/testkit/invariants.ts';
 import { setGlobalGeneration } from '../../mock/domain/runs/settings.ts';
-import type { AccountState } from '../../mock/domain/store.ts';
-import { sentRequest, violations, type TestResponse } from '../../mock/testkit/harness.ts';
+import { percentile, sleep, type Stats, Client } from './soak/client.ts';
+import { ALL_LIMITS_HIGH, prng, newAccount, type Replays, mixedClient } from './soak/traffic.ts';
+import { type ScenarioResult, idempotencyScenarios, ifMatchScenarios, lostUpdateScenarios, rateLimitScenarios } from './soak/races.ts';
 
 export interface SoakOptions {
   /** Length of the mixed load, seconds. */
@@ -26,12 +26,6 @@ export interface SoakOptions {
   /** Part of the run before memory is measured (default 0.3). */
   warmupFraction?: number;
   log?: (line: string) => void;
-}
-
-export interface ScenarioResult {
-  name: string;
-  passed: boolean;
-  detail: string;
 }
 
 export interface SoakFigures {
@@ -79,11 +73,6 @@ const SLOPE_ALLOWANCE_KIBPS = 48;
 /** Seconds of samples after warm-up needed for a verdict. */
 const MIN_MEASURED_SECONDS = 20;
 
-const HIGH = 1_000_000_000;
-const ALL_LIMITS_HIGH: Record<string, number> = Object.fromEntries(
-  ['group:read', 'group:generation_read', 'group:generation_write', 'group:creative_reviews', 'group:creative_writes', 'group:asset_writes', 'group:campaign_writes', 'account:read', 'account:generation', 'account:writes', 'ip:read', 'ip:generation', 'ip:writes'].map((n) => [n, HIGH]),
-);
-
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
@@ -93,18 +82,6 @@ function forcedGc(): () => void {
   // Without --expose-gc (vitest): switch the flag on and take `gc` from a fresh context.
   v8.setFlagsFromString('--expose-gc');
   return vm.runInNewContext('gc') as () => void;
-}
-
-/** mulberry32: a small seeded PRNG for the clients' choices. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function slope(points: { t: number; y: number }[]): number {
@@ -119,145 +96,6 @@ function slope(points: { t: number; y: number }[]): number {
     den += (p.t - mt) ** 2;
   }
   return den === 0 ? 0 : num / den;
-}
-
-function percentile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-}
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-interface Reply extends TestResponse {
-  operationId?: string;
-}
-
-interface Stats {
-  requests: number;
-  byStatus: Record<string, number>;
-  fiveXX: number;
-  nonConforming: number;
-  clientErrors: number;
-  latencies: number[];
-  problems: string[];
-}
-
-class Client {
-  constructor(
-    private readonly origin: string,
-    private readonly agent: http.Agent,
-    private readonly stats: Stats,
-  ) {}
-
-  /** A public API request (path below the base) or a control-plane one (`/__mock/...`). */
-  request(method: string, path: string, options: { key?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<Reply> {
-    const control = path.startsWith('/__mock');
-    const fullPath = control ? path : `${basePath}${path}`;
-    const headers: Record<string, string> = { ...(options.headers ?? {}) };
-    if (options.key) headers.authorization = `Bearer ${options.key}`;
-    let payload: string | undefined;
-    if (options.body !== undefined) {
-      payload = JSON.stringify(options.body);
-      headers['content-type'] = 'application/json';
-      headers['content-length'] = String(Buffer.byteLength(payload));
-    }
-    const started = performance.now();
-    return new Promise<Reply>((resolve, reject) => {
-      const req = http.request(`${this.origin}${fullPath}`, { method, headers, agent: this.agent, timeout: 30_000 }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', reject);
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          const lower: Record<string, string> = {};
-          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) lower[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
-          let body: unknown;
-          if ((lower['content-type'] ?? '').includes('json') && text) {
-            try {
-              body = JSON.parse(text);
-            } catch {
-              body = undefined;
-            }
-          }
-          const reply: Reply = { status: res.statusCode ?? 0, headers: lower, text, body };
-          if (!control) this.record(method, path, reply, performance.now() - started);
-          resolve(reply);
-        });
-      });
-      req.on('timeout', () => req.destroy(new Error(`timeout: ${method} ${fullPath}`)));
-      req.on('error', (error) => {
-        if (!control) {
-          this.stats.clientErrors++;
-          this.stats.problems.push(`client error on ${method} ${fullPath}: ${(error as Error).message}`);
-        }
-        reject(error);
-      });
-      if (payload !== undefined) req.write(payload);
-      req.end();
-    });
-  }
-
-  private record(method: string, path: string, reply: Reply, ms: number): void {
-    const s = this.stats;
-    s.requests++;
-    s.latencies.push(ms);
-    s.byStatus[String(reply.status)] = (s.byStatus[String(reply.status)] ?? 0) + 1;
-    if (reply.status >= 500) {
-      s.fiveXX++;
-      s.problems.push(`5xx: ${method} ${path} → ${reply.status} ${reply.text.slice(0, 300)}`);
-    }
-    const matched = matchOperation(method, path.split('?')[0]!);
-    if (!matched) return;
-    reply.operationId = matched.operation.operationId;
-    const broken = violations(matched.operation.operationId, { ...reply, request: sentRequest(method, path) });
-    if (broken.length > 0) {
-      s.nonConforming++;
-      if (s.problems.length < 50) s.problems.push(`non-conforming: ${method} ${path} → ${reply.status}: ${broken.join('; ')}`);
-    }
-  }
-}
-
-interface SoakAccount {
-  accountId: string;
-  state: AccountState;
-  keys: Record<string, { key: string; keyId: string; scopes: string[] }>;
-}
-
-async function newAccount(control: Client, store: Map<string, AccountState>, body: Record<string, unknown>): Promise<SoakAccount> {
-  const res = await control.request('POST', '/__mock/accounts', { body });
-  if (res.status !== 201) throw new Error(`soak: account creation failed: ${res.status} ${res.text}`);
-  const { accountId, keys } = res.body as { accountId: string; keys: SoakAccount['keys'] };
-  return { accountId, keys, state: store.get(accountId)! };
-}
-
-function readableCreatives(state: AccountState): string[] {
-  const out: string[] = [];
-  for (const c of state.creatives.values()) {
-    const campaign = state.campaigns.get(c.campaignId);
-    if (c.url !== null && (c.mediaType === 'image' || c.mediaType === 'video') && c.status !== 'NOT_GENERATED' && c.deletedAt === null && campaign?.deletedAt === null) out.push(c.creativeId);
-  }
-  return out;
-}
-
-/** Creatives with a public representation (live or deleted: undelete and showDeleted reads need those too). */
-function readableOrDeleted(state: AccountState): string[] {
-  const out: string[] = [];
-  for (const c of state.creatives.values()) if (c.url !== null && (c.mediaType === 'image' || c.mediaType === 'video') && c.status !== 'NOT_GENERATED') out.push(c.creativeId);
-  return out;
-}
-
-function liveAssets(state: AccountState): string[] {
-  return [...state.assets.values()].filter((a) => a.deletedAt === null).map((a) => a.assetId);
-}
-
-function liveCampaigns(state: AccountState): string[] {
-  return [...state.campaigns.values()].filter((c) => c.deletedAt === null).map((c) => c.campaignId);
-}
-
-/** Product ids of one brand (a campaign covers products of its brand). */
-function brandProducts(state: AccountState): { brandId: string; productIds: string[] } {
-  const brandId = state.brands.ids()[0]!;
-  return { brandId, productIds: [...state.products.values()].filter((p) => p.brandId === brandId).map((p) => p.productId) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -450,273 +288,6 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   if (measuredEnough && !flat) failures.push(`memory is not flat: heap grows ${heapSlope.toFixed(1)} KiB/s after warm-up while the data grows ${dataSlope.toFixed(1)} KiB/s (allowed: ${HEAP_PER_DATA_FACTOR} × data + ${SLOPE_ALLOWANCE_KIBPS} KiB/s)`);
   if (stats.problems.length > 0) failures.push(...stats.problems.slice(0, 20));
   return { figures, failures };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Mixed load
-
-interface Replays {
-  count: number;
-  failed: number;
-  notes: string[];
-}
-
-async function mixedClient(client: Client, account: SoakAccount, random: () => number, index: number, more: () => boolean, count: () => void, replays: Replays): Promise<void> {
-  const key = account.keys.all!.key;
-  const state = account.state;
-  let n = 0;
-  const pick = <T>(list: readonly T[]): T | undefined => (list.length === 0 ? undefined : list[Math.floor(random() * list.length)]);
-  const idem = () => `soak-${index}-${n++}-${Math.floor(random() * 1e9)}`;
-  const metaKeys = ['color', 'size', 'channel', 'owner', 'region', 'season'];
-  const metaPatch = () => {
-    const patch: Record<string, string | null> = {};
-    for (let k = 0; k < 1 + Math.floor(random() * 3); k++) patch[pick(metaKeys)!] = random() < 0.25 ? null : `v${Math.floor(random() * 5)}`;
-    return patch;
-  };
-  const send = async (method: string, path: string, opts: { headers?: Record<string, string>; body?: unknown } = {}) => {
-    count();
-    try {
-      return await client.request(method, path, { key, ...opts });
-    } catch {
-      return undefined; // counted as a client error
-    }
-  };
-  const etagOf = async (path: string) => (await send('GET', `${path}?showDeleted=true`))?.headers.etag;
-  let lastKeyed: { method: string; path: string; headers: Record<string, string>; body?: unknown; reply?: Reply } | undefined;
-  const keyed = async (entry: NonNullable<typeof lastKeyed>) => {
-    lastKeyed = entry;
-    entry.reply = await send(entry.method, entry.path, { headers: entry.headers, body: entry.body });
-    return entry.reply;
-  };
-
-  while (more()) {
-    // Mostly creatives the API can act on (campaigns created here open NOT_GENERATED ones: 404s).
-    const creative = random() < 0.85 ? (pick(readableOrDeleted(state)) ?? pick(state.creatives.ids())) : pick(state.creatives.ids());
-    const asset = pick(state.assets.ids());
-    const campaign = pick(state.campaigns.ids());
-    const run = pick(state.runs.ids());
-    const upscale = pick(state.upscales.ids());
-    const r = random();
-    if (r < 0.45) {
-      // Reads.
-      const reads: (() => Promise<unknown>)[] = [
-        () => send('GET', `/creatives?limit=${1 + Math.floor(random() * 50)}${random() < 0.3 ? '&showDeleted=true' : ''}${random() < 0.2 ? '&expand=product' : ''}`),
-        () => send('GET', `/creatives/${creative}`),
-        () => send('GET', `/assets?limit=20`),
-        () => send('GET', `/assets/${asset}?showDeleted=true`),
-        () => send('GET', `/campaigns${random() < 0.5 ? '?showDeleted=true' : ''}`),
-        () => send('GET', `/campaigns/${campaign}`),
-        () => send('GET', `/products?limit=50`),
-        () => send('GET', `/deliveries?limit=10`),
-        () => send('GET', `/presets`),
-        () => send('GET', `/runs`),
-        () => (run ? send('GET', `/runs/${run}`) : send('GET', '/runs')),
-        () => (run ? send('GET', `/runs/${run}/items?limit=10`) : send('GET', '/presets')),
-        () => (upscale ? send('GET', `/upscales/${upscale}`) : send('GET', '/presets')),
-        async () => {
-          const first = await send('GET', '/creatives?limit=5');
-          const cursor = (first?.body as { pagination?: { nextCursor?: string | null } } | undefined)?.pagination?.nextCursor;
-          if (cursor) await send('GET', `/creatives?limit=5&cursor=${encodeURIComponent(cursor)}`);
-        },
-      ];
-      await pick(reads)!();
-      continue;
-    }
-    const writes: (() => Promise<unknown>)[] = [
-      async () => {
-        const headers: Record<string, string> = {};
-        if (random() < 0.3) {
-          const etag = await etagOf(`/creatives/${creative}`);
-          if (etag) headers['if-match'] = etag;
-        }
-        await send('PATCH', `/creatives/${creative}`, { headers, body: random() < 0.2 ? { aspectRatio: pick(['1:1', '4:5', '9:16', null]) } : { metadata: metaPatch() } });
-      },
-      () => send('PATCH', `/assets/${asset}`, { body: random() < 0.5 ? { favorited: random() < 0.5 } : { metadata: metaPatch(), notes: random() < 0.5 ? '' : `note ${Math.floor(random() * 9)}` } }),
-      () => send('PATCH', `/campaigns/${campaign}`, { body: random() < 0.5 ? { name: `Campaign ${Math.floor(random() * 9)}` } : { metadata: metaPatch() } }),
-      () => send('DELETE', `/creatives/${creative}`),
-      () => keyed({ method: 'POST', path: `/creatives/${creative}/undelete`, headers: { 'idempotency-key': idem() } }),
-      () => send('POST', `/creatives/${creative}/${random() < 0.5 ? 'approve' : 'reject'}`, { headers: { 'idempotency-key': idem() } }),
-      () => send('DELETE', `/assets/${asset}`),
-      () => send('POST', `/assets/${asset}/${pick(['undelete', 'archive', 'unarchive'])}`, { headers: { 'idempotency-key': idem() } }),
-      () => send('DELETE', `/campaigns/${campaign}`),
-      () => send('POST', `/campaigns/${campaign}/undelete`, { headers: { 'idempotency-key': idem() } }),
-      async () => {
-        // Creates are bounded, so the data the run makes stays small.
-        if (state.campaigns.size >= 40) return send('GET', '/campaigns');
-        const { brandId, productIds } = brandProducts(state);
-        const k = idem();
-        return keyed({ method: 'POST', path: '/campaigns', headers: { 'idempotency-key': k }, body: { name: `Soak ${k}`, brandId, productIds: productIds.slice(0, 1 + Math.floor(random() * 3)) } });
-      },
-      async () => {
-        if (state.runs.size >= 40) return send('GET', '/runs');
-        return keyed({ method: 'POST', path: '/runs', headers: { 'idempotency-key': idem() }, body: { productIds: state.products.ids().slice(0, 1 + Math.floor(random() * 3)), creativesPerProduct: 1 + Math.floor(random() * 3), presetId: 'pst_studio_white' } });
-      },
-      () => (run ? send('POST', `/runs/${run}/stop`) : send('POST', '/runs/estimate', { body: { productIds: state.products.ids().slice(0, 2), creativesPerProduct: 2, presetId: 'pst_flat_lay' } })),
-      async () => {
-        if (state.upscales.size >= 30) return send('GET', '/presets');
-        const source = random() < 0.5 && asset ? { assetId: asset } : { productId: pick(state.products.ids())!, image: 'primary' };
-        return keyed({ method: 'POST', path: '/upscales', headers: { 'idempotency-key': idem() }, body: { source, target: pick(['2K', '4K']) } });
-      },
-      async () => {
-        // A retry of an earlier keyed write: after a 2xx it replays the original, byte for byte.
-        const original = lastKeyed;
-        if (!original?.reply) return send('GET', '/presets');
-        const retry = await send(original.method, original.path, { headers: original.headers, body: original.body });
-        if (retry && original.reply.status < 300) {
-          replays.count++;
-          if (retry.headers['idempotent-replayed'] !== 'true' || retry.status !== original.reply.status || retry.text !== original.reply.text) {
-            replays.failed++;
-            replays.notes.push(`retry of ${original.method} ${original.path} (${original.headers['idempotency-key']}): ${original.reply.status} → ${retry.status}, replayed=${retry.headers['idempotent-replayed'] ?? 'no'}`);
-          }
-        }
-        return retry;
-      },
-    ];
-    await pick(writes)!();
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Scenarios
-
-function countBy(replies: Reply[]): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const r of replies) {
-    const code = (r.body as { code?: string } | undefined)?.code;
-    const k = `${r.status}${code ? ` ${code}` : ''}`;
-    out[k] = (out[k] ?? 0) + 1;
-  }
-  return out;
-}
-
-async function idempotencyScenarios(burst: Client, client: Client, account: SoakAccount, width: number, log: (s: string) => void): Promise<ScenarioResult[]> {
-  const key = account.keys.all!.key;
-  const state = account.state;
-  const out: ScenarioResult[] = [];
-  const n = Math.max(4, width);
-  const { brandId, productIds } = brandProducts(state);
-
-  const race = async (name: string, path: string, body: unknown, count: () => number, idOf: (r: Reply) => string | undefined, created: number) => {
-    const before = count();
-    const k = `race-${name.replace(/[^A-Za-z0-9#]/g, "_").replace("#", "-")}-${Date.now()}`;
-    const replies = await Promise.all(Array.from({ length: n }, () => burst.request('POST', path, { key, headers: { 'idempotency-key': k }, body })));
-    // Once the first has finished, a retry replays it.
-    await sleep(50);
-    let retry = await client.request('POST', path, { key, headers: { 'idempotency-key': k }, body });
-    for (let i = 0; i < 40 && retry.status === 409; i++) {
-      await sleep(100);
-      retry = await client.request('POST', path, { key, headers: { 'idempotency-key': k }, body });
-    }
-    const made = count() - before;
-    const successes = [...replies, retry].filter((r) => r.status === created);
-    const ids = new Set(successes.map(idOf));
-    const others = replies.filter((r) => r.status !== created && !(r.status === 409 && (r.body as { code?: string })?.code === 'IDEMPOTENCY_IN_PROGRESS' && r.headers['retry-after'] !== undefined));
-    const record = state.idempotency.get(k);
-    const passed = made === 1 && ids.size === 1 && others.length === 0 && retry.headers['idempotent-replayed'] === 'true' && record?.resource?.id === [...ids][0];
-    const detail = `${n} concurrent identical requests under one key: ${made} resource(s) made, answers ${JSON.stringify(countBy(replies))}, distinct ids ${ids.size}, retry ${retry.status} replayed=${retry.headers['idempotent-replayed'] ?? 'no'}`;
-    log(`  ${passed ? 'ok  ' : 'FAIL'} idempotency ${name}: ${detail}`);
-    out.push({ name: `idempotency: ${name}`, passed, detail });
-  };
-
-  for (let round = 0; round < 3; round++) {
-    await race(`createCampaign#${round}`, '/campaigns', { name: `Race ${round}`, brandId, productIds: productIds.slice(0, 2) }, () => state.campaigns.size, (r) => (r.body as { campaignId?: string })?.campaignId, 201);
-    await race(`createRun#${round}`, '/runs', { productIds: productIds.slice(0, 2), creativesPerProduct: 1, presetId: 'pst_studio_white' }, () => state.runs.size, (r) => (r.body as { runId?: string })?.runId, 202);
-    await race(`createUpscale#${round}`, '/upscales', { source: { productId: productIds[round]!, image: 'primary' }, target: '4K' }, () => state.upscales.size, (r) => (r.body as { upscaleId?: string })?.upscaleId, 202);
-  }
-  // A slow write holds its key in progress: every concurrent duplicate is 409 IDEMPOTENCY_IN_PROGRESS.
-  await client.request('PATCH', `/__mock/accounts/${account.accountId}/faults`, { body: { slowWritesMs: 300 } });
-  await race('createCampaign (slow write)', '/campaigns', { name: 'Race slow', brandId, productIds: productIds.slice(2, 4) }, () => state.campaigns.size, (r) => (r.body as { campaignId?: string })?.campaignId, 201);
-  await race('createRun (slow write)', '/runs', { productIds: productIds.slice(2, 4), creativesPerProduct: 2, presetId: 'pst_lifestyle' }, () => state.runs.size, (r) => (r.body as { runId?: string })?.runId, 202);
-  await client.request('PATCH', `/__mock/accounts/${account.accountId}/faults`, { body: { slowWritesMs: 0 } });
-  return out;
-}
-
-async function ifMatchScenarios(burst: Client, client: Client, account: SoakAccount, width: number, log: (s: string) => void): Promise<ScenarioResult[]> {
-  const key = account.keys.all!.key;
-  const state = account.state;
-  const n = Math.max(4, width);
-  const out: ScenarioResult[] = [];
-  const targets: { name: string; path: string; body: (i: number) => unknown }[] = [
-    { name: 'creative', path: `/creatives/${readableCreatives(state)[0]}`, body: (i) => ({ metadata: { race: `v${i}` } }) },
-    { name: 'asset', path: `/assets/${liveAssets(state)[0]}`, body: (i) => ({ notes: `race ${i}` }) },
-    { name: 'campaign', path: `/campaigns/${liveCampaigns(state)[0]}`, body: (i) => ({ name: `Race name ${i}` }) },
-  ];
-  for (const target of targets) {
-    for (let round = 0; round < 3; round++) {
-      const etag = (await client.request('GET', target.path, { key })).headers.etag;
-      const replies = await Promise.all(Array.from({ length: n }, (_, i) => burst.request('PATCH', target.path, { key, headers: { 'if-match': etag ?? '"none"' }, body: target.body(round * 1000 + i) })));
-      const wins = replies.filter((r) => r.status === 200).length;
-      const stale = replies.filter((r) => r.status === 412 && (r.body as { code?: string })?.code === 'PRECONDITION_FAILED').length;
-      const passed = etag !== undefined && wins === 1 && stale === n - 1;
-      const detail = `${n} concurrent PATCHes with If-Match ${etag}: ${JSON.stringify(countBy(replies))}`;
-      log(`  ${passed ? 'ok  ' : 'FAIL'} If-Match ${target.name}#${round}: ${detail}`);
-      out.push({ name: `If-Match: ${target.name}#${round}`, passed, detail });
-    }
-  }
-  return out;
-}
-
-async function lostUpdateScenarios(burst: Client, client: Client, account: SoakAccount, width: number, log: (s: string) => void): Promise<ScenarioResult[]> {
-  const key = account.keys.all!.key;
-  const state = account.state;
-  const out: ScenarioResult[] = [];
-  const room = (meta: Record<string, string> | undefined) => 50 - Object.keys(meta ?? {}).length;
-  const creative = readableCreatives(state).find((id) => room(state.creatives.get(id)!.metadata) >= 10)!;
-  const asset = liveAssets(state).find((id) => room(state.assets.get(id)!.metadata) >= 10)!;
-  const campaign = liveCampaigns(state).find((id) => room(state.campaigns.get(id)!.metadata) >= 10)!;
-  const targets = [
-    { name: 'creative', path: `/creatives/${creative}`, meta: () => state.creatives.get(creative)!.metadata },
-    { name: 'asset', path: `/assets/${asset}`, meta: () => state.assets.get(asset)!.metadata },
-    { name: 'campaign', path: `/campaigns/${campaign}`, meta: () => state.campaigns.get(campaign)!.metadata },
-  ];
-  for (const target of targets) {
-    const n = Math.max(4, Math.min(width, room(target.meta()) - 1));
-    const replies = await Promise.all(Array.from({ length: n }, (_, i) => burst.request('PATCH', target.path, { key, body: { metadata: { [`lost_update_${i}`]: `value ${i}` } } })));
-    const read = await client.request('GET', target.path, { key });
-    const metadata = ((read.body as { metadata?: Record<string, string> }) ?? {}).metadata ?? {};
-    const missing = Array.from({ length: n }, (_, i) => `lost_update_${i}`).filter((k, i) => metadata[k] !== `value ${i}`);
-    const passed = replies.every((r) => r.status === 200) && missing.length === 0;
-    const detail = `${n} concurrent PATCHes of different metadata keys: ${JSON.stringify(countBy(replies))}, missing afterwards: ${missing.length ? missing.join(', ') : 'none'}`;
-    log(`  ${passed ? 'ok  ' : 'FAIL'} lost update ${target.name}: ${detail}`);
-    out.push({ name: `lost update: ${target.name}`, passed, detail });
-  }
-  return out;
-}
-
-async function rateLimitScenarios(burst: Client, client: Client, store: Map<string, AccountState>, clock: Clock, width: number, log: (s: string) => void): Promise<ScenarioResult[]> {
-  const out: ScenarioResult[] = [];
-  // Start each burst at the beginning of a 60 s window, so that it cannot straddle two.
-  const alignWindow = async () => {
-    const into = clock.now() % 60_000;
-    if (into > 5_000) await client.request('POST', '/__mock/clock', { body: { advanceSeconds: (60_000 - into + 5) / 1000 } });
-  };
-  // `limited`: the one limit set to N for the case (every other limit is out of reach).
-  const cases: { name: string; limited: string; keys: string[]; request: (a: SoakAccount, i: number) => [string, string, unknown?] }[] = [
-    { name: 'group read limit of one key', limited: 'group:read', keys: ['all'], request: () => ['GET', '/products?limit=5'] },
-    { name: 'campaign write limit of one key', limited: 'group:campaign_writes', keys: ['all'], request: (a, i) => ['PATCH', `/campaigns/${liveCampaigns(a.state)[0]}`, { metadata: { rl: `v${i}` } }] },
-    { name: 'account-wide read cap across two keys', limited: 'account:read', keys: ['all', 'read'], request: (_a, i) => ['GET', i % 2 ? '/creatives?limit=3' : '/assets?limit=3'] },
-  ];
-  for (const c of cases) {
-    const limit = Math.max(5, Math.floor(width * 0.75));
-    const m = limit * 2 + 3;
-    const limits = { ...ALL_LIMITS_HIGH, [c.limited]: limit };
-    const account = await newAccount(client, store, { seed: 21, limits });
-    await alignWindow();
-    const replies = await Promise.all(
-      Array.from({ length: m }, (_, i) => {
-        const [method, path, body] = c.request(account, i);
-        return burst.request(method, path, { key: account.keys[c.keys[i % c.keys.length]!]!.key, ...(body !== undefined ? { body } : {}) });
-      }),
-    );
-    const limited = replies.filter((r) => r.status === 429);
-    const admitted = replies.length - limited.length;
-    const wellFormed = limited.every((r) => r.headers['retry-after'] !== undefined && /remaining=0/.test(r.headers.ratelimit ?? ''));
-    const passed = admitted === limit && limited.length === m - limit && wellFormed;
-    const detail = `limit ${limit}, ${m} concurrent requests: ${admitted} admitted, ${limited.length} answered 429${wellFormed ? '' : ' (some 429 without Retry-After or remaining=0)'}`;
-    log(`  ${passed ? 'ok  ' : 'FAIL'} rate limit, ${c.name}: ${detail}`);
-    out.push({ name: `rate limit: ${c.name}`, passed, detail });
-  }
-  return out;
 }
 
 /** The figures as text (the CLI and the README). */
