@@ -3,7 +3,8 @@
  * verdict both ways (base → changed, and changed → base: the reverse of a tightening is a loosening).
  */
 import { describe, expect, it } from 'vitest';
-import { diffDocuments, diffRules, isProblemCode, type Change, type Json, type RuleLedger } from './classify.ts';
+import { isProblemCode, type Change, type Json } from './change.ts';
+import { diffDocuments, diffRules, type RuleLedger } from './classify.ts';
 
 type Doc = { [key: string]: any };
 

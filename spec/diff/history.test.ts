@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { diffDocuments, type Change, type RuleLedger } from './classify.ts';
+import type { Change } from './change.ts';
+import { diffDocuments, type RuleLedger } from './classify.ts';
 import { evaluate, type HistoryEntry } from './policy.ts';
 import { OVERLAY_FILE, RELEASES_DIR, ROOT, compareSemver, loadSource, renderNext, versionOf } from '../versions.ts';
 

@@ -12,7 +12,8 @@
  *
  * Every problem says what to do.
  */
-import type { Change, RuleLedger } from './classify.ts';
+import type { Change } from './change.ts';
+import type { RuleLedger } from './classify.ts';
 import { compareSemver, parseSemver } from '../versions.ts';
 
 export const NOTICE_DAYS = 90;

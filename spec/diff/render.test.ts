@@ -1,6 +1,6 @@
 /** The changelog's order (V11): what changed since the working document's own base comes first. */
 import { describe, expect, it } from 'vitest';
-import type { Change } from './classify.ts';
+import type { Change } from './change.ts';
 import { toJson, toMarkdown } from './render.ts';
 
 const change = (location: string, severity: Change['severity'] = 'non-breaking'): Change => ({ severity, kind: 'x', location, message: 'changed' });

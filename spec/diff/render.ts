@@ -1,5 +1,5 @@
 /** The diff's two outputs: a Markdown changelog entry and one JSON object for tools. */
-import type { Change, Severity } from './classify.ts';
+import type { Change, Severity } from './change.ts';
 import type { Verdict } from './policy.ts';
 
 export interface Report {
