@@ -10,7 +10,8 @@
  *   cgs-conformance-merge shard-1/ shard-2/ shard-3/ [--out conformance-report] [--rules-only] [--require pinned]
  */
 import { resolve } from 'node:path';
-import { EXIT, parseMergeArgs, summarize, type RulesJson } from './lib/conformance.ts';
+import { EXIT, parseMergeArgs } from './lib/conformance.ts';
+import { summarize, type RulesJson } from './lib/verdict.ts';
 import { requirePackages, SUITE_PACKAGES } from './lib/help-requires.ts';
 
 const USAGE = `usage: cgs-conformance-merge <shard report dirs...> [--out DIR] [--rules-only] [--require pinned]

@@ -17,7 +17,9 @@ import { readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EXIT, planRun, preflight, SetupError, summarize, UsageError, USAGE, type ConformancePlan, type RulesJson } from './lib/conformance.ts';
+import { EXIT, planRun, SetupError, UsageError, USAGE, type ConformancePlan } from './lib/conformance.ts';
+import { preflight } from './lib/preflight.ts';
+import { summarize, type RulesJson } from './lib/verdict.ts';
 import { requirePackages, SERVER_PACKAGES, SUITE_PACKAGES } from './lib/help-requires.ts';
 
 const self = fileURLToPath(import.meta.url);

@@ -1,6 +1,8 @@
 /** cgs-conformance's command line, config file, first probe and verdict, without running anything (bin/lib/conformance.ts). */
 import { describe, expect, it } from 'vitest';
-import { chapterOf, EXIT, planRun, preflight, SetupError, summarize, UsageError, type Probe, type RulesJson, type VerdictContext } from './conformance.ts';
+import { chapterOf, summarize, type RulesJson, type VerdictContext } from './verdict.ts';
+import { EXIT, planRun, SetupError, UsageError } from './conformance.ts';
+import { preflight, type Probe } from './preflight.ts';
 
 const files: Record<string, string> = {
   '/work/keys.json': '{"read":"cgs_r","all":"cgs_a"}',
