@@ -24,7 +24,7 @@ import { ruleResult, type RuleResult } from '../conformance/reporters/rules-repo
 import { ApiError } from '../mock/core/errors.ts';
 import { splitUrl, toQuery } from '../mock/adapters/node/front.ts';
 import { validateRequest } from '../mock/pipeline/validate.ts';
-import { matchOperation } from '../spec/contract.ts';
+import { matchOperation } from '../spec/routes.ts';
 
 /** One exchange as the proxy saw it pass. Header names are lower-case. */
 export interface ObservedExchange {

@@ -1,21 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  basePath,
-  createAjv,
-  DOCUMENT_SCHEMA_ID,
-  document,
-  eventTypes,
-  matchOperation,
-  operations,
-  operationsList,
-  pathExists,
-  readDocument,
-  plans,
-  rateLimits,
-  resolvePointer,
-  validatorFor,
-  webhookDelivery,
-} from './contract.ts';
+import { basePath, createAjv, DOCUMENT_SCHEMA_ID, document, operations, operationsList, readDocument, resolvePointer, validatorFor } from './contract.ts';
+import { eventTypes, plans, rateLimits, webhookDelivery } from './tables.ts';
+import { matchOperation, pathExists } from './routes.ts';
 
 // [operationId, method, path, scopes, rate-limit group]: the interface's endpoint tables.
 const expectedOperations: [string, string, string, string[], string][] = [

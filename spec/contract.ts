@@ -3,8 +3,10 @@
  *
  * It parses the document once, derives a typed table of the path operations (scopes, rate-limit
  * group, idempotency, If-Match, parameters, bodies, responses with every $ref resolved to the
- * pointer of the real node), routes concrete paths to operations, and compiles JSON Schema
- * validators for any schema node of the document. Nothing else should parse the YAML.
+ * pointer of the real node), and compiles JSON Schema validators for any schema node of the
+ * document. Nothing else parses the YAML. Beside it, spec/routes.ts routes concrete paths to these
+ * operations, and spec/tables.ts reads the document's `x-` tables (rate limits, plans, webhook
+ * delivery, event types).
  */
 import { parse } from 'yaml';
 import { sha256Hex } from '../platform/crypto.ts';
@@ -100,11 +102,11 @@ export interface OperationInfo {
 const moduleUrl: string = import.meta.url ?? 'file:///bundled/spec/contract.js';
 const documentUrl = new URL('./openapi.yaml', moduleUrl);
 
-function isObject(value: unknown): value is JsonObject {
+export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function deepFreeze<T>(value: T): T {
+export function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const child of Object.values(value)) deepFreeze(child);
@@ -213,7 +215,7 @@ export const document: OpenApiDocument = loadDocument();
 // ---------------------------------------------------------------------------------------------
 // JSON pointers
 
-function escapeSegment(segment: string): string {
+export function escapeSegment(segment: string): string {
   return segment.replaceAll('~', '~0').replaceAll('/', '~1');
 }
 
@@ -274,14 +276,14 @@ function schemaPointerOf(schema: unknown, pointer: string): string {
 // ---------------------------------------------------------------------------------------------
 // Operations
 
-function stringArray(value: unknown, where: string): string[] {
+export function stringArray(value: unknown, where: string): string[] {
   if (!Array.isArray(value) || !value.every((v): v is string => typeof v === 'string')) {
     throw new Error(`${where}: expected an array of strings`);
   }
   return [...value];
 }
 
-function requiredString(value: unknown, where: string): string {
+export function requiredString(value: unknown, where: string): string {
   if (typeof value !== 'string' || value === '') throw new Error(`${where}: expected a non-empty string`);
   return value;
 }
@@ -418,125 +420,6 @@ export const operations: ReadonlyMap<string, OperationInfo> = (() => {
 export const basePath: string = new URL(document.servers?.[0]?.url ?? 'http://localhost/').pathname.replace(/\/$/, '');
 
 // ---------------------------------------------------------------------------------------------
-// Routing
-
-interface Route {
-  template: string;
-  /** Each segment after the leading '/': a literal, or the name of a `{param}`. */
-  segments: ({ literal: string } | { param: string })[];
-}
-
-const routes: Route[] = [...new Set(operationsList.map((op) => op.path))].map((template) => ({
-  template,
-  segments: template
-    .split('/')
-    .slice(1)
-    .map((segment) => {
-      const param = /^\{([^{}]+)\}$/.exec(segment)?.[1];
-      return param === undefined ? { literal: segment } : { param };
-    }),
-}));
-
-function matchRoute(route: Route, parts: readonly string[]): Record<string, string> | undefined {
-  const segments = route.segments;
-  if (segments.length !== parts.length) return undefined;
-  // Literals first: most candidates fail on one, before any parameter is decoded.
-  for (let index = 0; index < segments.length; index += 1) {
-    const segment = segments[index]!;
-    if ('literal' in segment ? segment.literal !== parts[index] : parts[index] === '') return undefined;
-  }
-  const params: Record<string, string> = {};
-  for (let index = 0; index < segments.length; index += 1) {
-    const segment = segments[index]!;
-    if ('literal' in segment) continue;
-    const part = parts[index]!;
-    let value = part;
-    if (part.includes('%')) {
-      try {
-        value = decodeURIComponent(part);
-      } catch {
-        // A malformed escape stays as sent; the operation's parameter check decides.
-      }
-    }
-    params[segment.param] = value;
-  }
-  return params;
-}
-
-/** Negative when `a` is more specific: the first segment where one is literal and the other not. */
-function bySpecificity(a: Route, b: Route): number {
-  for (let i = 0; i < Math.min(a.segments.length, b.segments.length); i += 1) {
-    const aLiteral = 'literal' in (a.segments[i] ?? {});
-    const bLiteral = 'literal' in (b.segments[i] ?? {});
-    if (aLiteral !== bLiteral) return aLiteral ? -1 : 1;
-  }
-  return 0;
-}
-
-function splitPath(pathname: string): string[] | undefined {
-  if (!pathname.startsWith('/')) return undefined;
-  return pathname.split('/').slice(1);
-}
-
-/**
- * The operation for a method and a concrete path relative to the base ('/creatives/abc/approve').
- * Only templates that have the method compete, and a literal segment beats a templated one, so
- * POST /runs/estimate is estimateRun while GET /runs/estimate is getRun with runId 'estimate'.
- */
-export function matchOperation(
-  method: string,
-  pathname: string,
-): { operation: OperationInfo; pathParams: Record<string, string> } | undefined {
-  const parts = splitPath(pathname);
-  if (parts === undefined) return undefined;
-  const candidates = routesByMethod.get(method.toLowerCase())?.get(parts.length);
-  if (candidates === undefined) return undefined;
-  for (const { route, operation } of candidates) {
-    const pathParams = matchRoute(route, parts);
-    if (pathParams !== undefined) return { operation, pathParams };
-  }
-  return undefined;
-}
-
-/**
- * The routes that have each method, by segment count, most specific first (a stable sort, so equally
- * specific templates keep the document's order): the first that matches a path is its operation.
- */
-const routesByMethod = new Map<string, Map<number, { route: Route; operation: OperationInfo }[]>>();
-for (const route of routes) {
-  for (const operation of operationsList) {
-    if (operation.path !== route.template) continue;
-    let byLength = routesByMethod.get(operation.method);
-    if (!byLength) routesByMethod.set(operation.method, (byLength = new Map()));
-    let list = byLength.get(route.segments.length);
-    if (!list) byLength.set(route.segments.length, (list = []));
-    if (!list.some((c) => c.route === route)) list.push({ route, operation });
-  }
-}
-for (const byLength of routesByMethod.values()) for (const list of byLength.values()) list.sort((a, b) => bySpecificity(a.route, b.route));
-
-/**
- * The methods the document declares at a concrete path (upper case, HEAD wherever GET is: a HEAD is
- * answered as the GET), for the `Allow` header of a 405 (RFC 9110 15.5.6); empty when no template matches.
- */
-export function allowedMethods(pathname: string): string[] {
-  const parts = splitPath(pathname);
-  if (parts === undefined) return [];
-  const methods = new Set<string>();
-  for (const [method, byLength] of routesByMethod) {
-    if (byLength.get(parts.length)?.some(({ route }) => matchRoute(route, parts) !== undefined)) methods.add(method.toUpperCase());
-  }
-  if (methods.has('GET')) methods.add('HEAD');
-  return ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => methods.has(m));
-}
-
-/** Whether any operation's path template matches (404 when not, 405 when it does but the method does not). */
-export function pathExists(pathname: string): boolean {
-  const parts = splitPath(pathname);
-  return parts !== undefined && routes.some((route) => matchRoute(route, parts) !== undefined);
-}
-
-// ---------------------------------------------------------------------------------------------
 // Validation
 
 /** The `$id` under which createAjv registers the document: `${DOCUMENT_SCHEMA_ID}#/components/schemas/Id`. */
@@ -597,127 +480,3 @@ export function validatorFor(pointer: string): ValidateFunction {
   validators.set(pointer, validate);
   return validate;
 }
-
-// ---------------------------------------------------------------------------------------------
-// Typed views of the extensions
-
-export interface RateLimitGroup {
-  limit: number;
-  traffic: string;
-  appliesTo: string;
-}
-
-export interface RateLimits {
-  windowSeconds: number;
-  groups: Readonly<Record<string, RateLimitGroup>>;
-  /** Per kind of traffic: the account-wide cap and the per-source-IP cap. */
-  caps: Readonly<Record<string, { account: number; ip: number }>>;
-}
-
-export interface WebhookDelivery {
-  processingDelaySeconds: number;
-  retry: { firstDelaySeconds: number; factor: number; maxDelaySeconds: number; horizonSeconds: number };
-  replayWindowSeconds: number;
-}
-
-export interface PlanDefaults {
-  campaigns: boolean;
-  webhooks: boolean;
-  runsWrite: boolean;
-  imageSizes: string[];
-  upscales: boolean;
-  campaignLimit: number;
-  productsPerCampaign: number;
-}
-
-export interface Plans {
-  /** Lowest first. */
-  tiers: string[];
-  defaults: Readonly<Record<string, PlanDefaults>>;
-}
-
-function object(value: unknown, where: string): JsonObject {
-  if (!isObject(value)) throw new Error(`${where}: expected an object`);
-  return value;
-}
-
-function integer(value: unknown, where: string): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-    throw new Error(`${where}: expected a non-negative integer`);
-  }
-  return value;
-}
-
-function boolean(value: unknown, where: string): boolean {
-  if (typeof value !== 'boolean') throw new Error(`${where}: expected a boolean`);
-  return value;
-}
-
-function mapValues<T>(value: unknown, where: string, read: (v: unknown, at: string) => T): Record<string, T> {
-  return Object.fromEntries(
-    Object.entries(object(value, where)).map(([k, v]) => [k, read(v, `${where}/${escapeSegment(k)}`)]),
-  );
-}
-
-function readRateLimits(): RateLimits {
-  const raw = object(document['x-rate-limits'], '#/x-rate-limits');
-  return {
-    windowSeconds: integer(raw['windowSeconds'], '#/x-rate-limits/windowSeconds'),
-    groups: mapValues(raw['groups'], '#/x-rate-limits/groups', (v, at) => {
-      const g = object(v, at);
-      return {
-        limit: integer(g['limit'], `${at}/limit`),
-        traffic: requiredString(g['traffic'], `${at}/traffic`),
-        appliesTo: requiredString(g['appliesTo'], `${at}/appliesTo`),
-      };
-    }),
-    caps: mapValues(raw['caps'], '#/x-rate-limits/caps', (v, at) => {
-      const c = object(v, at);
-      return { account: integer(c['account'], `${at}/account`), ip: integer(c['ip'], `${at}/ip`) };
-    }),
-  };
-}
-
-function readWebhookDelivery(): WebhookDelivery {
-  const at = '#/x-webhook-delivery';
-  const raw = object(document['x-webhook-delivery'], at);
-  const retry = object(raw['retry'], `${at}/retry`);
-  return {
-    processingDelaySeconds: integer(raw['processingDelaySeconds'], `${at}/processingDelaySeconds`),
-    retry: {
-      firstDelaySeconds: integer(retry['firstDelaySeconds'], `${at}/retry/firstDelaySeconds`),
-      factor: integer(retry['factor'], `${at}/retry/factor`),
-      maxDelaySeconds: integer(retry['maxDelaySeconds'], `${at}/retry/maxDelaySeconds`),
-      horizonSeconds: integer(retry['horizonSeconds'], `${at}/retry/horizonSeconds`),
-    },
-    replayWindowSeconds: integer(raw['replayWindowSeconds'], `${at}/replayWindowSeconds`),
-  };
-}
-
-function readPlans(): Plans {
-  const at = '#/x-plans';
-  const raw = object(document['x-plans'], at);
-  const tiers = stringArray(raw['tiers'], `${at}/tiers`);
-  const defaults = mapValues(raw['defaults'], `${at}/defaults`, (v, where) => {
-    const d = object(v, where);
-    return {
-      campaigns: boolean(d['campaigns'], `${where}/campaigns`),
-      webhooks: boolean(d['webhooks'], `${where}/webhooks`),
-      runsWrite: boolean(d['runsWrite'], `${where}/runsWrite`),
-      imageSizes: stringArray(d['imageSizes'], `${where}/imageSizes`),
-      upscales: boolean(d['upscales'], `${where}/upscales`),
-      campaignLimit: integer(d['campaignLimit'], `${where}/campaignLimit`),
-      productsPerCampaign: integer(d['productsPerCampaign'], `${where}/productsPerCampaign`),
-    };
-  });
-  const missing = tiers.filter((t) => defaults[t] === undefined);
-  if (missing.length > 0) throw new Error(`${at}/defaults: no defaults for ${missing.join(', ')}`);
-  return { tiers, defaults };
-}
-
-export const rateLimits: RateLimits = deepFreeze(readRateLimits());
-export const webhookDelivery: WebhookDelivery = deepFreeze(readWebhookDelivery());
-export const plans: Plans = deepFreeze(readPlans());
-export const eventTypes: readonly string[] = deepFreeze(
-  stringArray(object(document.components.schemas['EventType'], '#/components/schemas/EventType')['enum'], '#/components/schemas/EventType/enum'),
-);

@@ -11,16 +11,8 @@
  * when only the full document fails, the violation rests on an assumption.
  */
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
-import {
-  createAjv,
-  document,
-  matchOperation,
-  resolvePointer,
-  toPointer,
-  validatorFor,
-  type OperationInfo,
-  type ResponseInfo,
-} from '../../spec/contract.ts';
+import { createAjv, document, resolvePointer, toPointer, validatorFor, type OperationInfo, type ResponseInfo } from '../../spec/contract.ts';
+import { matchOperation } from '../../spec/routes.ts';
 import { isJsonMediaType, mediaType } from './grammar.ts';
 import { successStatusRules } from './status-rules.ts';
 import type { Violation } from './types.ts';

@@ -4,7 +4,8 @@
  * (ETAG-002/003), a Location that points at the created resource (CAMP-022, RUN-035, UPSC-009),
  * and Deprecation (RFC 9745) and Sunset (RFC 8594) exactly on the operations the document deprecates.
  */
-import { rateLimits, type OperationInfo } from '../../spec/contract.ts';
+import { rateLimits } from '../../spec/tables.ts';
+import { type OperationInfo } from '../../spec/contract.ts';
 import { parseDelaySeconds, parseRateLimit, parseRateLimitPolicy, parseStrongETag, type PolicyItem, type RateLimitValue } from './grammar.ts';
 import type { Violation } from './types.ts';
 

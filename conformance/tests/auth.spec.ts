@@ -3,7 +3,7 @@
  * with one uniform body; 403 API_TOKEN_SCOPE_DENIED for a missing scope, sharing the 401's detail;
  * what each scope reaches.
  */
-import { rateLimits } from '../../spec/contract.ts';
+import { rateLimits } from '../../spec/tables.ts';
 import { parseRateLimitPolicy } from '../checks/grammar.ts';
 import { caseWhenPresent, expect, needsOperations, skipWhenAbsent, test, type ApiResponse, type ProblemBody } from '../fixtures/index.ts';
 import { allCampaigns, dashboard, pick, readyCampaign, setPlan } from '../fixtures/resources.ts';

@@ -16,7 +16,8 @@
  */
 import { expect, needsOperations, skipWhenAbsent, test, unjudged, type ApiClient, type ApiResponse } from '../fixtures/index.ts';
 import { parseRateLimit, parseRateLimitPolicy } from '../checks/grammar.ts';
-import { operations, rateLimits } from '../../spec/contract.ts';
+import { operations } from '../../spec/contract.ts';
+import { rateLimits } from '../../spec/tables.ts';
 import { allAssets, allCreatives, newKey, pick, readyCampaign, uniqueName, type Asset, type Product } from '../fixtures/resources.ts';
 
 function rateLimitOf(response: ApiResponse) {

@@ -3,7 +3,7 @@
  * names are the rate-limit stage's (mock/pipeline/rate-limit.ts): `group:<group>`,
  * `account:<traffic>`, `ip:<traffic>`; an account's override wins over a global one.
  */
-import { rateLimits } from '../../spec/contract.ts';
+import { rateLimits } from '../../spec/tables.ts';
 import type { ControlHandlers } from './types.ts';
 
 /** Every limit name with the document's default quota. */

@@ -4,7 +4,7 @@
  * (malformed JSON, unknown account, bad parameters) answer 4xx problem+json as documented.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { eventTypes, plans } from '../../spec/contract.ts';
+import { eventTypes, plans } from '../../spec/tables.ts';
 import { SCOPES } from '../domain/accounts/model.ts';
 import { dashboardActions } from '../domain/campaigns/dashboard.ts';
 import { createHarness, type Harness } from '../testkit/harness.ts';

@@ -1,6 +1,6 @@
 /** EVT-040, EVT-041: the retry schedule as a table. */
 import { describe, expect, it } from 'vitest';
-import { webhookDelivery } from '../../spec/contract.ts';
+import { webhookDelivery } from '../../spec/tables.ts';
 import { attemptTimes, DEFAULT_RETRY_POLICY, nextAttemptAt, retryDelaySeconds } from './backoff.ts';
 
 const MIN = 60_000;

@@ -10,7 +10,7 @@
  * Delays are counted from the clock time of the failed attempt (not from when its answer came back),
  * so the schedule is the same in manual and real time and never depends on network latency.
  */
-import { webhookDelivery } from '../../spec/contract.ts';
+import { webhookDelivery } from '../../spec/tables.ts';
 
 export interface RetryPolicy {
   firstDelaySeconds: number;

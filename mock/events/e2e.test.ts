@@ -10,7 +10,8 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { eventTypes, validatorFor } from '../../spec/contract.ts';
+import { eventTypes } from '../../spec/tables.ts';
+import { validatorFor } from '../../spec/contract.ts';
 import { controlViolations } from '../testkit/control.ts';
 import type { RequestOptions, TestResponse } from '../testkit/harness.ts';
 import type { DomainEvent } from './model.ts';

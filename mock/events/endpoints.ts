@@ -4,7 +4,7 @@
  * type, a signing secret shown once, an enabled switch and, for client drills, chaos settings.
  * How it works and what it decides: docs/internals.md, "mock/events/endpoints.ts".
  */
-import { eventTypes as documentEventTypes } from '../../spec/contract.ts';
+import { eventTypes as documentEventTypes } from '../../spec/tables.ts';
 import { iso } from '../domain/shared.ts';
 import type { FieldError } from '../core/errors.ts';
 import type { EventType } from './model.ts';

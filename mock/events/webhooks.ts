@@ -3,7 +3,7 @@
  * How it works and what it decides: docs/internals.md, "mock/events/webhooks.ts".
  */
 import { randomHex, sha256 } from '../../platform/crypto.ts';
-import { webhookDelivery } from '../../spec/contract.ts';
+import { webhookDelivery } from '../../spec/tables.ts';
 import { monotonicMs, type Clock, type TimeSource } from '../core/clock.ts';
 import { signedWithDefects, withPayloadDefects } from './defects.ts';
 import type { AccountState, Store } from '../domain/store.ts';

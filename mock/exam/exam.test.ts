@@ -7,7 +7,7 @@
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMockHandlers } from '../adapters/msw/msw.ts';
-import { matchOperation } from '../../spec/contract.ts';
+import { matchOperation } from '../../spec/routes.ts';
 import { Client } from '../../examples/client/client.ts';
 import { judge, line } from './judge.ts';
 import { connectionDropped, ExamSession, type ExamRecord } from './session.ts';

@@ -9,7 +9,8 @@
  * Each stage is a plain function in this folder; it either returns what the next stage needs or
  * throws an ApiError, which `respond` turns into problem+json (or the plain-text 429).
  */
-import { allowedMethods, matchOperation, type OperationInfo } from '../../spec/contract.ts';
+import { allowedMethods, matchOperation } from '../../spec/routes.ts';
+import { type OperationInfo } from '../../spec/contract.ts';
 import { monotonicMs, type Clock } from '../core/clock.ts';
 import type { Actor } from '../domain/accounts/model.ts';
 import { ApiError } from '../core/errors.ts';

@@ -3,7 +3,8 @@
  * `x-rate-limits` (with runtime overrides) and asks the limiter. Headers are decided here and sent
  * on every response, errors included.
  */
-import { rateLimits, type OperationInfo } from '../../spec/contract.ts';
+import { rateLimits } from '../../spec/tables.ts';
+import { type OperationInfo } from '../../spec/contract.ts';
 import { ApiError } from '../core/errors.ts';
 import { type Decision, type LimitCheck, type Limiter } from '../ratelimit/limiter.ts';
 import type { AccountState, Store } from '../domain/store.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { operationsList, rateLimits, type OperationInfo } from '../../spec/contract.ts';
+import { operationsList, type OperationInfo } from '../../spec/contract.ts';
+import { rateLimits } from '../../spec/tables.ts';
 import { defaultLimits } from '../control/limits.ts';
 import { limitsFor, type RateSubject } from '../pipeline/rate-limit.ts';
 import { newAccountState, Store } from '../domain/store.ts';

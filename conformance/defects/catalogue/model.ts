@@ -1,5 +1,6 @@
 /** The defect catalogue's types and the --grep builders of its entries (conformance/defects/catalogue.ts). */
-import { matchOperation, type OperationInfo } from '../../../spec/contract.ts';
+import { matchOperation } from '../../../spec/routes.ts';
+import { type OperationInfo } from '../../../spec/contract.ts';
 import { apiPath, type ProxyRequest, type ProxyResponse } from '../exchange.ts';
 import { type DefectMemory } from '../memory.ts';
 

@@ -1,5 +1,5 @@
 /** The defect catalogue, rate limits (kind `rate-limit`). */
-import { rateLimits } from '../../../spec/contract.ts';
+import { rateLimits } from '../../../spec/tables.ts';
 import { isGenerationPlane, isProblem, isReadPlane, withHeaders } from '../exchange.ts';
 import { ok, problemCode, rateLimitFields, pathOfUrl, isRetryable } from './helpers.ts';
 import { byRules, type DefectEntry } from './model.ts';

@@ -4,7 +4,7 @@
  * runs:write keys may have none); a read-only key may have none. Scopes are fixed at creation.
  */
 import { randomHex, sha256Hex } from '../../../platform/crypto.ts';
-import { plans } from '../../../spec/contract.ts';
+import { plans } from '../../../spec/tables.ts';
 import { hashKey } from './keys.ts';
 import { newAccountState, type AccountState, type Store } from '../store.ts';
 import { SCOPES, WRITE_SCOPES, type ApiKeyRecord, type Plan, type PlanTier, type Scope } from './model.ts';

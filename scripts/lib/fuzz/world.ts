@@ -4,7 +4,8 @@
  * account's current state, the keys used so far, the current ETag of a resource and a real cursor
  * (both read through the public API, like a client would).
  */
-import { basePath, matchOperation, operations, type OperationInfo } from '../../../spec/contract.ts';
+import { basePath, operations, type OperationInfo } from '../../../spec/contract.ts';
+import { matchOperation } from '../../../spec/routes.ts';
 import { createHarness, type Harness, type TestResponse } from '../../../mock/testkit/harness.ts';
 import type { AccountState } from '../../../mock/domain/store.ts';
 import { presets } from '../../../mock/domain/presets/catalog.ts';

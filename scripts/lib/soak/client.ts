@@ -1,6 +1,7 @@
 /** The soak's client: one keep-alive agent, every answer checked against the document and counted (scripts/lib/soak.ts). */
 import http from 'node:http';
-import { basePath, matchOperation } from '../../../spec/contract.ts';
+import { basePath } from '../../../spec/contract.ts';
+import { matchOperation } from '../../../spec/routes.ts';
 import { sentRequest, violations, type TestResponse } from '../../../mock/testkit/harness.ts';
 
 export function percentile(sorted: number[], q: number): number {
