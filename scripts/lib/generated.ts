@@ -86,29 +86,16 @@ async function renderHooks(root: string): Promise<string> {
   return withTrailingNewline(`${header(await toolName(root, 'openapi-typescript'), HOOKS_SOURCE)}\n\n${astToString(ast)}\n${table}`);
 }
 
-/** The hooks document as JSON with the sha256 of its YAML: the mock's /__hooks adapter validates against it. */
-async function renderHooksJson(root: string): Promise<string> {
-  const text = await readFile(join(root, HOOKS_SOURCE), 'utf8');
-  const payload = { $comment: header('mock/hooks/document.ts (YAML → JSON)', HOOKS_SOURCE).slice(3), sha256: createHash('sha256').update(text).digest('hex'), document: parseYaml(text) as unknown };
-  return `${JSON.stringify(payload)}\n`;
-}
-
 /**
- * The document as JSON, with the sha256 of the YAML it was made from: spec/contract.ts loads it
- * instead of parsing the YAML (about 40 ms instead of 1 s at every start) whenever the hash still
- * matches the YAML on disk, so an edited document is never read stale.
+ * A YAML document as JSON, with the sha256 of the YAML it was made from; `reader` names the module
+ * that loads it instead of parsing the YAML. spec/contract.ts does so whenever the hash still
+ * matches the YAML on disk (about 40 ms instead of 1 s at every start), so an edited document is
+ * never read stale; mock/control/document.ts and mock/hooks/document.ts read the control plane's
+ * and the hooks' documents, against which those adapters validate.
  */
-async function renderOpenApiJson(root: string): Promise<string> {
-  const text = await readFile(join(root, OPENAPI_SOURCE), 'utf8');
-  const document: unknown = parseYaml(text);
-  const payload = { $comment: header('spec/contract.ts (YAML → JSON)', OPENAPI_SOURCE).slice(3), sha256: createHash('sha256').update(text).digest('hex'), document };
-  return `${JSON.stringify(payload)}\n`;
-}
-
-/** The control document as JSON with the sha256 of its YAML: mock/control/document.ts imports it. */
-async function renderControlJson(root: string): Promise<string> {
-  const text = await readFile(join(root, CONTROL_SOURCE), 'utf8');
-  const payload = { $comment: header('mock/control/document.ts (YAML → JSON)', CONTROL_SOURCE).slice(3), sha256: createHash('sha256').update(text).digest('hex'), document: parseYaml(text) as unknown };
+async function renderYamlJson(root: string, source: string, reader: string): Promise<string> {
+  const text = await readFile(join(root, source), 'utf8');
+  const payload = { $comment: header(`${reader} (YAML → JSON)`, source).slice(3), sha256: createHash('sha256').update(text).digest('hex'), document: parseYaml(text) as unknown };
   return `${JSON.stringify(payload)}\n`;
 }
 
@@ -143,12 +130,12 @@ async function renderJsonSchema(root: string, file: string): Promise<string> {
 export async function renderGenerated(root: string): Promise<Map<string, string>> {
   const files = new Map<string, string>([
     ['openapi.ts', await renderOpenApi(root)],
-    ['openapi.json', await renderOpenApiJson(root)],
+    ['openapi.json', await renderYamlJson(root, OPENAPI_SOURCE, 'spec/contract.ts')],
     ['openapi.next.json', await renderNextJson(root)],
     ['mock-control.ts', await renderControl(root)],
-    ['mock-control.json', await renderControlJson(root)],
+    ['mock-control.json', await renderYamlJson(root, CONTROL_SOURCE, 'mock/control/document.ts')],
     ['conformance-hooks.ts', await renderHooks(root)],
-    ['conformance-hooks.json', await renderHooksJson(root)],
+    ['conformance-hooks.json', await renderYamlJson(root, HOOKS_SOURCE, 'mock/hooks/document.ts')],
   ]);
   let schemaFiles: string[] = [];
   try {

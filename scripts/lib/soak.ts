@@ -12,7 +12,8 @@ import { Clock } from '../../mock/core/clock.ts';
 import { accountViolations, formatViolations, INVARIANTS } from '../../mock/testkit/invariants.ts';
 import { setGlobalGeneration } from '../../mock/domain/runs/settings.ts';
 import { percentile, sleep, type Stats, Client } from './soak/client.ts';
-import { ALL_LIMITS_HIGH, prng, newAccount, type Replays, mixedClient } from './soak/traffic.ts';
+import { seeded } from '../../platform/seeded.ts';
+import { ALL_LIMITS_HIGH, newAccount, type Replays, mixedClient } from './soak/traffic.ts';
 import { type ScenarioResult, idempotencyScenarios, ifMatchScenarios, lostUpdateScenarios, rateLimitScenarios } from './soak/races.ts';
 
 export interface SoakOptions {
@@ -183,7 +184,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const budget = options.maxRequests ?? Infinity;
     let loadRequests = 0;
     const loadDone = Promise.all(
-      Array.from({ length: options.clients }, (_, i) => mixedClient(client, loadAccounts[i % loadAccounts.length]!, prng(options.seed * 1000 + i), i, () => Date.now() < deadline && loadRequests < budget, () => loadRequests++, replays)),
+      Array.from({ length: options.clients }, (_, i) => mixedClient(client, loadAccounts[i % loadAccounts.length]!, seeded(options.seed * 1000 + i), i, () => Date.now() < deadline && loadRequests < budget, () => loadRequests++, replays)),
     );
 
     // Memory samples through the run.

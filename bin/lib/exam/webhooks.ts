@@ -15,7 +15,7 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { signatureHeaders } from '../../../mock/events/signing.ts';
-import { hexFrom, seeded } from '../../../mock/exam/seeded.ts';
+import { hexFrom, seeded } from '../../../platform/seeded.ts';
 import { toBase64 } from '../../../platform/crypto.ts';
 import type { Rule } from '../../../spec/types.ts';
 import { report, verdicts, type ExamReport, type Finding } from './report.ts';

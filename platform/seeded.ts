@@ -1,4 +1,4 @@
-/** A small seeded generator (mulberry32): the exams' batteries and schedules repeat for one seed. */
+/** A small seeded generator (mulberry32): what is drawn from it repeats for one seed (the exams' batteries and schedules, the soak's clients). */
 export function seeded(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
