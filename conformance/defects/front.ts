@@ -18,7 +18,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import { gzipSync } from 'node:zlib';
-import { forwardable, forwardableHeaders, h2cUpstream, HOP_BY_HOP, http1Upstream, listen, listenH2c, readBody, type Upstream } from '../../proxy/forward.ts';
+import { forwardable, forwardableHeaders, h2cUpstream, http1Upstream, listen, listenH2c, readBody, type Upstream } from '../../proxy/forward.ts';
 
 export interface FrontOptions {
   hide?: readonly string[];

@@ -21,7 +21,6 @@ import {
   newCampaign,
   newKey,
   ok,
-  postCampaign,
   readyCampaign,
   setFaults,
   setPlan,

@@ -7,7 +7,7 @@
  * loading check is skipped with its reason: a real deployment may host media anywhere, behind
  * anything.
  */
-import { expect, skipWhenAbsent, test, type ApiClient } from '../fixtures/index.ts';
+import { expect, skipWhenAbsent, test } from '../fixtures/index.ts';
 import { allAssets, allCreatives, mediaUrls } from '../fixtures/resources.ts';
 
 test('MEDIA-001 CRTV-003 ASST-001 every media location of creatives, assets and deliveries is an absolute URL', async ({ api }) => {

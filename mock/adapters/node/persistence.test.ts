@@ -179,7 +179,7 @@ describe('a round trip of state built through the API', () => {
       if (before.events[0]?.actor === before.events[1]?.actor) expect(e1?.actor).toBe(e2?.actor);
     }
     expect([...store.keysByHash.keys()].sort()).toEqual([...original.keysByHash.keys()].sort());
-    for (const [hash, record] of store.keysByHash) expect(store.accounts.get(record.accountId)!.keys.get(record.keyId)).toBe(record);
+    for (const record of store.keysByHash.values()) expect(store.accounts.get(record.accountId)!.keys.get(record.keyId)).toBe(record);
     expect(store.global).toEqual(original.global);
     expect(store.limitOverrides).toEqual({ 'ip:writes': 500 });
     expect(store.webhooks).toEqual({ processingDelaySeconds: 45 });

@@ -9,7 +9,7 @@ export function AccountsView({ accounts, account, reloadAccounts, reloadAccount,
   const SCOPES = docs?.scopes ?? [];
   const TIERS = docs?.tiers ?? [];
   const LIMITS = docs?.limits ?? [];
-  const [minted, reloadMinted] = useAsync(() => (account ? control('GET', `/accounts/${encodeURIComponent(account.accountId)}/keys/minted`) : Promise.resolve(undefined)), [account?.accountId, account]);
+  const [minted] = useAsync(() => (account ? control('GET', `/accounts/${encodeURIComponent(account.accountId)}/keys/minted`) : Promise.resolve(undefined)), [account?.accountId, account]);
   const mintedValue = (keyId) => minted.data?.data.find((k) => k.keyId === keyId)?.key;
   const [scenarioOut, setScenarioOut] = useState();
   const loadScenarioFile = (e) => {

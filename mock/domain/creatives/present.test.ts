@@ -3,7 +3,6 @@ import { planFor } from '../accounts/service.ts';
 import { newAccountState } from '../store.ts';
 import { presentProduct } from '../catalog/present.ts';
 import type { Product } from '../catalog/model.ts';
-import type { Campaign } from '../campaigns/model.ts';
 import { mediaFields, RENDITION_EDGE, sizeForRatio } from '../../media/links.ts';
 import { iso, isoOrNull, metadataField } from '../shared.ts';
 import type { Creative } from './model.ts';
