@@ -30,7 +30,6 @@ interface Annotation {
 }
 
 interface JsonTest {
-  projectName?: string;
   status?: 'expected' | 'unexpected' | 'flaky' | 'skipped';
   annotations?: Annotation[];
   results?: { status: string; retry?: number; error?: { message?: string }; startTime?: string; duration?: number; annotations?: Annotation[] }[];
@@ -59,7 +58,7 @@ export function testsOf(report: JsonReport): TestOutcome[] {
 }
 
 /** A test of a batch run, with when it ran (`ms` since the epoch; undefined when it did not run). */
-export interface ProjectTest extends TestOutcome {
+export interface BatchTest extends TestOutcome {
   startedAt?: number;
   endedAt?: number;
 }
@@ -71,8 +70,8 @@ export interface ProjectTest extends TestOutcome {
  * `failed` (the defect caught), passed is `passed`, skipped (caught by an earlier test) `skipped`.
  * Repeats that ran under no defect carry no annotation and are left out.
  */
-export function testsByDefect(report: JsonReport): Map<string, ProjectTest[]> {
-  const byDefect = new Map<string, ProjectTest[]>();
+export function testsByDefect(report: JsonReport): Map<string, BatchTest[]> {
+  const byDefect = new Map<string, BatchTest[]>();
   for (const { id, grepTitle, spec } of specsOf(report)) {
     for (const test of spec.tests) {
       const annotations = [...(test.annotations ?? []), ...(test.results ?? []).flatMap((r) => r.annotations ?? [])];
@@ -89,7 +88,7 @@ export function testsByDefect(report: JsonReport): Map<string, ProjectTest[]> {
       const error = results.find((r) => r.error?.message)?.error?.message;
       const startedAt = last?.startTime === undefined ? undefined : Date.parse(last.startTime);
       const timing = startedAt === undefined ? {} : { startedAt, endedAt: startedAt + (last!.duration ?? 0) };
-      const entry: ProjectTest = { id, grepTitle, outcome, ...(outcome === 'failed' && error ? { error: firstLine(error) } : {}), ...timing };
+      const entry: BatchTest = { id, grepTitle, outcome, ...(outcome === 'failed' && error ? { error: firstLine(error) } : {}), ...timing };
       byDefect.set(defect, [...(byDefect.get(defect) ?? []), entry]);
     }
   }
