@@ -32,10 +32,9 @@ import {
   stillImageAsset,
   type Asset,
   type Upscale,
+  type UpscaleBody,
 } from '../fixtures/generation.ts';
 import { parseRateLimit, parseRateLimitPolicy } from '../checks/grammar.ts';
-
-type UpscaleBody = { source: { assetId: string } | { productId: string; image: 'primary' | 'gallery'; index?: number }; target: '2K' | '4K' };
 
 async function createUpscale(writer: ApiClient, body: UpscaleBody, key = idempotencyKey()): Promise<ApiResponse<Upscale>> {
   return (await writer.post('/upscales', { body, idempotencyKey: key })) as ApiResponse<Upscale>;

@@ -8,21 +8,10 @@ import type { ControlStreamSink } from '../services/feed.ts';
 import type { Clock } from '../core/clock.ts';
 import type { FieldError } from '../core/errors.ts';
 import type { AccountState, Store } from '../domain/store.ts';
+import type { ControlSchemas, HooksSchemas } from '../../spec/types.ts';
 
-/** The codes of the control plane's own problems (spec/mock-control.yaml, Problem.code). */
-export type ControlErrorCode =
-  | 'VALIDATION_ERROR'
-  | 'ACCOUNT_NOT_FOUND'
-  | 'KEY_NOT_FOUND'
-  | 'ACTION_UNKNOWN'
-  | 'STATE_FILE_UNSET'
-  | 'STATE_SAVE_FAILED'
-  | 'NOT_FOUND'
-  | 'METHOD_NOT_ALLOWED'
-  | 'UNAUTHORIZED'
-  | 'HOOK_NOT_SUPPORTED'
-  | 'LEASE_UNAVAILABLE'
-  | 'LEASE_NOT_FOUND';
+/** The codes of the control plane's and the hooks' own problems (Problem.code of spec/mock-control.yaml and spec/conformance-hooks.yaml). */
+export type ControlErrorCode = ControlSchemas['Problem']['code'] | HooksSchemas['Problem']['code'];
 
 export class ControlError extends Error {
   constructor(

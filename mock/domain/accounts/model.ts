@@ -1,12 +1,13 @@
 /** Accounts, plans and API keys. Keys are stored hashed; the full key is shown once. */
+import type { ControlSchemas, Schemas } from '../../../spec/types.ts';
 
 export const SCOPES = ['read', 'runs:read', 'runs:write', 'creatives:write', 'creatives:review', 'assets:write', 'campaigns:write'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export const WRITE_SCOPES: readonly Scope[] = ['runs:write', 'creatives:review', 'creatives:write', 'assets:write', 'campaigns:write'];
 
-export type PlanTier = 'starter' | 'core' | 'growth' | 'enterprise';
-export type ImageSize = '1K' | '2K' | '4K';
+export type PlanTier = ControlSchemas['PlanTier'];
+export type ImageSize = Schemas['ImageSize'];
 
 export interface Plan {
   tier: PlanTier;

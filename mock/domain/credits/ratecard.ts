@@ -9,12 +9,13 @@
  * touching any other account. `null` means "no price": the request is refused before anything is
  * written or charged (ERR-021).
  */
+import type { Schemas } from '../../../spec/types.ts';
 import type { ImageSize } from '../accounts/model.ts';
 
 export const IMAGE_SIZES: readonly ImageSize[] = ['1K', '2K', '4K'];
-export type UpscaleTarget = '2K' | '4K';
+export type UpscaleTarget = Schemas['UpscaleTarget'];
 export const UPSCALE_TARGETS: readonly UpscaleTarget[] = ['2K', '4K'];
-export type Modality = 'image' | 'video';
+export type Modality = NonNullable<Schemas['RunCreate']['modality']>;
 
 /** Pixels on the long edge of each size (D21, D34): 1K/2K/4K = 1024/2048/4096. */
 export const LONG_EDGE_PX: Readonly<Record<ImageSize, number>> = { '1K': 1024, '2K': 2048, '4K': 4096 };

@@ -2,11 +2,12 @@
  * Runs and run items (D9-D12). A run plans `total` = products × creativesPerProduct items
  * (RUN-001); items start when a worker slot frees, run for a while, and settle with an outcome.
  */
+import type { Schemas } from '../../../spec/types.ts';
 import type { ImageSize } from '../accounts/model.ts';
 import type { Modality } from '../credits/ratecard.ts';
 import type { DrawnOutcome } from './settings.ts';
 
-export type RunStatus = 'ACCEPTED' | 'RUNNING' | 'STOPPING' | 'SUCCEEDED' | 'PARTIAL' | 'FAILED' | 'REFUSED' | 'STOPPED' | 'EXPIRED';
+export type RunStatus = Schemas['RunStatus'];
 
 export const TERMINAL_STATUSES: ReadonlySet<RunStatus> = new Set(['SUCCEEDED', 'PARTIAL', 'FAILED', 'REFUSED', 'STOPPED', 'EXPIRED']);
 

@@ -1,8 +1,9 @@
 /** Upscales (D14, D21, D34): a re-render of an image the account owns at 2K or 4K, as a NEW asset. */
+import type { Schemas } from '../../../spec/types.ts';
 import type { UpscaleTarget } from '../credits/ratecard.ts';
 import type { UpscaleDrawn } from '../runs/settings.ts';
 
-export type UpscaleStatus = 'QUEUED' | 'PROCESSING' | 'SUCCEEDED' | 'FAILED';
+export type UpscaleStatus = Schemas['Upscale']['status'];
 
 export function isFinalUpscale(status: UpscaleStatus): boolean {
   return status === 'SUCCEEDED' || status === 'FAILED';
