@@ -333,8 +333,11 @@ test('RATE-003 a review, a creative write, an asset write and a campaign write r
     ['asset PATCH', apiFor(account, 'assets:write').unpaced().patch(`/assets/${encodeURIComponent(asset.assetId)}`, { body: { favorited: !asset.favorited } })],
     ['campaign POST', apiFor(account, 'campaigns:write').unpaced().post('/campaigns', { body: { name: uniqueName('limited'), brandId: product.data[0]!.brandId, productIds: [product.data[0]!.productId] }, idempotencyKey: newKey('campaign') })],
   ];
-  for (const [what, pending] of writes) {
-    const response = await pending;
+  // Every answer first: a failed expectation must not leave a request in flight, whose failure
+  // would then escape the test and stop the worker.
+  const responses = await Promise.all(writes.map(([, pending]) => pending));
+  for (const [i, [what]] of writes.entries()) {
+    const response = responses[i]!;
     expect(response, what).toHaveStatus(429);
     expect(response.contentType, `${what}: ${response.describe()}`).toBe('text/plain');
     expect(() => JSON.parse(response.text), `${what}: the body is not JSON`).toThrow();
