@@ -299,9 +299,13 @@ async function runBatch(job: Job, laneMock: Mock): Promise<JobResult[]> {
   try {
     const run = await runPlaywright(job.name, proxy.origin, ['--reporter=json', ...files], { [DEFECT_PLAN_ENV]: planFile }, RUN_TIMEOUT_MS + Object.keys(plan.tests).length * 10_000);
     const byDefect = testsByDefect(run.report);
+    // An error outside the tests (a worker stopped) is the batch's: said once here, and given to a
+    // defect only when none of its tests ran (then it is why).
+    const batchErrors = run.errors.filter((e) => !e.startsWith('Testing stopped early'));
+    if (batchErrors.length > 0) console.log(`  ${job.name}: ${batchErrors.length} error(s) outside its tests, the first: ${batchErrors[0]}`);
     return batch.map(({ defect, tests: selected }) => {
-      const errors = [...run.errors];
       const ran = byDefect.get(defect.name) ?? [];
+      const errors = ran.length === 0 ? [...run.errors] : [];
       // Exactly its selected tests, each once, or the plan went wrong: never judged as if they had run.
       const ids = ran.map((t) => t.id).sort();
       const expected = selected.map((t) => t.id).sort();
