@@ -2,7 +2,7 @@
  * Per-account in-memory state. Accounts are isolated: every lookup goes through the account that
  * owns the key, so another account's resource is simply absent (the uniform 404).
  */
-import type { components } from '../../spec/generated/mock-control.ts';
+import type { ControlSchemas } from '../../spec/types.ts';
 import type { ApiKeyRecord, Plan } from './accounts/model.ts';
 import type { Asset } from './assets/model.ts';
 import type { Campaign } from './campaigns/model.ts';
@@ -34,7 +34,7 @@ export interface IdempotencyRecord {
 }
 
 /** An account's faults: the control document's `Faults` (spec/mock-control.yaml), generated, never copied. */
-export type AccountFaults = components['schemas']['Faults'];
+export type AccountFaults = ControlSchemas['Faults'];
 
 export interface AccountSettings {
   /** Serve sparse and empty pages before the end of every list (client pagination drills). */
