@@ -50,6 +50,23 @@ describe('Clock (manual mode)', () => {
     expect(errors).toHaveLength(1);
   });
 
+  it.each([
+    ['the mock clock', (clock: Clock) => clock],
+    ['an account clock', (clock: Clock) => clock.forAccount('a')],
+  ])('%s: the next task due (nextTaskAt of the control plane\'s clocks) is never a cancelled one', (_name, on) => {
+    const clock = new Clock({ mode: 'manual', start: 0 });
+    const source = on(clock);
+    const seen: number[] = [];
+    const early = source.schedule(1000, () => seen.push(1000));
+    source.schedule(4000, () => seen.push(4000));
+    expect(source.nextDue()).toBe(1000);
+    early.cancel();
+    expect(source.nextDue()).toBe(4000);
+    source.advance((source.nextDue()! - source.now()) / 1000);
+    expect(seen).toEqual([4000]);
+    expect(source.nextDue()).toBeUndefined();
+  });
+
   it('refuses to go backwards', () => {
     const clock = new Clock({ mode: 'manual', start: 0 });
     expect(() => clock.advance(-1)).toThrow(RangeError);

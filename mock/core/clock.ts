@@ -43,6 +43,28 @@ interface Task {
 /** A binary min-heap ordered by (at, seq), so ties run in scheduling order. */
 class TaskHeap {
   private readonly items: Task[] = [];
+  private seq = 0;
+  private nextId = 1;
+  /** A new task due at `at`; the handle cancels it. */
+  add(at: number, run: () => void): Scheduled {
+    const task: Task = { id: this.nextId++, at, seq: this.seq++, run, cancelled: false };
+    this.push(task);
+    return {
+      id: task.id,
+      at,
+      cancel: () => {
+        task.cancelled = true;
+      },
+    };
+  }
+  /** When the earliest task not cancelled is due, or undefined when none is (a cancelled task never runs: it is dropped now). */
+  nextDue(): number | undefined {
+    for (let top = this.peek(); top; top = this.peek()) {
+      if (!top.cancelled) return top.at;
+      this.pop();
+    }
+    return undefined;
+  }
   get size(): number {
     return this.items.length;
   }
@@ -127,8 +149,6 @@ export class Clock implements TimeSource {
   /** Real mode: the wall-clock time when real mode was entered. */
   private wallBase = 0;
   private readonly heap = new TaskHeap();
-  private seq = 0;
-  private nextId = 1;
   private timer: ReturnType<typeof setTimeout> | undefined;
   /** While a task runs in manual mode, now() reads its due time. */
   private running: number | undefined;
@@ -261,16 +281,9 @@ export class Clock implements TimeSource {
 
   /** Schedule `run` at `at` (epoch ms). A time in the past runs at the next drain. */
   schedule(at: number, run: () => void): Scheduled {
-    const task: Task = { id: this.nextId++, at, seq: this.seq++, run, cancelled: false };
-    this.heap.push(task);
+    const scheduled = this.heap.add(at, run);
     if (this.modeValue === 'real') this.rearm();
-    return {
-      id: task.id,
-      at,
-      cancel: () => {
-        task.cancelled = true;
-      },
-    };
+    return scheduled;
   }
 
   /** Schedule `run` after `seconds` of clock time. */
@@ -280,11 +293,7 @@ export class Clock implements TimeSource {
 
   /** When the earliest task not cancelled is due (epoch ms), or undefined when none is scheduled. */
   nextDue(): number | undefined {
-    for (let top = this.heap.peek(); top; top = this.heap.peek()) {
-      if (!top.cancelled) return top.at;
-      this.heap.pop(); // a cancelled task never runs: drop it now
-    }
-    return undefined;
+    return this.heap.nextDue();
   }
 
   /** Advance exactly to the earliest scheduled task and run what is due then; false when none is. */
@@ -382,8 +391,6 @@ export function realTimeout(ms: number, run: () => void): () => void {
 export class AccountClock implements TimeSource {
   private advance_ = 0;
   private readonly heap = new TaskHeap();
-  private seq = 0;
-  private nextId = 1;
   /** While one of its tasks runs, now() reads its due time. */
   private running: number | undefined;
   private draining = false;
@@ -422,16 +429,9 @@ export class AccountClock implements TimeSource {
 
   /** Schedule `run` at `at` (epoch ms of this account's time). A time in the past runs at the next drain. */
   schedule(at: number, run: () => void): Scheduled {
-    const task: Task = { id: this.nextId++, at, seq: this.seq++, run, cancelled: false };
-    this.heap.push(task);
+    const scheduled = this.heap.add(at, run);
     this.rearm();
-    return {
-      id: task.id,
-      at,
-      cancel: () => {
-        task.cancelled = true;
-      },
-    };
+    return scheduled;
   }
 
   after(seconds: number, run: () => void): Scheduled {
@@ -440,11 +440,7 @@ export class AccountClock implements TimeSource {
 
   /** When this account's earliest task is due (its time), or undefined. */
   nextDue(): number | undefined {
-    for (let top = this.heap.peek(); top; top = this.heap.peek()) {
-      if (!top.cancelled) return top.at;
-      this.heap.pop();
-    }
-    return undefined;
+    return this.heap.nextDue();
   }
 
   /** Tasks of this account not yet run (cancelled ones included until they surface). */
