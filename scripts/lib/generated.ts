@@ -39,6 +39,29 @@ async function renderOpenApi(root: string): Promise<string> {
   return withTrailingNewline(`${header(await toolName(root, 'openapi-typescript'), OPENAPI_SOURCE)}\n\n${astToString(ast)}`);
 }
 
+interface RoutedOperation {
+  operationId?: string;
+  tags?: string[];
+  'x-unlocks'?: string[];
+}
+interface Paths {
+  paths: Record<string, Record<string, RoutedOperation>>;
+}
+
+/** One table line per operation, by operationId: method, path template, path parameters in path order, then what `more` adds. */
+function routeLines(paths: Paths['paths'], more: (operation: RoutedOperation) => string = () => ''): string[] {
+  const lines: string[] = [];
+  for (const [path, item] of Object.entries(paths)) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+      const operation = item[method];
+      if (!operation?.operationId) continue;
+      const pathParams = [...path.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]!);
+      lines.push(`  ${operation.operationId}: { method: '${method.toUpperCase()}', path: '${path}', pathParams: [${pathParams.map((p) => `'${p}'`).join(', ')}]${more(operation)} },`);
+    }
+  }
+  return lines;
+}
+
 /**
  * The control plane's types (openapi-typescript, as openapi.ts) and its operations' routes by
  * operationId: method, path template and path parameters in the order of the path, so that the
@@ -48,16 +71,7 @@ async function renderOpenApi(root: string): Promise<string> {
 async function renderControl(root: string): Promise<string> {
   const text = await readFile(join(root, CONTROL_SOURCE), 'utf8');
   const ast = await openapiTS(pathToFileURL(join(root, CONTROL_SOURCE)), { silent: true });
-  const parsed = parseYaml(text) as { paths: Record<string, Record<string, { operationId?: string; requestBody?: unknown; parameters?: unknown[] }>> };
-  const routes: string[] = [];
-  for (const [path, item] of Object.entries(parsed.paths)) {
-    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
-      const operation = item[method];
-      if (!operation?.operationId) continue;
-      const pathParams = [...path.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]!);
-      routes.push(`  ${operation.operationId}: { method: '${method.toUpperCase()}', path: '${path}', pathParams: [${pathParams.map((p) => `'${p}'`).join(', ')}] },`);
-    }
-  }
+  const routes = routeLines((parseYaml(text) as Paths).paths);
   const table = `/** Every control operation by operationId: its method, path template and path parameters in path order. */\nexport const controlRoutes = {\n${routes.join('\n')}\n} as const;\n`;
   return withTrailingNewline(`${header(await toolName(root, 'openapi-typescript'), CONTROL_SOURCE)}\n\n${astToString(ast)}\n${table}`);
 }
@@ -71,17 +85,7 @@ async function renderControl(root: string): Promise<string> {
 async function renderHooks(root: string): Promise<string> {
   const text = await readFile(join(root, HOOKS_SOURCE), 'utf8');
   const ast = await openapiTS(pathToFileURL(join(root, HOOKS_SOURCE)), { silent: true });
-  const parsed = parseYaml(text) as { paths: Record<string, Record<string, { operationId?: string; tags?: string[]; 'x-unlocks'?: string[] }>> };
-  const routes: string[] = [];
-  for (const [path, item] of Object.entries(parsed.paths)) {
-    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
-      const operation = item[method];
-      if (!operation?.operationId) continue;
-      const pathParams = [...path.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]!);
-      const unlocks = (operation['x-unlocks'] ?? []).map((id) => `'${id}'`).join(', ');
-      routes.push(`  ${operation.operationId}: { method: '${method.toUpperCase()}', path: '${path}', pathParams: [${pathParams.map((p) => `'${p}'`).join(', ')}], hook: '${operation.tags?.[0] ?? ''}', unlocks: [${unlocks}] },`);
-    }
-  }
+  const routes = routeLines((parseYaml(text) as Paths).paths, (operation) => `, hook: '${operation.tags?.[0] ?? ''}', unlocks: [${(operation['x-unlocks'] ?? []).map((id) => `'${id}'`).join(', ')}]`);
   const table = `/** Every hook operation by operationId: method, path template, path parameters in path order, its hook (capability) and the rules it unlocks. */\nexport const hooksRoutes = {\n${routes.join('\n')}\n} as const;\n`;
   return withTrailingNewline(`${header(await toolName(root, 'openapi-typescript'), HOOKS_SOURCE)}\n\n${astToString(ast)}\n${table}`);
 }
