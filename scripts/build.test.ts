@@ -29,12 +29,12 @@ describe('testFrameworkImports', () => {
     const out = tree({
       'mock/testkit/harness.js': "import { expect } from 'vitest';\n",
       'mock/core/clock.js': "import fc from 'fast-check';\n",
-      'mock/console/console.spec.js': 'import { test } from "@playwright/test";\n',
+      'mock/adapters/console/console.spec.js': 'import { test } from "@playwright/test";\n',
       'mock/core/lazy.js': "const v = await import('vitest/node');\n",
       'spec/contract.js': "import { parse } from 'yaml';\n",
     });
     expect(testFrameworkImports(out).sort()).toEqual([
-      'mock/console/console.spec.js: @playwright/test',
+      'mock/adapters/console/console.spec.js: @playwright/test',
       'mock/core/clock.js: fast-check',
       'mock/core/lazy.js: vitest/node',
       'mock/testkit/harness.js: vitest',

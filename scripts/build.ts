@@ -55,11 +55,11 @@ function filesUnder(dir: string): string[] {
 const isModule = (path: string): boolean => path.endsWith('.ts') && !path.endsWith('.d.ts');
 /**
  * What the package does not ship: unit tests, the mock's test support (mock/testkit/), and the
- * Playwright tests and harnesses of the mock's own pages (mock/console/, mock/web/browser/). The
+ * Playwright tests and harnesses of the mock's own pages (mock/adapters/console/, mock/adapters/web/browser/). The
  * conformance suite (conformance/, run by cgs-conformance) is shipped whole.
  */
 const isTest = (path: string): boolean =>
-  path.endsWith('.test.ts') || path.startsWith('mock/testkit/') || (path.startsWith('mock/') && (path.endsWith('.spec.ts') || path.endsWith('playwright.config.ts') || path.startsWith('mock/web/browser/') || path === 'mock/console/harness.ts'));
+  path.endsWith('.test.ts') || path.startsWith('mock/testkit/') || (path.startsWith('mock/') && (path.endsWith('.spec.ts') || path.endsWith('playwright.config.ts') || path.startsWith('mock/adapters/web/browser/') || path === 'mock/adapters/console/harness.ts'));
 
 /** The test frameworks (and property-testing library) no shipped module may import. */
 const TEST_FRAMEWORKS = ['vitest', 'fast-check', '@playwright/test'];

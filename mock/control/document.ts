@@ -283,7 +283,7 @@ function followIn(document: JsonObject, node: unknown, pointer: string): { node:
 }
 
 /**
- * The header names the control document declares, for CORS (mock/web/cors.ts): `request` are the
+ * The header names the control document declares, for CORS (mock/adapters/web/cors.ts): `request` are the
  * headers a browser may send (Content-Type when an operation takes a body, every header parameter,
  * and `x-public-request-headers`, the headers the mock honours on public requests beyond
  * spec/openapi.yaml's, such as `Prefer`); `response` are the headers its responses declare.

@@ -5,7 +5,7 @@
  * settled, an API request journaled, a reset, and which of an account's collections changed (a
  * run, an upscale, a creative... made, changed or settled, by anyone: the API, another actor, the
  * clock). The message names and data are documented in spec/mock-control.yaml (streamChanges);
- * the console (mock/console/) is its first reader.
+ * the console (mock/adapters/console/) is its first reader.
  * How it works and what it decides: docs/internals.md, "mock/services/feed.ts".
  */
 import { realInterval, type Clock } from '../core/clock.ts';

@@ -76,7 +76,7 @@ export interface RecordingServer {
  */
 export async function recordingServer(clock: Clock, publicUrl: string): Promise<RecordingServer> {
   const errors: unknown[] = [];
-  // Without CORS (mock/web/, the server's web layer): in-process, the page's own origin is answered
+  // Without CORS (mock/adapters/web/, the server's web layer): in-process, the page's own origin is answered
   // and no CORS header is added (D61).
   const mock = buildMock({ clock, publicUrl, web: { cors: { enabled: false } }, logError: (error) => errors.push(error) });
   await mock.app.listen({ port: 0, host: '127.0.0.1' });

@@ -10,7 +10,7 @@ import type { PlanTier } from '../domain/accounts/model.ts';
 import type { WebhookOptions } from '../events/webhooks.ts';
 import type { HandlerTable } from '../domain/operation.ts';
 import type { AccountState } from '../domain/store.ts';
-import type { WebOptions } from '../web/index.ts';
+import type { WebOptions } from '../adapters/web/index.ts';
 
 export interface TestResponse {
   status: number;

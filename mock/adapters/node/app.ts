@@ -1,5 +1,5 @@
 /**
- * Builds the HTTP app: one node:http server whose requests first meet mock/web/ (a CORS preflight
+ * Builds the HTTP app: one node:http server whose requests first meet mock/adapters/web/ (a CORS preflight
  * answered, the CORS headers set, /docs/ served), then those under /media/ get the bytes behind the
  * URLs the mock hands out (mock/media/serve.ts: no key, no pipeline), those under the API prefix go
  * to the API's front (mock/adapters/node/front.ts: straight to `runPipeline`, mock/pipeline/index.ts) and every
@@ -15,7 +15,7 @@ import { basePath } from '../../../spec/contract.ts';
 import type { Clock } from '../../core/clock.ts';
 import { createServices, type CoreOptions, type MockServices } from '../../services/services.ts';
 import type { ControlOptions } from '../../control/types.ts';
-import { registerConsole } from '../../console/serve.ts';
+import { registerConsole } from '../console/serve.ts';
 import { registerControlRoutes } from '../../control/routes.ts';
 import { registerHooksRoutes } from '../../hooks/routes.ts';
 import { ApiError, reasonPhrase } from '../../core/errors.ts';
@@ -29,7 +29,7 @@ import { nextRequestId } from '../../pipeline/index.ts';
 import { errorResponse } from '../../pipeline/respond.ts';
 import { internalErrorResponse, PROBLEM_TYPE } from '../../core/problem.ts';
 import type { RawResponse } from '../../pipeline/types.ts';
-import { webFront, type WebOptions } from '../../web/index.ts';
+import { webFront, type WebOptions } from '../web/index.ts';
 
 export interface MockOptions extends CoreOptions {
   /** The rendered-media cache and render concurrency (mock/media/serve.ts). */
@@ -42,7 +42,7 @@ export interface MockOptions extends CoreOptions {
    * (`http://localhost` until it listens, for in-process requests).
    */
   publicUrl?: string;
-  /** CORS (default on, any origin) and /docs/ (mock/web/). */
+  /** CORS (default on, any origin) and /docs/ (mock/adapters/web/). */
   web?: WebOptions;
 }
 
@@ -71,7 +71,7 @@ export function buildMock(options: MockOptions = {}): Mock {
   const media = mediaListener(services.media, logError);
   const edge = (error: ApiError, request: { url?: string; ip?: string }): RawResponse => edgeResponse(services, error, request.url, request.ip);
 
-  // One listener for the socket and for inject: CORS and /docs/ (mock/web/), the media, the API's
+  // One listener for the socket and for inject: CORS and /docs/ (mock/adapters/web/), the media, the API's
   // front, or else fastify's routing.
   let routing: http.RequestListener | undefined;
   const listener: http.RequestListener = (req, res) => {

@@ -16,7 +16,7 @@ import { loadStateFile, PersistenceError, restoreState, saveStateFile, type Stat
 import { DEMO_ACCOUNT_ID, demoKeys, seedDemo } from '../../seed/account.ts';
 import { loadScenario, ScenarioError, type ScenarioLoaded } from '../../scenario/apply.ts';
 import { Store } from '../../domain/store.ts';
-import { DOCS_PATH } from '../../web/index.ts';
+import { DOCS_PATH } from '../web/index.ts';
 
 /** The command line's flags, checked (main.ts); the defects' names are checked here. */
 export interface ServeFlags {

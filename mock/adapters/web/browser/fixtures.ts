@@ -7,7 +7,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test as base, expect, type Page } from '@playwright/test';
-import { buildMock, type Mock } from '../../adapters/node/app.ts';
+import { buildMock, type Mock } from '../../node/app.ts';
 import type { CorsOptions } from '../cors.ts';
 
 export interface Site {

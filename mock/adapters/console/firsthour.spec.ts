@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
-import type { Mock } from '../adapters/node/app.ts';
+import type { Mock } from '../node/app.ts';
 import type { Problems } from '../web/browser/fixtures.ts';
 import { accessible, controlAt, expectClean, openView, startConsoleSite } from './harness.ts';
 
@@ -16,7 +16,7 @@ let mock: Mock;
 let origin: string;
 let accountId: string;
 let keys: Record<string, { keyId: string; key: string }>;
-const scenarioFile = new URL('../../examples/scenarios/campaign-review.yaml', import.meta.url);
+const scenarioFile = new URL('../../../examples/scenarios/campaign-review.yaml', import.meta.url);
 
 const control = (method: string, path: string, body?: unknown): Promise<any> => controlAt(origin, method, path, body);
 
@@ -69,6 +69,8 @@ test('scenarios: a file loaded from the page makes its account; a bad file shows
 
 test('keys: one console key per account however often the page loads, its reads (and an older console key\'s) hidden in the journal; the minted keys copyable in full; only the API\'s collections counted', async ({ page }) => {
   await open(page, 'data');
+  // Each reload waits for the view's reads: the test's own reload would abort a read in flight.
+  await expect(page.locator('tbody tr.selectable').first()).toBeVisible();
   await page.reload();
   await expect(page.getByRole('status', { name: 'Live updates' })).toHaveText('live');
   await open(page, 'runs');
@@ -77,9 +79,10 @@ test('keys: one console key per account however often the page loads, its reads 
   const old = await control('POST', `/accounts/${accountId}/keys`, { name: 'console (read)', scopes: ['read'], expiresInDays: null });
   await api('/products?limit=1', old.key);
   await api('/products?limit=2', keys.read!.key);
-  await open(page, 'requests');
-  await page.reload(); // a fresh page (open() after another view only changes the hash)
   const rows = page.locator('section.requests tbody tr');
+  await open(page, 'requests');
+  await expect(rows.first()).toBeVisible();
+  await page.reload(); // a fresh page (open() after another view only changes the hash)
   await expect(rows.first()).toContainText('/products?limit=2');
   const journal = (await control('GET', `/accounts/${accountId}/requests?limit=100`)).data;
   const own = new Set((await consoleKeys()).map((k: { keyId: string }) => k.keyId));

@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildMock } from '../adapters/node/app.ts';
+import { buildMock } from '../node/app.ts';
 import { CONSOLE_FILES } from './serve.ts';
 
 /** The relative modules a console file imports (`./x.js`, `../x.js`), as paths below /console/. */
 const importsOf = (name: string, text: string): string[] =>
   [...text.matchAll(/^import [^;]*? from '(\.{1,2}\/[^']+)';$/gm)].map(([, spec]) => new URL(spec!, `http://c/console/${name}`).pathname.slice('/console/'.length));
 
-describe('the console files (mock/console/serve.ts)', () => {
+describe('the console files (mock/adapters/console/serve.ts)', () => {
   it('serves every module app.js loads, following its imports, with a JavaScript type', async () => {
     const mock = buildMock();
     const seen = new Set<string>();

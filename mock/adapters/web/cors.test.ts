@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basePath } from '../../spec/contract.ts';
-import { controlHeaders } from '../control/document.ts';
-import { createHarness, type Harness, type TestAccount } from '../testkit/harness.ts';
+import { basePath } from '../../../spec/contract.ts';
+import { controlHeaders } from '../../control/document.ts';
+import { createHarness, type Harness, type TestAccount } from '../../testkit/harness.ts';
 import { corsLists, PREFLIGHT_MAX_AGE_SECONDS } from './cors.ts';
 
 const APP = 'http://localhost:3000';

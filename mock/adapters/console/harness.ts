@@ -6,8 +6,8 @@
 import type { AddressInfo } from 'node:net';
 import { AxeBuilder } from '@axe-core/playwright';
 import { expect, type Page } from '@playwright/test';
-import { buildMock, type Mock } from '../adapters/node/app.ts';
-import { Clock } from '../core/clock.ts';
+import { buildMock, type Mock } from '../node/app.ts';
+import { Clock } from '../../core/clock.ts';
 import { watch, type Problems } from '../web/browser/fixtures.ts';
 
 export type Keys = Record<string, { keyId: string; key: string }>;

@@ -1,7 +1,7 @@
 // The mock's console: a client of the control plane (/__mock, spec/mock-control.yaml) and of the
 // public API (/api/public/v1, spec/openapi.yaml, with a read key the console makes for itself
 // through the control plane), and of nothing else. Plain ES modules, no build step; the UI library
-// is htm's Preact build, served by the mock from node_modules (mock/console/serve.ts).
+// is htm's Preact build, served by the mock from node_modules (mock/adapters/console/serve.ts).
 // The page: its views, chosen by the URL's hash, in the files under views/; client.js and
 // pieces.js hold what they share.
 import { html, render, useCallback, useEffect, useState } from './vendor/preact-htm.js';

@@ -15,8 +15,8 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { basePath, document } from '../../spec/contract.ts';
-import { controlDocument } from '../control/document.ts';
+import { basePath, document } from '../../../spec/contract.ts';
+import { controlDocument } from '../../control/document.ts';
 
 export const DOCS_PATH = '/docs/';
 

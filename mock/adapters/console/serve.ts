@@ -1,5 +1,5 @@
 /**
- * Serves the console (mock/console/: index.html, style.css, and its ES modules: app.js, client.js,
+ * Serves the console (mock/adapters/console/: index.html, style.css, and its ES modules: app.js, client.js,
  * pieces.js, views/*.js) at /console/ on the mock's
  * origin, and the one UI library it uses, htm's Preact build (a single ES module file from npm,
  * node_modules/htm/preact/standalone.module.js), at /console/vendor/preact-htm.js. No build step
@@ -11,8 +11,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { problemResponse } from '../core/problem.ts';
-import { nextRequestId } from '../pipeline/context.ts';
+import { problemResponse } from '../../core/problem.ts';
+import { nextRequestId } from '../../pipeline/context.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);

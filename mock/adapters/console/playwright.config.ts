@@ -5,11 +5,11 @@
  * side by side beside the conformance run slowed both (measured, D237).
  */
 import { fileURLToPath } from 'node:url';
-import { browserProject } from '../../scripts/lib/browser.ts';
+import { browserProject } from '../../../scripts/lib/browser.ts';
 
 export default browserProject({
   testDir: fileURLToPath(new URL('.', import.meta.url)),
-  outputDir: fileURLToPath(new URL('../../test-results/console', import.meta.url)),
+  outputDir: fileURLToPath(new URL('../../../test-results/console', import.meta.url)),
   workers: 1,
   viewport: { width: 1400, height: 1000 },
 });

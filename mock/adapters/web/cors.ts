@@ -1,11 +1,11 @@
 /**
  * CORS for every route of the mock (the API, /__mock, /docs/), so that a browser app on another
  * origin can use it as its development backend.
- * How it works and what it decides: docs/internals.md, "mock/web/cors.ts".
+ * How it works and what it decides: docs/internals.md, "mock/adapters/web/cors.ts".
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { document, operationsList } from '../../spec/contract.ts';
-import { controlHeaders, controlOperations } from '../control/document.ts';
+import { document, operationsList } from '../../../spec/contract.ts';
+import { controlHeaders, controlOperations } from '../../control/document.ts';
 
 export interface CorsOptions {
   /** Default true: `--cors off` answers as a server without CORS (browsers refuse its answers). */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basePath, document } from '../../spec/contract.ts';
-import { controlDocument } from '../control/document.ts';
-import { createHarness, type Harness } from '../testkit/harness.ts';
+import { basePath, document } from '../../../spec/contract.ts';
+import { controlDocument } from '../../control/document.ts';
+import { createHarness, type Harness } from '../../testkit/harness.ts';
 
 describe('/docs/: the API reference served by the mock', () => {
   let harness: Harness;

@@ -7,8 +7,8 @@
 import http from 'node:http';
 import { expect, test, type Page } from '@playwright/test';
 import type { AddressInfo } from 'node:net';
-import { buildMock, type Mock } from '../adapters/node/app.ts';
-import { Clock } from '../core/clock.ts';
+import { buildMock, type Mock } from '../node/app.ts';
+import { Clock } from '../../core/clock.ts';
 import { watch, type Problems } from '../web/browser/fixtures.ts';
 import { accessible, controlAt, expectClean, openView, startConsoleSite } from './harness.ts';
 

@@ -5,8 +5,8 @@
  * mock has to expose. Then the API reference at /docs/ is opened and must show every operation of
  * both documents with no request off the mock's origin and none failing.
  */
-import { controlOperations } from '../../control/document.ts';
-import { operationsList, document } from '../../../spec/contract.ts';
+import { controlOperations } from '../../../control/document.ts';
+import { operationsList, document } from '../../../../spec/contract.ts';
 import { expect, pageFetch, test } from './fixtures.ts';
 
 interface Problem {
