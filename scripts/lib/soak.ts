@@ -11,7 +11,7 @@ import { buildMock } from '../../mock/adapters/node/app.ts';
 import { Clock } from '../../mock/core/clock.ts';
 import { accountViolations, formatViolations, INVARIANTS } from '../../mock/testkit/invariants.ts';
 import { setGlobalGeneration } from '../../mock/domain/runs/settings.ts';
-import { percentile, sleep, type Stats, Client } from './soak/client.ts';
+import { sleep, type Stats, Client } from './soak/client.ts';
 import { seeded } from '../../platform/seeded.ts';
 import { ALL_LIMITS_HIGH, newAccount, type Replays, mixedClient } from './soak/traffic.ts';
 import { type ScenarioResult, idempotencyScenarios, ifMatchScenarios, lostUpdateScenarios, rateLimitScenarios } from './soak/races.ts';
@@ -83,6 +83,11 @@ function forcedGc(): () => void {
   // Without --expose-gc (vitest): switch the flag on and take `gc` from a fresh context.
   v8.setFlagsFromString('--expose-gc');
   return vm.runInNewContext('gc') as () => void;
+}
+
+function percentile(sorted: number[], q: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
 function slope(points: { t: number; y: number }[]): number {

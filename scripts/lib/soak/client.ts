@@ -4,11 +4,6 @@ import { basePath } from '../../../spec/contract.ts';
 import { matchOperation } from '../../../spec/routes.ts';
 import { sentRequest, violations, type TestResponse } from '../../../mock/testkit/harness.ts';
 
-export function percentile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-}
-
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export interface Reply extends TestResponse {
