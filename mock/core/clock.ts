@@ -129,6 +129,46 @@ export interface OutsideWork {
 export const DEFAULT_MANUAL_START: number = Date.UTC(2026, 0, 1, 0, 0, 0);
 
 /**
+ * The latest time any clock of the mock may read (D251): 9998-01-01T00:00:00Z. Every timestamp the
+ * mock renders is a clock reading plus at most its longest horizon (a key's 365-day expiry; the
+ * 24-hour webhook retry horizon, a day's budget, run and upscale times are shorter), so it stays a
+ * four-digit year, a valid RFC 3339 date-time (`toISOString` past 9999 gives `+010000-...`).
+ */
+export const LATEST_TIME_MS: number = Date.UTC(9998, 0, 1, 0, 0, 0);
+
+/** Why `ms` cannot be a clock reading (a state file's), or undefined when it can: 1970..LATEST_TIME_MS. */
+export function clockReadingProblem(ms: unknown): string | undefined {
+  if (typeof ms !== 'number' || !Number.isFinite(ms)) return 'is not a finite number of epoch milliseconds';
+  if (ms < 0 || ms > LATEST_TIME_MS) return `is outside 1970-01-01T00:00:00Z..${new Date(LATEST_TIME_MS).toISOString()}, the times the mock keeps (D251)`;
+  return undefined;
+}
+
+/** An advance refused before anything moved: it would take a clock past LATEST_TIME_MS (D251). */
+export class ClockRangeError extends RangeError {
+  constructor(
+    /** Milliseconds that clock (and every account ahead of it) can still move. */
+    readonly roomMs: number,
+  ) {
+    super(`would move the clock past ${new Date(LATEST_TIME_MS).toISOString()}, the latest time the mock keeps (D251); at most ${Math.max(0, Math.floor(roomMs / 1000))} seconds remain`);
+  }
+}
+
+/** Tasks an advance runs before it lets the event loop answer other requests (D252). */
+export const SLICE_TASKS = 256;
+
+/** Lets the event loop run what waits (I/O, other requests) before the next slice of an advance. */
+function yieldToLoop(): Promise<void> {
+  const immediate = (globalThis as { setImmediate?: (run: () => void) => unknown }).setImmediate;
+  return new Promise((resolve) => (immediate ? immediate(resolve) : setTimeout(resolve, 0)));
+}
+
+/** The checked length of an advance in milliseconds, or a RangeError (negative, not finite). */
+function advanceMs(seconds: number): number {
+  if (!(seconds >= 0) || !Number.isFinite(seconds)) throw new RangeError('advance takes a finite, non-negative number of seconds');
+  return Math.round(seconds * 1000);
+}
+
+/**
  * What a service reads time from and schedules on: the mock's clock, or one account's
  * (`Clock.forAccount`). A service that works for one account takes that account's clock.
  */
@@ -153,8 +193,17 @@ export class Clock implements TimeSource {
   /** While a task runs in manual mode, now() reads its due time. */
   private running: number | undefined;
   private draining = false;
-  /** The advance under way (advanceSettled), so that advances run one after another. */
+  /** The mock-wide advance under way (advanceSettled), so that they run one after another (D252). */
   private advancing: Promise<void> = Promise.resolve();
+  /** Milliseconds of mock-wide advances accepted and not yet done (kept within LATEST_TIME_MS). */
+  private reservedMs = 0;
+  /** Mock-wide advances under way: the real-time timer waits for them (they run what falls due). */
+  private advancesUnderWay = 0;
+  /** Set by dispose(): an advance under way ends at its next step. */
+  private stopped = false;
+  private readonly stopWaiters = new Set<() => void>();
+  /** Slices of advances so far, each ended by a turn of the event loop (D252; tests count them). */
+  slices = 0;
   private readonly onTaskError: (error: unknown) => void;
   private readonly wall: () => number;
   /** The per-account clocks made so far (forAccount). */
@@ -207,13 +256,17 @@ export class Clock implements TimeSource {
     this.rearm();
   }
 
-  /** Manual mode: move time forward and run every task that falls due, in order. */
+  /**
+   * Manual mode: move time forward and run every task that falls due, in order. An advance that
+   * would take the mock or an account past LATEST_TIME_MS throws ClockRangeError before anything moves.
+   */
   advance(seconds: number): void {
-    if (!(seconds >= 0) || !Number.isFinite(seconds)) throw new RangeError('advance takes a finite, non-negative number of seconds');
-    const target = this.now() + Math.round(seconds * 1000);
+    const ms = advanceMs(seconds);
+    this.checkRoom(ms);
+    const target = this.now() + ms;
     if (this.modeValue === 'real') {
       // Jump the real clock forward by the same amount, then run what fell due.
-      this.base += Math.round(seconds * 1000);
+      this.base += ms;
       this.drain(target);
       this.rearm();
       return;
@@ -225,19 +278,66 @@ export class Clock implements TimeSource {
   /**
    * `advance` for tasks that start work outside the clock: after each task, while `work.busy()`,
    * waits for `work.settle()` before the next, so a task that work schedules (a webhook retry due
-   * inside the advance) runs in this advance, in time order, at its own due time. Advances made this
-   * way run one after another. Resolves when every task due by the target ran and no work is under way.
+   * inside the advance) runs in this advance, in time order, at its own due time. Mock-wide advances
+   * run one after another; an account's advances do not wait for them (D252). Every SLICE_TASKS
+   * tasks it lets the event loop turn. Resolves when every task due by the target ran and no work is
+   * under way, or when the clock is disposed. Refused (ClockRangeError) before anything moves when it
+   * would take the mock or an account past LATEST_TIME_MS.
    */
   advanceSettled(seconds: number, work: OutsideWork): Promise<void> {
-    if (!(seconds >= 0) || !Number.isFinite(seconds)) return Promise.reject(new RangeError('advance takes a finite, non-negative number of seconds'));
-    return this.serialized(() => this.advanceInSteps(Math.round(seconds * 1000), work));
-  }
-
-  /** Runs `step` after every advance already under way (the mock's or an account's) finished. */
-  serialized(step: () => Promise<void>): Promise<void> {
-    const run = this.advancing.then(step);
+    let ms: number;
+    try {
+      ms = advanceMs(seconds);
+      this.checkRoom(ms);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    this.reservedMs += ms;
+    const run = this.advancing.then(() => this.advanceInSteps(ms, work)).finally(() => (this.reservedMs -= ms));
     this.advancing = run.catch(() => undefined);
     return run;
+  }
+
+  /** Milliseconds the mock's clock can still move with every account (the one furthest ahead included). */
+  roomMs(): number {
+    let ahead = 0;
+    for (const account of this.accounts.values()) ahead = Math.max(ahead, account.committedMs);
+    return LATEST_TIME_MS - (this.committedNow() + ahead);
+  }
+
+  /** Throws ClockRangeError when a mock-wide advance of `ms` does not fit (D251). */
+  checkRoom(ms: number): void {
+    const room = this.roomMs();
+    if (ms > room) throw new ClockRangeError(room);
+  }
+
+  /** The reading once every mock-wide advance accepted so far is done. */
+  committedNow(): number {
+    return this.now() + this.reservedMs;
+  }
+
+  /** Whether dispose() was called. */
+  get isStopped(): boolean {
+    return this.stopped;
+  }
+
+  /** Resolves with `wait`, or as soon as the clock is disposed (an advance must not outlive it). */
+  untilStopped(wait: Promise<void>): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        this.stopWaiters.delete(done);
+        resolve();
+      };
+      this.stopWaiters.add(done);
+      wait.then(done, done);
+    });
+  }
+
+  /** Ends a slice: counts it and lets the event loop turn. */
+  nextSlice(): Promise<void> {
+    this.slices++;
+    return yieldToLoop();
   }
 
   /** Reports an error a scheduled task threw (an account's task too). */
@@ -262,21 +362,40 @@ export class Clock implements TimeSource {
     return out;
   }
 
-  /** Restores saved advances (a loaded state file), before anything is scheduled on those accounts. */
+  /**
+   * Restores saved advances (a loaded state file), before anything is scheduled on those accounts.
+   * An advance that would put an account past LATEST_TIME_MS throws a RangeError naming it (D251).
+   */
   restoreAccountOffsets(offsets: Readonly<Record<string, number>>): void {
-    for (const [id, ms] of Object.entries(offsets)) if (Number.isFinite(ms) && ms > 0) this.forAccount(id).restoreOffset(ms);
+    for (const [id, ms] of Object.entries(offsets)) {
+      if (!Number.isFinite(ms) || ms <= 0) continue;
+      const problem = clockReadingProblem(this.now() + ms);
+      if (problem !== undefined) throw new RangeError(`the clock of account ${id} (${ms} ms ahead) ${problem}`);
+      this.forAccount(id).restoreOffset(ms);
+    }
   }
 
   private async advanceInSteps(ms: number, work: OutsideWork): Promise<void> {
     const target = this.now() + ms;
-    if (this.modeValue === 'real') this.base += ms;
-    for (;;) {
-      const finished = this.drain(target, () => work.busy());
-      if (finished && !work.busy()) break;
-      await work.settle();
+    this.advancesUnderWay++;
+    try {
+      if (this.modeValue === 'real') {
+        this.base += ms;
+        this.rearm(); // held while the advance runs: the advance runs what falls due
+      }
+      for (;;) {
+        if (this.stopped) break;
+        let ran = 0;
+        const finished = this.drain(target, () => work.busy() || ++ran >= SLICE_TASKS);
+        if (finished && !work.busy()) break;
+        if (work.busy()) await this.untilStopped(work.settle());
+        else await this.nextSlice();
+      }
+      if (this.modeValue === 'manual') this.base = Math.max(this.base, this.stopped ? this.base : target);
+    } finally {
+      this.advancesUnderWay--;
+      this.rearm();
     }
-    if (this.modeValue === 'manual') this.base = Math.max(this.base, target);
-    else this.rearm();
   }
 
   /** Schedule `run` at `at` (epoch ms). A time in the past runs at the next drain. */
@@ -309,18 +428,32 @@ export class Clock implements TimeSource {
     return this.heap.size;
   }
 
-  /** Drop every scheduled task (a control-plane reset: the accounts they served are gone). */
+  /**
+   * Drop every scheduled task (a control-plane reset: the accounts they served are gone). A reading
+   * outside what the mock keeps (a bad state that slipped in) goes back to a sane one: the wall
+   * clock's in real mode, DEFAULT_MANUAL_START in manual mode (D251).
+   */
   clearTasks(): void {
     while (this.heap.pop()) {
       /* drained */
     }
     for (const account of this.accounts.values()) account.forget();
     this.accounts.clear();
+    if (clockReadingProblem(this.now()) !== undefined) {
+      this.base = this.modeValue === 'real' ? this.wall() : DEFAULT_MANUAL_START;
+      this.wallBase = this.wall();
+    }
     this.rearm();
   }
 
-  /** Stop the real-time timer (on shutdown). */
+  /**
+   * Stop the real-time timer and end every advance under way at its next step, without waiting for
+   * work outside the clock (on shutdown: the app's preClose calls it, so a close never waits on a
+   * hung webhook receiver). Idempotent.
+   */
   dispose(): void {
+    this.stopped = true;
+    for (const done of [...this.stopWaiters]) done();
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
   }
@@ -356,7 +489,7 @@ export class Clock implements TimeSource {
   private rearm(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.modeValue !== 'real') return;
+    if (this.modeValue !== 'real' || this.stopped || this.advancesUnderWay > 0) return;
     const top = this.heap.peek();
     if (!top) return;
     const delay = Math.max(0, Math.min(top.at - this.now(), 2 ** 31 - 1));
@@ -394,6 +527,10 @@ export class AccountClock implements TimeSource {
   /** While one of its tasks runs, now() reads its due time. */
   private running: number | undefined;
   private draining = false;
+  /** This account's advance under way (advanceSettled): its own queue, apart from every other (D252). */
+  private advancing: Promise<void> = Promise.resolve();
+  /** Milliseconds of this account's advances accepted and not yet done. */
+  private reservedMs = 0;
   /** The wake-up task on the mock's clock, and the account time it is for. */
   private wake: { scheduled: Scheduled; at: number } | undefined;
 
@@ -409,6 +546,21 @@ export class AccountClock implements TimeSource {
   /** How far this account is ahead of the mock's clock, in milliseconds. */
   get offsetMs(): number {
     return this.advance_;
+  }
+
+  /** How far it will be ahead once every advance of it accepted so far is done. */
+  get committedMs(): number {
+    return this.advance_ + this.reservedMs;
+  }
+
+  /** Milliseconds this account can still move (the mock's accepted advances counted) (D251). */
+  roomMs(): number {
+    return LATEST_TIME_MS - (this.clock.committedNow() + this.committedMs);
+  }
+
+  private checkRoom(ms: number): void {
+    const room = this.roomMs();
+    if (ms > room) throw new ClockRangeError(room);
   }
 
   now(): number {
@@ -450,30 +602,46 @@ export class AccountClock implements TimeSource {
 
   /** Move this account's time forward by `seconds` and run its due tasks in order (no other account moves). */
   advance(seconds: number): void {
-    if (!(seconds >= 0) || !Number.isFinite(seconds)) throw new RangeError('advance takes a finite, non-negative number of seconds');
-    const target = this.now() + Math.round(seconds * 1000);
+    const ms = advanceMs(seconds);
+    this.checkRoom(ms);
+    const target = this.now() + ms;
     this.drain(target);
     this.advance_ = Math.max(this.advance_, target - this.clock.now());
     this.rearm();
   }
 
   /**
-   * `advance` waiting for work outside the clock between tasks (Clock.advanceSettled), one after
-   * another with every other advance of the mock.
+   * `advance` waiting for `work` (this account's own work outside the clock) between tasks, as
+   * Clock.advanceSettled does. Advances of this account run one after another on its own queue;
+   * other accounts' and the mock's advances run meanwhile (D252): the account ends `ms` further
+   * ahead of the mock's clock than it was, whatever the mock's clock did meanwhile.
    */
   advanceSettled(seconds: number, work: OutsideWork): Promise<void> {
-    if (!(seconds >= 0) || !Number.isFinite(seconds)) return Promise.reject(new RangeError('advance takes a finite, non-negative number of seconds'));
-    const ms = Math.round(seconds * 1000);
-    return this.clock.serialized(async () => {
-      const target = this.now() + ms;
-      for (;;) {
-        const finished = this.drain(target, () => work.busy());
-        if (finished && !work.busy()) break;
-        await work.settle();
-      }
-      this.advance_ = Math.max(this.advance_, target - this.clock.now());
-      this.rearm();
-    });
+    let ms: number;
+    try {
+      ms = advanceMs(seconds);
+      this.checkRoom(ms);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    this.reservedMs += ms;
+    const run = this.advancing.then(() => this.advanceInSteps(ms, work)).finally(() => (this.reservedMs -= ms));
+    this.advancing = run.catch(() => undefined);
+    return run;
+  }
+
+  private async advanceInSteps(ms: number, work: OutsideWork): Promise<void> {
+    const goal = this.advance_ + ms; // the advance it ends with
+    for (;;) {
+      if (this.clock.isStopped) return;
+      let ran = 0;
+      const finished = this.drain(this.clock.now() + goal, () => work.busy() || ++ran >= SLICE_TASKS);
+      if (finished && !work.busy()) break;
+      if (work.busy()) await this.clock.untilStopped(work.settle());
+      else await this.clock.nextSlice();
+    }
+    this.advance_ = Math.max(this.advance_, goal);
+    this.rearm();
   }
 
   /** A saved advance (mock/adapters/node/persistence.ts), restored before anything is scheduled. */

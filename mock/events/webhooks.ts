@@ -112,6 +112,8 @@ export class WebhookService {
   /** The tail of each endpoint's send queue. */
   private readonly queues = new Map<string, Promise<void>>();
   private readonly inFlight = new Set<Promise<void>>();
+  /** The same jobs by account: an account's advance waits only for its own (D252). */
+  private readonly inFlightOf = new Map<string, Set<Promise<void>>>();
   /** Events already waiting for (or past) processing, so that resume() never schedules one twice. */
   private readonly scheduled = new WeakSet<DomainEvent>();
   /** Open deliveries whose next attempt is on the clock or on the wire (resume() leaves them be). */
@@ -308,6 +310,16 @@ export class WebhookService {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
+  /** Whether a request of this account is on the wire (or queued behind one). */
+  busyFor(accountId: string): boolean {
+    return (this.inFlightOf.get(accountId)?.size ?? 0) > 0;
+  }
+
+  /** Resolves once no request of this account is on the wire; other accounts' requests do not count (D252). */
+  async idleFor(accountId: string): Promise<void> {
+    for (let jobs = this.inFlightOf.get(accountId); jobs && jobs.size > 0; jobs = this.inFlightOf.get(accountId)) await Promise.allSettled([...jobs]);
+  }
+
   // -------------------------------------------------------------------------------------------
   // Scheduling
 
@@ -408,7 +420,7 @@ export class WebhookService {
     const copies = duplicateCopies(endpoint.chaos.duplicate, draw(delivery.event.eventId, endpoint.endpointId));
     const row = this.record(account, state, { ...base, attempt, attemptedAt: now, status: 'pending', responseStatus: null, error: null, nextAttemptAt: null, givenUp: false, request: null });
 
-    this.enqueue(endpoint.endpointId, async () => {
+    this.enqueue(account.accountId, endpoint.endpointId, async () => {
       const result = await this.timed(row, prepared.request());
       this.settle(row, result, forcedFailure);
       if (row.status === 'succeeded') {
@@ -445,11 +457,23 @@ export class WebhookService {
     return result;
   }
 
+  /**
+   * One request through the transport, bounded in real time whatever the transport does: a transport
+   * that never settles (a hung receiver the transport's own timeout missed, a stub) counts as no answer
+   * after the request's timeout plus a second, so no advance waits on it longer (D252).
+   */
   private async send(request: OutgoingDelivery): Promise<DeliveryResult> {
+    const limitMs = request.timeoutMs + 1_000;
+    let timer: { cancel(): void } | undefined;
+    const bound = new Promise<DeliveryResult>((resolve) => {
+      timer = this.clock.wallTimer(limitMs, () => resolve({ error: `no answer within ${limitMs} ms` }));
+    });
     try {
-      return await this.transport(request);
+      return await Promise.race([this.transport(request), bound]);
     } catch (error) {
       return { error: error instanceof Error ? error.message : String(error) };
+    } finally {
+      timer?.cancel();
     }
   }
 
@@ -462,13 +486,18 @@ export class WebhookService {
   }
 
   /** Runs `job` after every earlier job of the endpoint (one request at a time per endpoint). */
-  private enqueue(endpointId: string, job: () => Promise<void>): void {
+  private enqueue(accountId: string, endpointId: string, job: () => Promise<void>): void {
     const previous = this.queues.get(endpointId) ?? Promise.resolve();
     const next = previous.then(job).catch((error: unknown) => this.logError(error, `webhook delivery to ${endpointId}`));
     this.queues.set(endpointId, next);
     this.inFlight.add(next);
+    let own = this.inFlightOf.get(accountId);
+    if (!own) this.inFlightOf.set(accountId, (own = new Set()));
+    own.add(next);
     void next.finally(() => {
       this.inFlight.delete(next);
+      own.delete(next);
+      if (own.size === 0 && this.inFlightOf.get(accountId) === own) this.inFlightOf.delete(accountId);
       if (this.queues.get(endpointId) === next) this.queues.delete(endpointId);
     });
   }

@@ -138,7 +138,7 @@ export const hookHandlers: ControlHandlers = {
 
   async advanceAccountClock(request, ctx) {
     const account = ctx.account(request.params['accountId']!);
-    const clock = await advanceAccount(ctx.services, account.accountId, { advanceSeconds: (request.body as Body)['seconds'] });
+    const clock = await advanceAccount(ctx.services, account.accountId, { advanceSeconds: (request.body as Body)['seconds'] }, 'seconds');
     return { status: 200, body: clockView(clock) };
   },
 

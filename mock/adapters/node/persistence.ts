@@ -4,7 +4,7 @@
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Clock, ClockMode } from '../../core/clock.ts';
+import { clockReadingProblem, type Clock, type ClockMode } from '../../core/clock.ts';
 import { Collection } from '../../core/collection.ts';
 import { newAccountState, type AccountState, type Store } from '../../domain/store.ts';
 
@@ -231,6 +231,13 @@ export function parseSnapshot(text: string, source = 'the state file'): StateSna
   if (parsed.version !== STATE_VERSION) throw new PersistenceError(`${source} has version ${String(parsed.version)}; this mock reads version ${STATE_VERSION}`);
   const clock = parsed.clock;
   if (!isRecord(clock) || typeof clock.epochMs !== 'number' || (clock.mode !== 'real' && clock.mode !== 'manual')) throw new PersistenceError(`${source} has no valid clock reading`);
+  // A reading the mock cannot keep (D251) is refused here, not found later by a 500.
+  const readingProblem = clockReadingProblem(clock.epochMs);
+  if (readingProblem !== undefined) throw new PersistenceError(`${source}: its clock reading (clock.epochMs ${clock.epochMs}) ${readingProblem}`);
+  for (const [accountId, ms] of Object.entries(isRecord(clock.accountOffsetsMs) ? clock.accountOffsetsMs : {})) {
+    const accountProblem = clockReadingProblem(clock.epochMs + Number(ms));
+    if (accountProblem !== undefined) throw new PersistenceError(`${source}: the clock of account ${accountId} (clock.accountOffsetsMs ${String(ms)} ahead) ${accountProblem}`);
+  }
   if (!isRecord(parsed.store)) throw new PersistenceError(`${source} has no store`);
   return parsed as unknown as StateSnapshot;
 }
