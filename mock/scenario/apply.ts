@@ -16,6 +16,7 @@ import { controlRoutes } from '../../spec/generated/mock-control.ts';
 import type { Scenario, ScenarioAccount } from '../../spec/generated/scenario.ts';
 import schema from '../../spec/schemas/scenario.schema.json' with { type: 'json' };
 import { schemaValidator } from '../control/document.ts';
+import { LATEST_TIME_MS } from '../core/clock.ts';
 import type { MockServices } from '../services/services.ts';
 import { resolveReferences, ScenarioReferenceError } from './references.ts';
 import { fieldOf, objectSource, parseScenarioText, ScenarioError, type ScenarioPath, type ScenarioProblem, type ScenarioSource } from './source.ts';
@@ -26,10 +27,16 @@ export type { Scenario } from '../../spec/generated/scenario.ts';
 /** Answers one control request (dispatchControl with the services and options bound). */
 export type ControlDispatch = (request: { method: string; url: string; body?: string | undefined }) => Promise<{ status: number; body?: string }>; // what dispatchControl answers (mock/control/routes.ts), read here without importing it back
 
-/** Where a scenario is made: the control plane, and the services (for an account's catalog ids). */
+/** Where a scenario is made: the control plane, and the services (for an account's catalog ids and the clock's room). */
 export interface ScenarioTarget {
   dispatch: ControlDispatch;
-  services: Pick<MockServices, 'store'>;
+  services: Pick<MockServices, 'store' | 'clock'>;
+  /**
+   * The scenario starts the mock (`--scenario`, `createMockHandlers({ scenario })`): a `clock.mode`
+   * of the file sets the mock's clock. Loaded into a running mock, the mock's clock is everyone's and
+   * a `mode` leaves it as it is (D253).
+   */
+  startsMock?: boolean;
 }
 
 /** A key as the load made it: the full key is shown here only (as createAccount and createKey show it). */
@@ -128,6 +135,26 @@ export function checkScenario(source: ScenarioSource, name = 'the scenario'): Sc
   return source.value as Scenario;
 }
 
+type ClockChange = NonNullable<Scenario['clock']>;
+
+/**
+ * The scenario's advances, for each account its own (the file's `clock` plus its steps'), must fit in
+ * the `roomMs` the clock has left (D251): checked before anything is made, so a file of a thousand
+ * ten-year steps is refused whole (an advance `toNextTask` is checked when it is made).
+ */
+function checkScenarioAdvances(source: ScenarioSource, scenario: Scenario, roomMs: number, name: string): void {
+  const secondsOf = (change: ClockChange | undefined): number => change?.advanceSeconds ?? 0;
+  const first = secondsOf(scenario.clock);
+  const problems: ScenarioProblem[] = [];
+  scenario.accounts.forEach((account, a) => {
+    const total = first + (account.steps ?? []).reduce((sum, step) => sum + secondsOf(step.clock), 0);
+    if (Math.round(total * 1000) > roomMs) {
+      problems.push(problemAt(source, ['accounts', a, 'steps'], `the advances of this account add up to ${total} seconds; its clock can move ${Math.max(0, Math.floor(roomMs / 1000))} more before ${new Date(LATEST_TIME_MS).toISOString()}, the latest time the mock keeps (D251)`));
+    }
+  });
+  if (problems.length > 0) throw new ScenarioError(`${name} moves the clock past the latest time the mock keeps; nothing was made.`, problems);
+}
+
 /** Text (YAML or JSON) or an already parsed object. */
 export async function scenarioSource(input: string | object, name?: string): Promise<ScenarioSource> {
   return typeof input === 'string' ? parseScenarioText(input, name) : objectSource(input);
@@ -143,9 +170,10 @@ interface ControlProblemBody {
  * Loads a scenario: checks it whole, then makes it part by part. `input` is YAML or JSON text or the
  * parsed object; `name` is what errors call it (a file name).
  */
-export async function loadScenario({ dispatch, services }: ScenarioTarget, input: string | object, name = 'the scenario'): Promise<ScenarioLoaded> {
+export async function loadScenario({ dispatch, services, startsMock = false }: ScenarioTarget, input: string | object, name = 'the scenario'): Promise<ScenarioLoaded> {
   const source = await scenarioSource(input, name);
   const scenario = checkScenario(source, name);
+  checkScenarioAdvances(source, scenario, LATEST_TIME_MS - services.clock.committedNow(), name);
   const names = new Map<string, unknown>();
   const made: Record<string, unknown> = {};
   let steps = 0;
@@ -182,7 +210,18 @@ export async function loadScenario({ dispatch, services }: ScenarioTarget, input
     made[as] = value;
   };
 
-  if (scenario.clock) await call('setClock', {}, scenario.clock, ['clock']);
+  // D253: a scenario moves only its own accounts' clocks. `mode` sets the mock's clock only when the
+  // scenario starts the mock; an advance (the file's own, then each `clock` step) moves the account.
+  const clockOf = (change: ClockChange | undefined, path: ScenarioPath) => ({
+    mode: async () => {
+      if (change?.mode !== undefined && startsMock) await call('setClock', {}, { mode: change.mode }, path, path);
+    },
+    advance: async (accountId: string) => {
+      const { advanceSeconds, toNextTask } = change ?? {};
+      if (advanceSeconds !== undefined || toNextTask !== undefined) await call('advanceAccountClock', { accountId }, { advanceSeconds, toNextTask }, path, path);
+    },
+  });
+  await clockOf(scenario.clock, ['clock']).mode();
   const accounts: LoadedAccount[] = [];
   for (const [a, spec] of scenario.accounts.entries()) {
     const at: ScenarioPath = ['accounts', a];
@@ -205,6 +244,7 @@ export async function loadScenario({ dispatch, services }: ScenarioTarget, input
     };
     look();
     remember(spec.as, { ...created, name: state.name }, at);
+    await clockOf(scenario.clock, ['clock']).advance(accountId);
 
     if (spec.settings) await call('updateSettings', { accountId }, resolve(spec.settings, [...at, 'settings']), [...at, 'settings']);
     if (spec.generation) await call('updateGeneration', { accountId }, resolve(spec.generation, [...at, 'generation']), [...at, 'generation']);
@@ -228,7 +268,8 @@ export async function loadScenario({ dispatch, services }: ScenarioTarget, input
       steps++;
       look();
       if (step.clock) {
-        await call('setClock', {}, step.clock, path, [...path, 'clock']);
+        await clockOf(step.clock, [...path, 'clock']).mode();
+        await clockOf(step.clock, [...path, 'clock']).advance(accountId);
         continue;
       }
       const outcome = (await call('runAction', { accountId }, resolve(step.action, [...path, 'action']), path, [...path, 'action'])) as { status: number; body: unknown };

@@ -262,7 +262,7 @@ export function createMockHandlers(options: MockHandlersOptions): MockHandlers {
       : seeded.then(async () => {
           // D221: the scenario loader and the control plane it dispatches to load only when a scenario is given.
           const [{ loadScenario }, { dispatchControl }] = await Promise.all([import('../../scenario/apply.ts'), import('../../control/routes.ts')]);
-          loaded = await loadScenario({ services, dispatch: (request) => dispatchControl(services, controlOptions, { ...request, headers: {} }) }, scenario, 'the scenario option');
+          loaded = await loadScenario({ services, startsMock: true, dispatch: (request) => dispatchControl(services, controlOptions, { ...request, headers: {} }) }, scenario, 'the scenario option');
         });
   const typed = createControl(services, controlOptions);
   const control = Object.assign(typed, {

@@ -113,7 +113,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
     }
     const authorization = controlToken !== undefined ? `Bearer ${controlToken}` : undefined;
     try {
-      scenario = await loadScenario({ services, dispatch: (request) => dispatchControl(services, {}, { ...request, headers: { authorization } }) }, text, file);
+      scenario = await loadScenario({ services, startsMock: true, dispatch: (request) => dispatchControl(services, {}, { ...request, headers: { authorization } }) }, text, file);
     } catch (error) {
       if (!(error instanceof ScenarioError)) throw error;
       const lines = error.errors.map((e) => `  ${file}${e.line !== undefined ? `:${e.line}:${e.column ?? 1}` : ''} ${e.field}: ${e.message}`);
