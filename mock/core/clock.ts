@@ -6,6 +6,12 @@
  * How it works and what it decides: docs/internals.md, "mock/core/clock.ts".
  */
 
+import { advanceMs, ClockRangeError, clockReadingProblem, LATEST_TIME_MS, SLICE_TASKS } from './clock-range.ts';
+import { TaskHeap, type Scheduled } from './task-heap.ts';
+
+export { ClockRangeError, clockReadingProblem, LATEST_TIME_MS, SLICE_TASKS } from './clock-range.ts';
+export type { Scheduled } from './task-heap.ts';
+
 export type ClockMode = 'real' | 'manual';
 
 /**
@@ -24,88 +30,6 @@ export function realInterval(ms: number, run: () => void): () => void {
   const timer = setInterval(run, ms);
   timer.unref?.();
   return () => clearInterval(timer);
-}
-
-export interface Scheduled {
-  readonly id: number;
-  readonly at: number;
-  cancel(): void;
-}
-
-interface Task {
-  id: number;
-  at: number;
-  seq: number;
-  run: () => void;
-  cancelled: boolean;
-}
-
-/** A binary min-heap ordered by (at, seq), so ties run in scheduling order. */
-class TaskHeap {
-  private readonly items: Task[] = [];
-  private seq = 0;
-  private nextId = 1;
-  /** A new task due at `at`; the handle cancels it. */
-  add(at: number, run: () => void): Scheduled {
-    const task: Task = { id: this.nextId++, at, seq: this.seq++, run, cancelled: false };
-    this.push(task);
-    return {
-      id: task.id,
-      at,
-      cancel: () => {
-        task.cancelled = true;
-      },
-    };
-  }
-  /** When the earliest task not cancelled is due, or undefined when none is (a cancelled task never runs: it is dropped now). */
-  nextDue(): number | undefined {
-    for (let top = this.peek(); top; top = this.peek()) {
-      if (!top.cancelled) return top.at;
-      this.pop();
-    }
-    return undefined;
-  }
-  get size(): number {
-    return this.items.length;
-  }
-  peek(): Task | undefined {
-    return this.items[0];
-  }
-  push(task: Task): void {
-    const a = this.items;
-    a.push(task);
-    let i = a.length - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!before(a[i]!, a[parent]!)) break;
-      [a[i], a[parent]] = [a[parent]!, a[i]!];
-      i = parent;
-    }
-  }
-  pop(): Task | undefined {
-    const a = this.items;
-    const top = a[0];
-    const last = a.pop();
-    if (a.length > 0 && last) {
-      a[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < a.length && before(a[l]!, a[m]!)) m = l;
-        if (r < a.length && before(a[r]!, a[m]!)) m = r;
-        if (m === i) break;
-        [a[i], a[m]] = [a[m]!, a[i]!];
-        i = m;
-      }
-    }
-    return top;
-  }
-}
-
-function before(x: Task, y: Task): boolean {
-  return x.at < y.at || (x.at === y.at && x.seq < y.seq);
 }
 
 export interface ClockOptions {
@@ -128,44 +52,10 @@ export interface OutsideWork {
 
 export const DEFAULT_MANUAL_START: number = Date.UTC(2026, 0, 1, 0, 0, 0);
 
-/**
- * The latest time any clock of the mock may read (D251): 9998-01-01T00:00:00Z. Every timestamp the
- * mock renders is a clock reading plus at most its longest horizon (a key's 365-day expiry; the
- * 24-hour webhook retry horizon, a day's budget, run and upscale times are shorter), so it stays a
- * four-digit year, a valid RFC 3339 date-time (`toISOString` past 9999 gives `+010000-...`).
- */
-export const LATEST_TIME_MS: number = Date.UTC(9998, 0, 1, 0, 0, 0);
-
-/** Why `ms` cannot be a clock reading (a state file's), or undefined when it can: 1970..LATEST_TIME_MS. */
-export function clockReadingProblem(ms: unknown): string | undefined {
-  if (typeof ms !== 'number' || !Number.isFinite(ms)) return 'is not a finite number of epoch milliseconds';
-  if (ms < 0 || ms > LATEST_TIME_MS) return `is outside 1970-01-01T00:00:00Z..${new Date(LATEST_TIME_MS).toISOString()}, the times the mock keeps (D251)`;
-  return undefined;
-}
-
-/** An advance refused before anything moved: it would take a clock past LATEST_TIME_MS (D251). */
-export class ClockRangeError extends RangeError {
-  constructor(
-    /** Milliseconds that clock (and every account ahead of it) can still move. */
-    readonly roomMs: number,
-  ) {
-    super(`would move the clock past ${new Date(LATEST_TIME_MS).toISOString()}, the latest time the mock keeps (D251); at most ${Math.max(0, Math.floor(roomMs / 1000))} seconds remain`);
-  }
-}
-
-/** Tasks an advance runs before it lets the event loop answer other requests (D252). */
-export const SLICE_TASKS = 256;
-
 /** Lets the event loop run what waits (I/O, other requests) before the next slice of an advance. */
 function yieldToLoop(): Promise<void> {
   const immediate = (globalThis as { setImmediate?: (run: () => void) => unknown }).setImmediate;
   return new Promise((resolve) => (immediate ? immediate(resolve) : setTimeout(resolve, 0)));
-}
-
-/** The checked length of an advance in milliseconds, or a RangeError (negative, not finite). */
-function advanceMs(seconds: number): number {
-  if (!(seconds >= 0) || !Number.isFinite(seconds)) throw new RangeError('advance takes a finite, non-negative number of seconds');
-  return Math.round(seconds * 1000);
 }
 
 /**
