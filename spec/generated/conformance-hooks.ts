@@ -122,7 +122,9 @@ export interface paths {
          *     that account that falls due meanwhile, in time order: run items, upscales, event
          *     processing, webhook attempts (an attempt's answer is awaited, so a retry that falls due
          *     within the advance is made within it too), key expiry and reminders, the end of
-         *     idempotency records and of rate-limit windows. No other account's time moves.
+         *     idempotency records and of rate-limit windows. No other account's time moves, and no other
+         *     account's advance or webhook attempts hold this one up. An advance past the latest time the
+         *     target represents answers 422 before anything moves.
          */
         post: operations["advanceAccountClock"];
         delete?: never;

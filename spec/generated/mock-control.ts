@@ -452,6 +452,10 @@ export interface paths {
          *     (public writes and dashboard actions by an actor, moves of the clock). Answers the accounts made
          *     with their keys (shown only here). Errors name each field as a path and, for text, its `line`
          *     and `column`.
+         *     A scenario moves only its own accounts' clocks (D253): its `clock` advance and its steps' advance
+         *     each of its accounts (advanceAccountClock); a `mode` leaves the mock's clock, shared by every
+         *     account, as it is (it sets the mode only for a scenario the mock starts with). Each account's
+         *     advances in total must fit before 9998-01-01T00:00:00Z: otherwise 422 before anything is made (D251).
          */
         post: operations["loadScenario"];
         delete?: never;
@@ -508,6 +512,10 @@ export interface paths {
          *     `toNextTask` (after `advanceSeconds`) advances exactly to the earliest scheduled task
          *     (`nextTaskAt`) and runs what is due then, the same way (nothing moves when nothing is scheduled).
          *     In `real` mode an advance jumps the clock forward and it keeps running from there.
+         *     An advance that would take the clock, or an account ahead of it, past 9998-01-01T00:00:00Z
+         *     answers 422 naming `advanceSeconds` (or `toNextTask`) with the seconds that remain, before
+         *     anything moves (the mode included). A large advance lets other requests be answered while it
+         *     runs; the mock's shutdown ends an advance under way (the answer shows where it stopped).
          */
         post: operations["setClock"];
         delete?: never;
@@ -538,6 +546,9 @@ export interface paths {
          *     in time order, each seeing its own due time (webhook attempts are awaited as in `setClock`);
          *     `toNextTask` (after `advanceSeconds`) advances it exactly to its earliest task. No other
          *     account moves; `setClock` still moves every account. The mode is the mock's.
+         *     It waits only for this account's webhook attempts and earlier advances, never for another
+         *     account's, which advance at the same time (D252). An advance that would take the account past
+         *     9998-01-01T00:00:00Z answers 422 before anything moves (D251).
          */
         post: operations["advanceAccountClock"];
         delete?: never;
@@ -559,7 +570,9 @@ export interface paths {
          * Forget every account
          * @description Removes every account, key, idempotency record and event, clears the global faults, limit
          *     overrides and rate-limit counters, and re-creates the demo account (same keys) when the mock
-         *     was started with one (`npm start`). The clock is left as it is.
+         *     was started with one (`npm start`). The clock is left as it is, unless its reading is outside
+         *     the times the mock keeps (D251): then it goes back to the wall clock's (real mode) or
+         *     2026-01-01T00:00:00Z (manual mode).
          */
         post: operations["reset"];
         delete?: never;

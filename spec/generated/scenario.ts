@@ -74,7 +74,7 @@ export interface Scenario {
   accounts: [ScenarioAccount, ...ScenarioAccount[]];
 }
 /**
- * setClock before any account is made (the mode, and an advance).
+ * The mode (setClock, only when the scenario starts the mock) and an advance of each of the scenario's accounts (advanceAccountClock, right after it is made); D253.
  */
 export interface ClockChange {
   /**
@@ -398,7 +398,7 @@ export interface WebhookChaosPatch {
   failFirst?: number;
 }
 /**
- * Exactly one of `action` (runAction) and `clock` (setClock); `as` and `expect` go with `action`.
+ * Exactly one of `action` (runAction) and `clock` (advanceAccountClock of this account); `as` and `expect` go with `action`.
  */
 export interface ScenarioStep {
   as?: Name;
@@ -415,7 +415,7 @@ export interface ScenarioStep {
   clock?: ClockChange1;
 }
 /**
- * setClock: advance the mock's clock (runs, upscales and deliveries move on).
+ * advanceAccountClock: advance this account's clock (its runs, upscales and deliveries move on; no other account's); a `mode` applies only when the scenario starts the mock (D253).
  */
 export interface ClockChange1 {
   /**
