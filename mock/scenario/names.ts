@@ -7,7 +7,7 @@
  */
 import type { Scenario } from '../../spec/generated/scenario.ts';
 import { referencesIn } from './references.ts';
-import type { ScenarioPath } from './source.ts';
+import { fieldOf, type ScenarioPath } from './source.ts';
 
 /** The names the load gives itself for each account, from its createAccount on (references.ts). */
 export const OWN_NAMES: readonly string[] = ['account', 'brands', 'products', 'catalog', 'assets'];
@@ -22,7 +22,6 @@ export function nameProblems(scenario: Scenario): NameProblem[] {
   const problems: NameProblem[] = [];
   const made = new Map<string, string>(); // name → where it was made (a field path, for the message)
   let ownNames = false; // `account`, `brands`... exist once the first createAccount ran
-  const fieldOf = (path: ScenarioPath): string => path.map((s) => (typeof s === 'number' ? `[${s}]` : `.${s}`)).join('').replace(/^\./, '');
   const uses = (value: unknown, path: ScenarioPath): void => {
     for (const reference of referencesIn(value, path)) {
       if (made.has(reference.head) || (ownNames && OWN_NAMES.includes(reference.head))) continue;

@@ -35,7 +35,8 @@ function run(args: string[]): Promise<{ code: number | null; out: string }> {
   child.stdout.on('data', listen);
   child.stderr.on('data', listen);
   const killer = setTimeout(() => child.kill('SIGKILL'), 45_000);
-  return new Promise((resolve) => child.on('exit', (code) => (clearTimeout(killer), resolve({ code, out }))));
+  // 'close', not 'exit': the output is read to its end (exit may come before the last of stdout).
+  return new Promise((resolve) => child.on('close', (code) => (clearTimeout(killer), resolve({ code, out }))));
 }
 
 describe('the console message of a refused --scenario', () => {
