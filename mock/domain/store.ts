@@ -127,6 +127,16 @@ export interface GlobalWebhookSettings {
   processingDelaySeconds: number | null;
 }
 
+/** A scenario the mock made (D255): what `--scenario` with `--state` reads to make a file only once. */
+export interface AppliedScenario {
+  /** What the load called it (the file name). */
+  name: string;
+  /** When it was made (the mock's clock, ISO). */
+  appliedAt: string;
+  /** The accounts it made, in file order. */
+  accountIds: string[];
+}
+
 export class Store {
   readonly accounts = new Map<string, AccountState>();
   /** sha256(key) → key record, across all accounts. */
@@ -147,6 +157,8 @@ export class Store {
    * conforming mock): set by createServices. Not part of the saved state.
    */
   defects: ReadonlySet<string> = new Set();
+  /** The scenarios made into this state, by the sha256 (hex) of their text (D255); saved with it, emptied by a reset. */
+  readonly scenarios = new Map<string, AppliedScenario>();
   private accountSequence = 1;
 
   nextAccountNumber(): number {
@@ -164,8 +176,17 @@ export class Store {
     this.keysByHash.set(record.hash, record);
   }
 
+  /** Takes an account out (a scenario load that was refused half way, D254): its keys stop authenticating; its scheduled work finds it gone. */
+  removeAccount(accountId: string): void {
+    const account = this.accounts.get(accountId);
+    if (!account) return;
+    for (const record of account.keys.values()) if (this.keysByHash.get(record.hash) === record) this.keysByHash.delete(record.hash);
+    this.accounts.delete(accountId);
+  }
+
   reset(): void {
     this.accounts.clear();
+    this.scenarios.clear();
     this.keysByHash.clear();
     this.global.writesPaused = false;
     this.limitOverrides = {};

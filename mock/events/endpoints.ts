@@ -69,7 +69,26 @@ export function isLoopbackAddress(address: string): boolean {
   return v4.startsWith('127.') || address === '::1';
 }
 
-/** Why `raw` is not an acceptable endpoint URL, or undefined when it is. */
+/**
+ * Ports of system services (below 1024) a webhook may not be sent to (D256), but for the web's own
+ * (80, 443) and discard (9, RFC 863: where nothing listens, the examples' "no receiver").
+ */
+export const ALLOWED_LOW_PORTS: ReadonlySet<number> = new Set([9, 80, 443]);
+
+/** The host of an http(s) URL exactly as written (lower case), or undefined when the authority is not plainly `scheme://host[:port]`. */
+function hostAsWritten(raw: string): string | undefined {
+  const m = /^https?:\/\/(\[[0-9A-Fa-f:.]*\]|[^/?#\\:@[\]]*)(?::\d*)?(?:[/?#]|$)/i.exec(raw);
+  return m ? m[1]!.toLowerCase() : undefined;
+}
+
+/**
+ * Why `raw` is not an acceptable endpoint URL, or undefined when it is: the one check of every
+ * webhook URL the mock accepts (/__mock, /__hooks, scenarios, and again before each delivery).
+ * D256: http or https without credentials; the host, as WHATWG parses it, a loopback name or
+ * address (127.0.0.0/8, `localhost`, `[::1]`) and written the way it is parsed (`2130706433`,
+ * `0x7f.1`, `127.1`, `[0::1]`, percent-escapes are refused as given); a port of 1024 or more, or 80,
+ * 443 or 9.
+ */
 export function urlProblem(raw: string): string | undefined {
   if (raw.length > MAX_URL_LENGTH) return `must be at most ${MAX_URL_LENGTH} characters`;
   let url: URL;
@@ -81,6 +100,11 @@ export function urlProblem(raw: string): string | undefined {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http or https URL';
   if (url.username !== '' || url.password !== '') return 'must not carry credentials';
   if (!isLoopbackHostname(url.hostname)) return 'must point to a loopback host (127.0.0.0/8, localhost or [::1]); the mock sends nothing elsewhere';
+  const written = hostAsWritten(raw);
+  if (written === undefined) return 'must be written plainly as http(s)://host[:port]/path';
+  if (written !== url.hostname) return `must write its host the way it is read (${url.hostname}), not ${JSON.stringify(written)}: numeric forms other than dotted 127.a.b.c and [::1] are refused`;
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  if (port < 1024 && !ALLOWED_LOW_PORTS.has(port)) return `must not use port ${port}: ports below 1024 are system services (80, 443 and 9 are allowed)`;
   return undefined;
 }
 

@@ -457,11 +457,12 @@ describe('endpoint input (EVT-004)', () => {
   it.each([
     'http://127.0.0.1:4020/hooks',
     'https://127.0.0.1/hooks',
-    'http://127.9.8.7:1/',
+    'http://127.9.8.7:1024/',
+    'http://127.0.0.1:9/',
+    'http://127.0.0.1:80/',
     'http://localhost:4020',
     'HTTP://LOCALHOST:4020/x?y=1',
     'http://[::1]:4020/hooks',
-    'http://127.1:4020/',
   ])('accepts the loopback URL %s', (url) => {
     expect(() => endpoint({ url })).not.toThrow();
   });
@@ -481,6 +482,19 @@ describe('endpoint input (EVT-004)', () => {
     ['http://user:secret@127.0.0.1/', 'credentials'],
     ['/relative/path', 'absolute'],
     [`http://127.0.0.1/${'x'.repeat(2048)}`, 'at most 2048'],
+    // D256: system ports, and numeric hosts not written as they are read.
+    ['http://127.0.0.1:22/', 'port 22'],
+    ['http://127.9.8.7:1/', 'port 1'],
+    ['https://localhost:25/', 'port 25'],
+    ['http://2130706433:22/', 'the way it is read (127.0.0.1), not "2130706433"'],
+    ['http://2130706433:4020/', 'the way it is read'],
+    ['http://0x7f000001:4020/', 'the way it is read'],
+    ['http://0x7f.0.0.1:4020/', 'the way it is read'],
+    ['http://127.1:4020/', 'the way it is read'],
+    ['http://127.000.000.001:4020/', 'the way it is read'],
+    ['http://[0::1]:4020/', 'the way it is read ([::1])'],
+    ['http://%31%32%37.0.0.1:4020/', 'the way it is read'],
+    ['http:\\\\127.0.0.1:4020\\x', 'written plainly'],
   ])('refuses %s (%s)', (url, message) => {
     expect(() => endpoint({ url })).toThrow(WebhookInputError);
     try {

@@ -8,9 +8,28 @@ import { controlHandlers } from '../control/routes.ts';
 import { advanceAccount } from '../control/clock.ts';
 import { ControlError, type ControlContext, type ControlHandlers, type ControlRequest } from '../control/types.ts';
 import type { AccountClock } from '../core/clock.ts';
+import type { AccountState } from '../domain/store.ts';
 import { hooksDocument, hooksVersion } from './document.ts';
 
 type Body = Record<string, any>;
+
+declare module '../domain/store.ts' {
+  interface AccountState {
+    /** Made by the hooks' createAccount (D256): the only accounts the hooks act on. Saved with the state. */
+    hooksAccount?: true;
+  }
+}
+
+/**
+ * The account of the path, when the hooks made it (D256, "Accounts are the unit of isolation" of
+ * spec/conformance-hooks.yaml): any other id (the demo account, one made through /__mock or a
+ * scenario, none at all) answers 404 ACCOUNT_NOT_FOUND, so a hook never reaches an account it did not make.
+ */
+function hookAccount(ctx: ControlContext, accountId: string): AccountState {
+  const account = ctx.services.store.accounts.get(accountId);
+  if (!account || account.hooksAccount !== true) throw new ControlError(404, 'ACCOUNT_NOT_FOUND', `The hooks made no account ${accountId}.`);
+  return account;
+}
 
 /** Calls a control handler by operationId and returns its body (a ControlError propagates). */
 async function control(operationId: string, ctx: ControlContext, params: Record<string, string>, body?: unknown, query: Record<string, unknown> = {}): Promise<any> {
@@ -88,6 +107,7 @@ export const hookHandlers: ControlHandlers = {
       ...(body['empty'] !== undefined ? { empty: body['empty'] } : {}),
     });
     const accountId = created.accountId as string;
+    ctx.account(accountId).hooksAccount = true;
     if (body['credits'] !== undefined) await control('updateCredits', ctx, { accountId }, body['credits']);
     const account = ctx.account(accountId);
     const keys: Body = {};
@@ -107,12 +127,12 @@ export const hookHandlers: ControlHandlers = {
   },
 
   async getAccount(request, ctx) {
-    const accountId = ctx.account(request.params['accountId']!).accountId;
+    const accountId = hookAccount(ctx, request.params['accountId']!).accountId;
     return { status: 200, body: await accountView(ctx, accountId) };
   },
 
   async updateAccount(request, ctx) {
-    const accountId = ctx.account(request.params['accountId']!).accountId;
+    const accountId = hookAccount(ctx, request.params['accountId']!).accountId;
     const body = request.body as Body;
     if (body['plan'] !== undefined || body['features'] !== undefined) {
       await control('updatePlan', ctx, { accountId }, { ...(body['plan'] !== undefined ? { tier: body['plan'] } : {}), ...(body['features'] !== undefined ? { features: body['features'] } : {}) });
@@ -122,28 +142,26 @@ export const hookHandlers: ControlHandlers = {
   },
 
   async deleteAccount(request, ctx) {
-    const account = ctx.services.store.accounts.get(request.params['accountId']!);
-    if (account) {
-      for (const key of account.keys.values()) await control('revokeKey', ctx, { accountId: account.accountId, keyId: key.keyId });
-      await control('updateAccount', ctx, { accountId: account.accountId }, { suspended: true });
-      ctx.services.clock.forAccount(account.accountId).forget();
-    }
+    const account = hookAccount(ctx, request.params['accountId']!);
+    for (const key of account.keys.values()) await control('revokeKey', ctx, { accountId: account.accountId, keyId: key.keyId });
+    await control('updateAccount', ctx, { accountId: account.accountId }, { suspended: true });
+    ctx.services.clock.forAccount(account.accountId).forget();
     return { status: 204 };
   },
 
   getAccountClock(request, ctx) {
-    const account = ctx.account(request.params['accountId']!);
+    const account = hookAccount(ctx, request.params['accountId']!);
     return { status: 200, body: clockView(ctx.services.clock.forAccount(account.accountId)) };
   },
 
   async advanceAccountClock(request, ctx) {
-    const account = ctx.account(request.params['accountId']!);
+    const account = hookAccount(ctx, request.params['accountId']!);
     const clock = await advanceAccount(ctx.services, account.accountId, { advanceSeconds: (request.body as Body)['seconds'] }, 'seconds');
     return { status: 200, body: clockView(clock) };
   },
 
   async setAccountFaults(request, ctx) {
-    const accountId = ctx.account(request.params['accountId']!).accountId;
+    const accountId = hookAccount(ctx, request.params['accountId']!).accountId;
     const body = request.body as Body;
     const change: Body = {};
     if (body['writesPaused'] !== undefined) change['writesPaused'] = body['writesPaused'];
@@ -156,7 +174,7 @@ export const hookHandlers: ControlHandlers = {
   },
 
   async runAction(request, ctx) {
-    const accountId = ctx.account(request.params['accountId']!).accountId;
+    const accountId = hookAccount(ctx, request.params['accountId']!).accountId;
     const body = request.body as Body;
     if (body['action'] === 'revokeKey') {
       const keyId = (body['input'] as Body | undefined)?.['keyId'];
@@ -177,7 +195,7 @@ export const hookHandlers: ControlHandlers = {
   },
 
   async createWebhookEndpoint(request, ctx) {
-    const accountId = ctx.account(request.params['accountId']!).accountId;
+    const accountId = hookAccount(ctx, request.params['accountId']!).accountId;
     const { duplicates, ...endpoint } = request.body as Body;
     // `duplicates` is the control plane's chaos `duplicate` count (copies of every delivery).
     const made = await control('createWebhookEndpoint', ctx, { accountId }, { ...endpoint, ...(duplicates ? { chaos: { duplicate: duplicates } } : {}) });
@@ -185,7 +203,7 @@ export const hookHandlers: ControlHandlers = {
   },
 
   async deleteWebhookEndpoint(request, ctx) {
-    const accountId = ctx.account(request.params['accountId']!).accountId;
+    const accountId = hookAccount(ctx, request.params['accountId']!).accountId;
     try {
       await control('deleteWebhookEndpoint', ctx, { accountId, endpointId: request.params['endpointId']! });
     } catch (error) {
@@ -195,7 +213,7 @@ export const hookHandlers: ControlHandlers = {
   },
 
   async listWebhookDeliveries(request, ctx) {
-    const accountId = ctx.account(request.params['accountId']!).accountId;
+    const accountId = hookAccount(ctx, request.params['accountId']!).accountId;
     const query = request.query['eventId'] !== undefined ? { eventId: request.query['eventId'] } : {};
     const rows = (await control('listWebhookDeliveries', ctx, { accountId }, undefined, query)).data as Body[];
     const data = rows
@@ -205,7 +223,7 @@ export const hookHandlers: ControlHandlers = {
   },
 
   async setAccountRateLimits(request, ctx) {
-    const accountId = ctx.account(request.params['accountId']!).accountId;
+    const accountId = hookAccount(ctx, request.params['accountId']!).accountId;
     const limits = await control('updateAccountLimits', ctx, { accountId }, request.body);
     const out: Body = {};
     for (const [name, quota] of Object.entries(limits.overrides as Body)) if (name.startsWith('group:') || name.startsWith('account:')) out[name] = quota;
@@ -213,7 +231,7 @@ export const hookHandlers: ControlHandlers = {
   },
 
   async setAccountOutcomes(request, ctx) {
-    const accountId = ctx.account(request.params['accountId']!).accountId;
+    const accountId = hookAccount(ctx, request.params['accountId']!).accountId;
     const body = request.body as Body;
     const change: Body = {};
     if (body['items'] !== undefined) change['outcomePattern'] = body['items'];
@@ -229,7 +247,7 @@ export const hookHandlers: ControlHandlers = {
   },
 
   async listAccountEvents(request, ctx) {
-    const accountId = ctx.account(request.params['accountId']!).accountId;
+    const accountId = hookAccount(ctx, request.params['accountId']!).accountId;
     const query = request.query['type'] !== undefined ? { type: request.query['type'] } : {};
     const events = (await control('listEvents', ctx, { accountId }, undefined, query)).data as Body[];
     const data = events.map((e) => ({ eventId: e['eventId'], type: e['type'], timestamp: e['timestamp'], resource: e['resource'], actor: e['actor'], previousAttributes: e['previousAttributes'] ?? null }));

@@ -39,7 +39,7 @@ describe('/__hooks', () => {
     await call('advanceAccountClock', `/accounts/${id}/clock/advance`, { seconds: 10 });
     await call('setAccountFaults', `/accounts/${id}/faults`, { lostRaces: 1 });
     await call('runAction', `/accounts/${id}/actions`, { action: 'revokeKey', input: { keyId: created.body.keys.reader.keyId } });
-    const endpoint = await call('createWebhookEndpoint', `/accounts/${id}/webhook-endpoints`, { url: 'http://127.0.0.1:9/hooks', eventTypes: ['campaign.created'] });
+    const endpoint = await call('createWebhookEndpoint', `/accounts/${id}/webhook-endpoints`, { url: 'http://127.0.0.1:4020/hooks', eventTypes: ['campaign.created'] });
     await call('listWebhookDeliveries', `/accounts/${id}/webhook-deliveries`);
     await call('deleteWebhookEndpoint', `/accounts/${id}/webhook-endpoints/${endpoint.body.endpointId}`);
     await call('setAccountRateLimits', `/accounts/${id}/rate-limits`, { 'group:read': 5 });
@@ -109,6 +109,54 @@ describe('/__hooks', () => {
     expect((await hook('GET', '/accounts/acc_nope/clock')).body.code).toBe('ACCOUNT_NOT_FOUND');
     expect((await hook('GET', '/nothing')).body.code).toBe('NOT_FOUND');
     expect((await hook('GET', '/accounts')).status).toBe(405);
+  });
+});
+
+describe('/__hooks acts only on the accounts it made (D256)', () => {
+  // Every operation of the document that names an account, with a body its schema accepts.
+  const bodies: Record<string, unknown> = {
+    updateAccount: { plan: 'starter' },
+    advanceAccountClock: { seconds: 60 },
+    setAccountFaults: { writesPaused: true },
+    runAction: { action: 'revokeKey', input: { keyId: 'key_x' } },
+    createWebhookEndpoint: { url: 'http://127.0.0.1:4020/hooks', eventTypes: ['campaign.created'] },
+    setAccountRateLimits: { 'group:read': 1 },
+    setAccountOutcomes: { items: ['failed'] },
+  };
+  const named = Object.entries(hooksRoutes).filter(([, route]) => route.path.includes('{accountId}'));
+
+  it('names every operation with an account (the table below covers the document)', () => {
+    expect(named.map(([id]) => id).sort()).toEqual(['advanceAccountClock', 'deleteAccount', 'deleteWebhookEndpoint', 'getAccount', 'getAccountClock', 'listAccountEvents', 'listWebhookDeliveries', 'runAction', 'setAccountFaults', 'setAccountOutcomes', 'setAccountRateLimits', 'updateAccount', 'createWebhookEndpoint'].sort());
+  });
+
+  for (const [operationId, route] of named) {
+    it(`${operationId} on an account made through /__mock answers 404 ACCOUNT_NOT_FOUND and changes nothing`, async () => {
+      const other = await h.account({ empty: true });
+      const before = JSON.stringify({ suspended: other.state.suspended, plan: other.state.plan, faults: other.state.faults, limits: other.state.limitOverrides, endpoints: other.state.webhooks.endpoints.size, keys: [...other.state.keys.values()].map((k) => k.revokedAt) });
+      const path = route.path.replace('{accountId}', other.accountId).replace('{endpointId}', 'whe_x');
+      const res = await hook(route.method, path, bodies[operationId]);
+      expect(res.status, JSON.stringify(res.body)).toBe(404);
+      expect(res.body.code).toBe('ACCOUNT_NOT_FOUND');
+      const after = JSON.stringify({ suspended: other.state.suspended, plan: other.state.plan, faults: other.state.faults, limits: other.state.limitOverrides, endpoints: other.state.webhooks.endpoints.size, keys: [...other.state.keys.values()].map((k) => k.revokedAt) });
+      expect(after).toBe(before);
+      expect((await h.request('GET', '/campaigns', { key: other.key('all') })).status).toBe(200);
+    });
+  }
+
+  it('createWebhookEndpoint refuses a system port or a numeric host not written as read (D256): 422 on url', async () => {
+    const made = (await hook('POST', '/accounts', { empty: true })).body;
+    for (const url of ['http://127.0.0.1:22/', 'http://2130706433:22/', 'http://0x7f000001:4020/']) {
+      const res = await hook('POST', `/accounts/${made.accountId}/webhook-endpoints`, { url, eventTypes: ['campaign.created'] });
+      expect(res.status, url).toBe(422);
+      expect(res.body.errors[0].field, url).toBe('url');
+    }
+  });
+
+  it('deleteAccount: an account of the hooks, twice, answers 204 both times; one it never made, 404', async () => {
+    const made = (await hook('POST', '/accounts', { empty: true })).body;
+    expect((await hook('DELETE', `/accounts/${made.accountId}`)).status).toBe(204);
+    expect((await hook('DELETE', `/accounts/${made.accountId}`)).status).toBe(204);
+    expect((await hook('DELETE', '/accounts/acc_never_made')).status).toBe(404);
   });
 });
 

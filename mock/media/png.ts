@@ -9,15 +9,38 @@
  */
 import { nodeBuiltin } from '../../platform/node.ts';
 
+interface NodeDeflate {
+  write(chunk: Uint8Array): boolean;
+  end(): void;
+  on(event: 'data', listener: (chunk: Uint8Array) => void): this;
+  on(event: 'end', listener: () => void): this;
+  on(event: 'error', listener: (error: Error) => void): this;
+}
+
 interface NodeZlib {
-  deflate(data: Uint8Array, options: { level: number }, done: (error: Error | null, result: Uint8Array) => void): void;
+  createDeflate(options: { level: number }): NodeDeflate;
 }
 
 const zlib = nodeBuiltin<NodeZlib>('node:zlib');
 
-function deflate(data: Uint8Array): Promise<Uint8Array> {
-  if (zlib) return new Promise((resolve, reject) => zlib.deflate(data, { level: 6 }, (error, result) => (error ? reject(error) : resolve(result))));
-  const stream = new Blob([data as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new CompressionStream('deflate'));
+/**
+ * zlib's deflate of the concatenated chunks (the same bytes however the input is cut: no flush in
+ * between). The chunks are handed over as they are (a chunk may be one buffer given many times), so
+ * a picture's repeated rows are never copied into one large buffer on the caller's thread (D256).
+ */
+function deflate(chunks: Iterable<Uint8Array>): Promise<Uint8Array> {
+  if (zlib) {
+    return new Promise((resolve, reject) => {
+      const stream = zlib.createDeflate({ level: 6 });
+      const out: Uint8Array[] = [];
+      stream.on('data', (chunk) => out.push(chunk));
+      stream.on('error', reject);
+      stream.on('end', () => resolve(concat(out)));
+      for (const chunk of chunks) stream.write(chunk);
+      stream.end();
+    });
+  }
+  const stream = new Blob([...chunks] as Uint8Array<ArrayBuffer>[]).stream().pipeThrough(new CompressionStream('deflate'));
   return new Response(stream).arrayBuffer().then((buffer) => new Uint8Array(buffer));
 }
 
@@ -87,11 +110,22 @@ export function scanlines(rgb: Uint8Array, width: number, height: number): Uint8
 /** Encode RGB pixels (3 bytes each, rows top to bottom) as a PNG. */
 export async function encodePng(rgb: Uint8Array, width: number, height: number): Promise<Uint8Array> {
   if (rgb.length !== width * height * 3) throw new Error(`encodePng: ${rgb.length} bytes is not ${width}×${height} RGB`);
+  return encodeScanlines([scanlines(rgb, width, height)], width, height);
+}
+
+/**
+ * Encode filtered scanlines (a filter byte, then the row, for each row: what `scanlines` makes) as a
+ * PNG; they may come in pieces of any size (mock/media/image.ts hands repeated rows over as one
+ * shared piece).
+ */
+export async function encodeScanlines(pieces: readonly Uint8Array[], width: number, height: number): Promise<Uint8Array> {
+  const length = pieces.reduce((n, piece) => n + piece.length, 0);
+  if (length !== (width * 3 + 1) * height) throw new Error(`encodeScanlines: ${length} bytes is not ${width}×${height} filtered RGB`);
   const header = new Uint8Array(13);
   header.set(uint32(width), 0);
   header.set(uint32(height), 4);
   header[8] = 8; // bit depth
   header[9] = 2; // colour type: RGB
-  const data = await deflate(scanlines(rgb, width, height));
+  const data = await deflate(pieces);
   return concat([SIGNATURE, chunk('IHDR', header), chunk('IDAT', data), chunk('IEND', new Uint8Array(0))]);
 }

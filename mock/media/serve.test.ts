@@ -10,7 +10,8 @@ import { buildMock, type Mock } from '../adapters/node/app.ts';
 import { createHarness, type Harness, type TestAccount } from '../testkit/harness.ts';
 import { ratioOf } from './links.ts';
 import { clipFor } from './node.ts';
-import { MediaService, noneMatch, playerPage } from './serve.ts';
+import { answerMedia, MediaService, noneMatch, playerPage } from './serve.ts';
+import type { MediaTarget } from './links.ts';
 
 let h: Harness;
 let account: TestAccount;
@@ -196,6 +197,57 @@ describe('the kept bytes are bounded', () => {
     expect(media.cachedBytes).toBeGreaterThan(0);
     expect(media.cachedBytes).toBeLessThanOrEqual(4_000);
     expect(await media.resolve('/media/x')).toBeUndefined();
+  });
+});
+
+describe('unique large pictures cannot monopolise the mock (D256)', () => {
+  it('16 unique 4096x4096 URLs at once: 2 drawn, 4 wait, the other 10 answered 503 SERVICE_UNAVAILABLE with Retry-After at once; then every one is drawn on asking again', async () => {
+    const started: string[] = [];
+    const gates: (() => void)[] = [];
+    const render = (target: MediaTarget): Promise<Uint8Array> => {
+      started.push(target.key);
+      return new Promise((resolve) => gates.push(() => resolve(new Uint8Array([1, 2, 3]))));
+    };
+    const media = new MediaService({ concurrentRenders: 2, maxWaiting: 4, render });
+    const paths = Array.from({ length: 16 }, (_, i) => `/media/crv_big${i}/L/4096x4096.png`);
+    const answers = paths.map((path) => answerMedia(media, 'GET', path, undefined));
+    const early = await Promise.all(answers.slice(6));
+    for (const answer of early) {
+      expect(answer.status).toBe(503);
+      expect(answer.headers['retry-after']).toBe('1');
+      expect(answer.headers['content-type']).toMatch(/problem\+json/);
+      expect(JSON.parse(Buffer.from(answer.body!).toString()).code).toBe('SERVICE_UNAVAILABLE');
+    }
+    expect(started).toHaveLength(2); // the rest neither drawn nor holding memory
+    while (gates.length > 0) gates.shift()!();
+    await new Promise((resolve) => setImmediate(resolve));
+    while (gates.length > 0) {
+      gates.shift()!();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect((await Promise.all(answers.slice(0, 6))).map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(started).toHaveLength(6);
+    // Asked again, a refused one is drawn; a drawn one is kept and not drawn again.
+    const again = answerMedia(media, 'GET', paths[10]!, undefined);
+    await new Promise((resolve) => setImmediate(resolve));
+    gates.shift()!();
+    expect((await again).status).toBe(200);
+    expect((await answerMedia(media, 'GET', paths[0]!, undefined)).status).toBe(200);
+    expect(started).toHaveLength(7);
+  });
+
+  it('drawing a 4096x4096 picture paints a few dozen rows, not 4096 (the rest are repeated rows the encoder gets as one shared piece)', async () => {
+    const { renderPng } = await import('./image.ts');
+    const meter = { rows: 0 };
+    const png = await renderPng({ key: 'crv_big', label: 'MPN-SHARED-01', width: 4096, height: 4096 }, meter);
+    const decoded = PNG.sync.read(Buffer.from(png));
+    // The rows that differ from the one above: each needs painting; nothing else does.
+    const stride = decoded.width * 4;
+    let changes = 1;
+    for (let y = 1; y < decoded.height; y++) if (Buffer.compare(decoded.data.subarray(y * stride, (y + 1) * stride), decoded.data.subarray((y - 1) * stride, y * stride)) !== 0) changes++;
+    expect(meter.rows).toBeGreaterThanOrEqual(changes);
+    expect(meter.rows).toBeLessThanOrEqual(2 * changes);
+    expect(meter.rows).toBeLessThan(100); // of 4096
   });
 });
 

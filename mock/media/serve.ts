@@ -18,7 +18,17 @@ export interface MediaOptions {
   cacheBytes?: number;
   /** Pictures drawn at the same time (default 2); further requests wait their turn. */
   concurrentRenders?: number;
+  /**
+   * Pictures waiting their turn at most (default 32, D256); a request for another picture not kept
+   * is answered 503 SERVICE_UNAVAILABLE with Retry-After: 1 until one is drawn.
+   */
+  maxWaiting?: number;
+  /** Draws a picture (default renderPng; a test counts what is drawn). */
+  render?: (target: MediaTarget) => Promise<Uint8Array>;
 }
+
+/** No turn to draw a picture: the queue is full (D256). */
+export class MediaBusyError extends Error {}
 
 export interface MediaEntry {
   contentType: string;
@@ -82,6 +92,8 @@ export function noneMatch(header: string | undefined, etag: string): boolean {
 export class MediaService {
   private readonly cacheBytes: number;
   private readonly concurrentRenders: number;
+  private readonly maxWaiting: number;
+  private readonly render: (target: MediaTarget) => Promise<Uint8Array>;
   private readonly entries = new Map<string, MediaEntry>();
   private readonly inFlight = new Map<string, Promise<MediaEntry>>();
   private keptBytes = 0;
@@ -93,6 +105,8 @@ export class MediaService {
     this.clip = options.clip ?? (() => undefined);
     this.cacheBytes = options.cacheBytes ?? 64 * 1024 * 1024;
     this.concurrentRenders = Math.max(1, options.concurrentRenders ?? 2);
+    this.maxWaiting = Math.max(0, options.maxWaiting ?? 32);
+    this.render = options.render ?? ((target) => renderPng(target));
   }
 
   /** Bytes kept now (never more than the bound, except one entry larger than the whole bound). */
@@ -140,10 +154,13 @@ export class MediaService {
   }
 
   private async draw(target: MediaTarget): Promise<Uint8Array> {
-    if (this.rendering >= this.concurrentRenders) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    if (this.rendering >= this.concurrentRenders) {
+      if (this.waiting.length >= this.maxWaiting) throw new MediaBusyError(`${this.rendering} pictures are being drawn and ${this.waiting.length} wait`);
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
     this.rendering += 1;
     try {
-      return await renderPng(target);
+      return await this.render(target);
     } finally {
       this.rendering -= 1;
       this.waiting.shift()?.();
@@ -186,7 +203,13 @@ export async function answerMedia(media: MediaService, method: string, path: str
     return { status: answer.status, headers: { ...answer.headers, ...extra, 'content-length': String(body.length), 'cache-control': 'no-store' }, ...(withBody ? { body } : {}) };
   };
   if (method !== 'GET' && !head) return problem(new ApiError('METHOD_NOT_ALLOWED', `${method} is not allowed on media; use GET or HEAD.`), { allow: 'GET, HEAD' }, true);
-  const entry = await media.resolve(path);
+  let entry: MediaEntry | undefined;
+  try {
+    entry = await media.resolve(path);
+  } catch (error) {
+    if (!(error instanceof MediaBusyError)) throw error;
+    return problem(new ApiError('SERVICE_UNAVAILABLE', 'The mock is drawing as many pictures as it queues; ask again after Retry-After.', { retryAfter: 1 }));
+  }
   if (!entry) return problem(new ApiError('NOT_FOUND', `No media at ${path}; the mock hands out /media/{key}/{label}/{width}x{height}.{png|webm|html}.`));
   if (noneMatch(ifNoneMatch, entry.etag)) return { status: 304, headers: { ...entry.notModified } };
   return { status: 200, headers: { ...entry.ok }, ...(head ? {} : { body: entry.body }) };

@@ -7,17 +7,23 @@
  * operation loadScenario (mock/control/scenario.ts), the console (which calls that operation), and
  * `createMockHandlers({ scenario })` (mock/adapters/msw/msw.ts).
  *
- * Errors name the field as a path and, for text, its line and column. A refusal while making (a
- * key rule, an action that answers what `expect` does not allow) stops the load at that part:
- * what was made before it stays (the answer says so).
+ * Errors name the field as a path and, for text, its line and column. Everything that can be
+ * known before making is checked first (D254): the text's size and aliases (source.ts), the whole
+ * file against its schema, every `as` and every reference's name (names.ts). A refusal while making
+ * (a key rule, an action that answers what `expect` does not allow, a reference into a step's
+ * answer that is not there) stops the load and removes the accounts it made (their keys stop
+ * authenticating, their scheduled work stops): a failed load leaves no account behind. A move of
+ * the mock's clock (`clock` at the top) and webhook deliveries already sent cannot be taken back.
  */
 import type { ErrorObject } from 'ajv';
 import { controlRoutes } from '../../spec/generated/mock-control.ts';
 import type { Scenario, ScenarioAccount } from '../../spec/generated/scenario.ts';
 import schema from '../../spec/schemas/scenario.schema.json' with { type: 'json' };
-import { schemaValidator } from '../control/document.ts';
+import { sha256Hex } from '../../platform/crypto.ts';
+import { controlDocument, schemaValidator } from '../control/document.ts';
 import { LATEST_TIME_MS } from '../core/clock.ts';
 import type { MockServices } from '../services/services.ts';
+import { nameProblems } from './names.ts';
 import { resolveReferences, ScenarioReferenceError } from './references.ts';
 import { fieldOf, objectSource, parseScenarioText, ScenarioError, type ScenarioPath, type ScenarioProblem, type ScenarioSource } from './source.ts';
 
@@ -121,7 +127,8 @@ export function checkScenario(source: ScenarioSource, name = 'the scenario'): Sc
   const problems: ScenarioProblem[] = [];
   if (!validateScenario(source.value)) problems.push(...schemaProblems(source, validateScenario.errors ?? []));
   // What the schema does not say: a step is an action or a move of the clock, not both.
-  const accounts = (source.value as { accounts?: unknown }).accounts;
+  const value = source.value;
+  const accounts = typeof value === 'object' && value !== null ? (value as { accounts?: unknown }).accounts : undefined;
   if (problems.length === 0 && Array.isArray(accounts)) {
     accounts.forEach((account: ScenarioAccount, a) => {
       account.steps?.forEach((step, s) => {
@@ -132,7 +139,23 @@ export function checkScenario(source: ScenarioSource, name = 'the scenario'): Sc
     });
   }
   if (problems.length > 0) throw new ScenarioError(`${name} does not follow spec/schemas/scenario.schema.json (${problems.length} problem${problems.length === 1 ? '' : 's'}).`, problems);
-  return source.value as Scenario;
+  // Every `as` new and every reference's name made above it, before anything is made (D254).
+  const names = nameProblems(value as Scenario).map((p) => problemAt(source, p.path, p.message));
+  if (names.length > 0) throw new ScenarioError(`${name}: ${names.length} name${names.length === 1 ? '' : 's'} do${names.length === 1 ? 'es' : ''} not resolve; nothing was made.`, names);
+  return value as Scenario;
+}
+
+let textLimit: number | undefined;
+
+/** The longest scenario text parsed (characters): ScenarioLoad.text.maxLength of spec/mock-control.yaml, the one source (D254). */
+export function scenarioTextLimit(): number {
+  if (textLimit === undefined) {
+    const schemas = (controlDocument()['components'] as { schemas: Record<string, { properties?: Record<string, { maxLength?: unknown }> }> }).schemas;
+    const limit = schemas['ScenarioLoad']?.properties?.['text']?.maxLength;
+    if (typeof limit !== 'number') throw new Error('spec/mock-control.yaml: ScenarioLoad.text has no maxLength');
+    textLimit = limit;
+  }
+  return textLimit;
 }
 
 type ClockChange = NonNullable<Scenario['clock']>;
@@ -157,7 +180,12 @@ function checkScenarioAdvances(source: ScenarioSource, scenario: Scenario, roomM
 
 /** Text (YAML or JSON) or an already parsed object. */
 export async function scenarioSource(input: string | object, name?: string): Promise<ScenarioSource> {
-  return typeof input === 'string' ? parseScenarioText(input, name) : objectSource(input);
+  return typeof input === 'string' ? parseScenarioText(input, name, scenarioTextLimit()) : objectSource(input);
+}
+
+/** What identifies a scenario's content (D255): the sha256 (hex) of its text, or of the object as JSON. */
+export function scenarioHash(input: string | object): string {
+  return sha256Hex(typeof input === 'string' ? input : JSON.stringify(input));
 }
 
 interface ControlProblemBody {
@@ -174,6 +202,26 @@ export async function loadScenario({ dispatch, services, startsMock = false }: S
   const source = await scenarioSource(input, name);
   const scenario = checkScenario(source, name);
   checkScenarioAdvances(source, scenario, LATEST_TIME_MS - services.clock.committedNow(), name);
+  const createdAccounts: string[] = [];
+  try {
+    const loaded = await make(scenario, source, createdAccounts, { dispatch, services, startsMock }, name);
+    services.store.scenarios.set(scenarioHash(input), { name, appliedAt: services.clock.nowIso(), accountIds: [...createdAccounts] });
+    return loaded;
+  } catch (error) {
+    // Refused while making: what this load made goes (D254), newest first.
+    for (const accountId of createdAccounts.reverse()) {
+      services.store.removeAccount(accountId);
+      services.clock.forAccount(accountId).forget();
+    }
+    if (error instanceof ScenarioError && createdAccounts.length > 0) {
+      throw new ScenarioError(`${error.message} The ${createdAccounts.length} account${createdAccounts.length === 1 ? '' : 's'} it made ${createdAccounts.length === 1 ? 'was' : 'were'} removed.`, error.errors);
+    }
+    throw error;
+  }
+}
+
+/** Makes a checked scenario part by part; each account made is pushed on `createdAccounts` as soon as it exists. */
+async function make(scenario: Scenario, source: ScenarioSource, createdAccounts: string[], { dispatch, services, startsMock = false }: ScenarioTarget, name: string): Promise<ScenarioLoaded> {
   const names = new Map<string, unknown>();
   const made: Record<string, unknown> = {};
   let steps = 0;
@@ -191,7 +239,7 @@ export async function loadScenario({ dispatch, services, startsMock = false }: S
         fields.length > 0
           ? fields.map((e) => problemAt(source, [...bodyPath, ...e.field.split(/[.[\]]+/).filter((s) => s !== '' && s !== 'body').map((s) => (/^\d+$/.test(s) ? Number(s) : s))], e.message))
           : [problemAt(source, path, `${operation} answered ${response.status} ${problem.code ?? ''}: ${problem.detail ?? ''}`.trim())];
-      throw new ScenarioError(`${name}: ${fieldOf(path)} was refused by ${operation} (${response.status}); what came before it was made.`, problems);
+      throw new ScenarioError(`${name}: ${fieldOf(path)} was refused by ${operation} (${response.status}).`, problems);
     }
     return parsed;
   };
@@ -227,6 +275,7 @@ export async function loadScenario({ dispatch, services, startsMock = false }: S
     const at: ScenarioPath = ['accounts', a];
     const created = (await call('createAccount', {}, resolve(spec.account ?? {}, [...at, 'account']), [...at, 'account'])) as { accountId: string; keys: Record<string, { keyId: string; key: string; scopes: string[] }> };
     const accountId = created.accountId;
+    createdAccounts.push(accountId);
     const state = (await call('getAccount', { accountId }, undefined, at)) as { name: string; keys: unknown[] };
     const loaded: LoadedAccount = { as: spec.as ?? null, accountId, name: state.name, keys: {} };
     for (const [keyName, key] of Object.entries(created.keys)) loaded.keys[keyName] = { keyId: key.keyId, key: key.key, scopes: key.scopes, state: 'active' };
@@ -277,7 +326,7 @@ export async function loadScenario({ dispatch, services, startsMock = false }: S
       if (expected === undefined ? outcome.status < 200 || outcome.status > 299 : outcome.status !== expected) {
         const problem = outcome.body as ControlProblemBody | null;
         const said = problem?.code ? ` ${problem.code}: ${problem.detail ?? ''}` : '';
-        throw new ScenarioError(`${name}: ${fieldOf(path)} answered ${outcome.status}; what came before it was made.`, [
+        throw new ScenarioError(`${name}: ${fieldOf(path)} answered ${outcome.status}.`, [
           problemAt(source, [...path, 'action'], `answered ${outcome.status}${said} (expected ${expected ?? 'a 2xx'})`.trim()),
           ...(problem?.errors ?? []).map((e) => problemAt(source, [...path, 'action', 'body', ...e.field.split('.')], e.message)),
         ]);

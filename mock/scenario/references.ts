@@ -76,3 +76,18 @@ export function resolveReferences(value: unknown, names: ReadonlyMap<string, unk
   }
   return value;
 }
+
+/** Each reference in `value`'s strings (a `$${` literal is none): the name it starts with, the expression, and where it is. */
+export function referencesIn(value: unknown, path: ScenarioPath = []): { head: string; expression: string; path: ScenarioPath }[] {
+  const out: { head: string; expression: string; path: ScenarioPath }[] = [];
+  const walk = (node: unknown, at: ScenarioPath): void => {
+    if (typeof node === 'string') {
+      const whole = WHOLE.exec(node);
+      const expressions = whole ? [whole[1]!] : [...node.matchAll(INSIDE)].filter((m) => !m[0].startsWith('$$')).map((m) => m[1]!);
+      for (const expression of expressions) out.push({ head: expression.trim().split('.')[0] ?? '', expression, path: at });
+    } else if (Array.isArray(node)) node.forEach((item, index) => walk(item, [...at, index]));
+    else if (typeof node === 'object' && node !== null) for (const [key, item] of Object.entries(node)) walk(item, [...at, key]);
+  };
+  walk(value, path);
+  return out;
+}

@@ -159,3 +159,103 @@ describe('exportScenario', () => {
     expect(await summary(again.body.accounts[0].accountId)).toEqual(original);
   });
 });
+
+describe('bad input is a 422 with its line, and a refused load leaves no account behind (D254)', () => {
+  const accounts = async (): Promise<string[]> => (await h.control('GET', '/__mock/accounts')).body.data.map((a: { accountId: string }) => a.accountId);
+  const laughs = ['a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]', ...'bcdefg'.split('').map((n, i) => `${n}: &${n} [${Array(9).fill(`*${'abcdefg'[i]}`).join(', ')}]`), 'scenario: 1', 'accounts: [{}]', ''].join('\n');
+  const unreadable: [string, string, RegExp][] = [
+    ['~', '~', /must be object/],
+    ['null', 'null', /must be object/],
+    ['only a comment', '# nothing here\n', /must be object/],
+    ['blank', '  \n\n', /must be object/],
+    ['a list', '[]', /must be object/],
+    ['an alias bomb ("billion laughs")', laughs, /maxAliasCount/],
+  ];
+  for (const [name, text, message] of unreadable) {
+    it(`${name}: 422 VALIDATION_ERROR, nothing made`, async () => {
+      const before = await accounts();
+      const res = await h.control('POST', '/__mock/scenarios', { text });
+      expect(res.status, res.text).toBe(422);
+      expect(res.body.code).toBe('VALIDATION_ERROR');
+      expect(res.body.errors[0].field).toBe('(the file)');
+      expect(res.body.errors[0].message).toMatch(message);
+      expect(await accounts()).toEqual(before);
+    });
+  }
+
+  const unbound: [string, string, { field: string; line: number; message: RegExp }][] = [
+    ['an `as` used twice (two accounts)', 'scenario: 1\naccounts:\n  - as: shop\n    account: { empty: true }\n  - as: shop\n    account: { empty: true }\n', { field: 'accounts[1].as', line: 5, message: /already names something above \(accounts\[0\]\)/ }],
+    ['an `as` that is one of the load\'s own names', 'scenario: 1\naccounts:\n  - account: { empty: true }\n    keys:\n      - as: products\n        key: { scopes: [read] }\n', { field: 'accounts[0].keys[0].as', line: 5, message: /gives itself/ }],
+    [
+      'a reference to nothing in the second account',
+      "scenario: 1\naccounts:\n  - account: { empty: true }\n  - account: { empty: true }\n    steps:\n      - action:\n          actor: { kind: user }\n          operationId: approveCreative\n          pathParams: { creativeId: '${nothing.creativeIds.0}' }\n",
+      { field: 'accounts[1].steps[0].action.pathParams.creativeId', line: 9, message: /names nothing/ },
+    ],
+    [
+      'a reference to a name made further down',
+      "scenario: 1\naccounts:\n  - account: { empty: true }\n    steps:\n      - action:\n          actor: { kind: user }\n          operationId: approveCreative\n          pathParams: { creativeId: '${later.creativeIds.0}' }\n      - as: later\n        action: { actor: { kind: user }, action: generateCreatives }\n",
+      { field: 'accounts[0].steps[0].action.pathParams.creativeId', line: 8, message: /"later" is not made above/ },
+    ],
+  ];
+  for (const [name, text, want] of unbound) {
+    it(`${name}: refused before anything is made`, async () => {
+      const before = await accounts();
+      const res = await h.control('POST', '/__mock/scenarios', { text });
+      expect(res.status, res.text).toBe(422);
+      expect(res.body.errors).toContainEqual(expect.objectContaining({ field: want.field, line: want.line, message: expect.stringMatching(want.message) }));
+      expect(await accounts()).toEqual(before);
+    });
+  }
+
+  it('a literal $${...} is no reference', async () => {
+    const res = await h.control('POST', '/__mock/scenarios', { text: "scenario: 1\naccounts:\n  - account: { empty: true, name: 'costs $${price}' }\n" });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.accounts[0].name).toBe('costs ${price}');
+  });
+
+  it('a step refused while making (what static checks cannot know) removes every account the load made', async () => {
+    const before = await accounts();
+    const text = [
+      'scenario: 1',
+      'accounts:',
+      '  - as: first',
+      '    account: { empty: true }',
+      '  - account: { empty: true }',
+      '    steps:',
+      '      - action: { actor: { kind: user }, operationId: approveCreative, pathParams: { creativeId: crt_missing } }',
+      '',
+    ].join('\n');
+    const res = await h.control('POST', '/__mock/scenarios', { text });
+    expect(res.status, res.text).toBe(422);
+    expect(res.body.detail).toMatch(/The 2 accounts it made were removed/);
+    expect(res.body.errors[0]).toMatchObject({ field: 'accounts[1].steps[0].action', line: 7 });
+    expect(await accounts()).toEqual(before);
+    expect(h.mock.services.store.scenarios.size).toBe(0);
+  });
+
+  it('the keys of a removed account stop authenticating', async () => {
+    let made: string | undefined;
+    const store = h.mock.services.store;
+    const add = store.addAccount.bind(store);
+    store.addAccount = (account) => {
+      made ??= account.accountId;
+      add(account);
+    };
+    const res = await h.control('POST', '/__mock/scenarios', { text: 'scenario: 1\naccounts:\n  - account: { empty: true }\n    steps:\n      - action: { actor: { kind: user }, operationId: approveCreative, pathParams: { creativeId: crt_missing } }\n' });
+    expect(res.status, res.text).toBe(422);
+    expect(made).toBeDefined();
+    expect(store.accounts.has(made!)).toBe(false);
+    expect([...store.keysByHash.values()].some((k) => k.accountId === made)).toBe(false);
+  });
+});
+
+describe('parseScenarioText bounds (D254)', () => {
+  it('refuses a text longer than the limit before parsing it', async () => {
+    const { parseScenarioText } = await import('./source.ts');
+    await expect(parseScenarioText('scenario: 1\naccounts: [{}]\n', 'big.yaml', 10)).rejects.toMatchObject({ errors: [{ field: '(the file)', message: 'must be at most 10 characters' }] });
+  });
+  it('the limit is the control document\'s ScenarioLoad.text.maxLength', async () => {
+    const { scenarioTextLimit } = await import('./apply.ts');
+    expect(scenarioTextLimit()).toBe(1_000_000);
+  });
+});

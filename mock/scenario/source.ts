@@ -52,19 +52,43 @@ interface Ranged {
   range?: [number, number, number] | null;
 }
 
-/** Parses YAML or JSON text; a syntax error is a ScenarioError with its line. */
-export async function parseScenarioText(text: string, name = 'the scenario'): Promise<ScenarioSource> {
+/**
+ * The bounds of the parse (D254): aliases expanded at most this often (the `yaml` package's
+ * maxAliasCount, which weighs each alias by the size of what it repeats: a "billion laughs" document
+ * is refused), and no text longer than `maxLength` characters is parsed at all (the control
+ * document's ScenarioLoad.text.maxLength, passed in by apply.ts).
+ */
+export const MAX_ALIAS_COUNT = 100;
+
+/** Parses YAML or JSON text; a syntax error, a text too long or an alias bomb is a ScenarioError (with its line where there is one). */
+export async function parseScenarioText(text: string, name = 'the scenario', maxLength = Number.POSITIVE_INFINITY): Promise<ScenarioSource> {
+  // Characters as the document's maxLength counts them (code points); the cheap count first.
+  if (text.length > maxLength && [...text].length > maxLength) throw new ScenarioError(`${name} is longer than ${maxLength} characters; nothing was parsed.`, [{ field: '(the file)', message: `must be at most ${maxLength} characters` }]);
   const { parseDocument, LineCounter: Counter, isMap, isSeq, isPair, isScalar } = await import('yaml');
   const lines: LineCounter = new Counter();
   const document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   if (document.errors.length > 0) {
-    const problems = document.errors.map((error) => {
+    const problems = document.errors.slice(0, 20).map((error) => {
       const at = lines.linePos(error.pos[0]);
       return { field: '(the file)', message: error.message.split('\n')[0] ?? error.message, line: at.line, column: at.col };
     });
     throw new ScenarioError(`${name} is not valid YAML or JSON.`, problems);
   }
-  const value: unknown = document.toJS({ maxAliasCount: 100 });
+  let value: unknown;
+  try {
+    value = document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (error) {
+    // yaml throws a ReferenceError past maxAliasCount (and for an alias to nothing); a RangeError when nested past the stack.
+    if (!(error instanceof ReferenceError || error instanceof RangeError)) throw error;
+    const said = (error as Error).message;
+    const message =
+      error instanceof RangeError
+        ? 'is nested too deeply to read'
+        : /alias count/i.test(said)
+          ? `expands YAML aliases past the limit (maxAliasCount ${MAX_ALIAS_COUNT}): refused as a resource-exhaustion ("billion laughs") document`
+          : (said.split('\n')[0] ?? said);
+    throw new ScenarioError(`${name} cannot be read: it ${message}.`, [{ field: '(the file)', message }]);
+  }
   const positionOf = (node: Ranged | null | undefined): Position | undefined => {
     const offset = node?.range?.[0];
     if (offset === undefined) return undefined;

@@ -67,7 +67,7 @@ export interface paths {
         post?: never;
         /**
          * Dispose of a test account
-         * @description Its keys answer 401 from then on, and its scheduled work (runs, deliveries) stops. Disposing of an account already disposed of answers 204 too.
+         * @description Its keys answer 401 from then on, and its scheduled work (runs, deliveries) stops. Disposing of an account already disposed of answers 204 too; an account the hooks did not create answers 404, and is left as it is.
          */
         delete: operations["deleteAccount"];
         options?: never;
@@ -980,6 +980,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["AccountNotFound"];
         };
     };
     updateAccount: {

@@ -451,7 +451,11 @@ export interface paths {
          *     or revoked one too), webhook endpoints with chaos, settings, faults, generation settings, steps
          *     (public writes and dashboard actions by an actor, moves of the clock). Answers the accounts made
          *     with their keys (shown only here). Errors name each field as a path and, for text, its `line`
-         *     and `column`.
+         *     and `column`. Text that is no scenario (empty, `null`, a comment, an alias bomb) is 422
+         *     `VALIDATION_ERROR` like any other problem, and nothing is made; a part refused while making
+         *     (a step that answers what `expect` does not allow) is 422 too, and the accounts the load made
+         *     are removed (their keys answer 401). A move of the mock's clock and webhook deliveries already
+         *     sent stay.
          *     A scenario moves only its own accounts' clocks (D253): its `clock` advance and its steps' advance
          *     each of its accounts (advanceAccountClock); a `mode` leaves the mock's clock, shared by every
          *     account, as it is (it sets the mode only for a scenario the mock starts with). Each account's
@@ -644,8 +648,9 @@ export interface paths {
          *     replayed. Nothing is sent unless the account's plan has the webhooks feature when an event is
          *     processed. The answer is the only one that carries the signing secret (`whsec_` + base64).
          *
-         *     `url` must be http or https to a loopback host: 127.0.0.0/8, `localhost` or `[::1]` (422
-         *     otherwise): the mock sends nothing elsewhere. `chaos` makes deliveries misbehave the way the
+         *     `url` must be http or https to a loopback host: 127.0.0.0/8, `localhost` or `[::1]`, written
+         *     as it is read, on a port of 1024 or above, or 80, 443 or 9 (422 otherwise, `WebhookUrl`): the
+         *     mock sends nothing elsewhere. `chaos` makes deliveries misbehave the way the
          *     interface allows, for client drills.
          */
         post: operations["createWebhookEndpoint"];
@@ -1705,7 +1710,7 @@ export interface components {
             /** @description Defect names, in the order given. */
             defects: string[];
         };
-        /** @description An absolute http or https URL to a loopback host: 127.0.0.0/8, `localhost` or `[::1]`, without credentials (any other host answers 422). */
+        /** @description An absolute http or https URL to a loopback host: 127.0.0.0/8, `localhost` or `[::1]`, without credentials, the host written as it is read (`127.0.0.1`, not `2130706433`, `0x7f.1` or `127.1`), on a port of 1024 or above, or 80, 443 or 9 (anything else answers 422). */
         WebhookUrl: string;
         /** @description The event types sent to the endpoint; at least one (an endpoint with none is refused). */
         WebhookEventTypes: components["schemas"]["EventType"][];

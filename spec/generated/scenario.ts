@@ -366,7 +366,7 @@ export interface ScenarioEndpoint {
  */
 export interface WebhookEndpointCreate {
   /**
-   * An absolute http or https URL to a loopback host: 127.0.0.0/8, `localhost` or `[::1]`, without credentials (any other host answers 422).
+   * An absolute http or https URL to a loopback host: 127.0.0.0/8, `localhost` or `[::1]`, without credentials, the host written as it is read (`127.0.0.1`, not `2130706433`, `0x7f.1` or `127.1`), on a port of 1024 or above, or 80, 443 or 9 (anything else answers 422).
    */
   url: string;
   eventTypes: WebhookEventTypes;

@@ -3,7 +3,7 @@
  * state file, the clock, the services (app.ts), the demo account and a scenario, what it prints,
  * and the save on SIGINT/SIGTERM. Loaded by main.ts after it passed the document version in.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { apiVersion, document } from '../../../spec/contract.ts';
 import { buildMock } from './app.ts';
 import { fail } from './cli.ts';
@@ -14,7 +14,8 @@ import { resumeGeneration } from '../../domain/runs/resume.ts';
 import { DefectNameError, parseDefects } from '../../events/defects.ts';
 import { loadStateFile, PersistenceError, restoreState, saveStateFile, type StateSnapshot } from './persistence.ts';
 import { DEMO_ACCOUNT_ID, demoKeys, seedDemo } from '../../seed/account.ts';
-import { loadScenario, ScenarioError, type ScenarioLoaded } from '../../scenario/apply.ts';
+import { scenarioTextLimit, type ScenarioLoaded } from '../../scenario/apply.ts';
+import { alreadyMadeLine, scenarioAtStart, scenarioRefusal } from '../../scenario/start.ts';
 import { Store } from '../../domain/store.ts';
 import { DOCS_PATH } from '../web/index.ts';
 
@@ -103,21 +104,24 @@ export async function serve(flags: ServeFlags): Promise<void> {
   }
   if (!savedDemo) await seedDemo(services, seed);
   let scenario: ScenarioLoaded | undefined;
+  let scenarioKept: string | undefined;
   if (flags.scenarioFile !== undefined) {
+    // D254: a file larger than the text limit could ever be (4 bytes a character) is not read; D255: made once into a --state.
     const file = flags.scenarioFile;
     let text: string;
     try {
+      if (statSync(file).size > 4 * scenarioTextLimit()) throw new Error(`it is larger than ${scenarioTextLimit()} characters can be`);
       text = readFileSync(file, 'utf8');
     } catch (error) {
       fail(`cannot read --scenario ${file}: ${(error as Error).message}`, 1);
     }
     const authorization = controlToken !== undefined ? `Bearer ${controlToken}` : undefined;
     try {
-      scenario = await loadScenario({ services, startsMock: true, dispatch: (request) => dispatchControl(services, {}, { ...request, headers: { authorization } }) }, text, file);
+      const outcome = await scenarioAtStart({ services, startsMock: true, dispatch: (request) => dispatchControl(services, {}, { ...request, headers: { authorization } }) }, text, file, statePath !== undefined);
+      if ('made' in outcome) scenario = outcome.made;
+      else scenarioKept = alreadyMadeLine(file, outcome);
     } catch (error) {
-      if (!(error instanceof ScenarioError)) throw error;
-      const lines = error.errors.map((e) => `  ${file}${e.line !== undefined ? `:${e.line}:${e.column ?? 1}` : ''} ${e.field}: ${e.message}`);
-      fail(`${error.message}\n${lines.join('\n')}`, 1);
+      fail(scenarioRefusal(file, error), 1);
     }
   }
   controlRoutes(); // read spec/mock-control.yaml now rather than on the first control request
@@ -130,6 +134,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
   if (defects.size > 0) console.log(`Injected defects: ${[...defects].join(', ')}`);
   console.log(`Demo account ${DEMO_ACCOUNT_ID} keys (stable for seed ${seed}):`);
   for (const [name, key] of demoKeys(services, seed)) console.log(`  ${name.padEnd(17)} ${key}`);
+  if (scenarioKept !== undefined) console.log(scenarioKept);
   if (scenario) {
     console.log(`Scenario ${flags.scenarioFile}: ${scenario.accounts.length} account(s), ${scenario.steps} step(s), clock ${scenario.clock.now}`);
     for (const account of scenario.accounts) {
