@@ -306,7 +306,7 @@ describe('npm start -- --state FILE', () => {
   it('saves on SIGTERM and loads on the next start: accounts, keys and the clock', async () => {
     const file = join(dir, 'mock-state.json');
     const first = await startMock(['--state', file, '--seed', '5']);
-    expect(first.output()).toContain('does not exist yet');
+    expect(first.output()).toContain(`State file ${file} created`);
     const created = (await (await fetch(`${first.origin}/__mock/accounts`, { method: 'POST', body: JSON.stringify({ name: 'Kept', empty: true }) })).json()) as { accountId: string };
     await fetch(`${first.origin}/__mock/clock`, { method: 'POST', body: JSON.stringify({ advanceSeconds: 3600 }) });
     const demoKeys = first.output().split('\n').filter((l) => /^\s+\S+\s+cgs_/.test(l));
