@@ -339,16 +339,21 @@ export function syncDirectory(directory: string): void {
   }
 }
 
+/** `.<name>.<24 random hex digits>.tmp` beside `path`: a name nobody can guess to plant a link at. */
+export function randomTemporary(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${randomBytes(12).toString('hex')}.tmp`);
+}
+
 /**
  * Write `text` to `path` atomically (D250): a temporary file beside it with an unpredictable name,
  * created exclusively (O_CREAT|O_EXCL, O_NOFOLLOW) with mode 0600 from the start, written and
  * fsynced, renamed over `path`, then the directory fsynced. A symlink planted anywhere on the way
  * is never followed, and no other user can read the file at any moment.
  */
-export function writeFileAtomic(path: string, text: string): number {
+export function writeFileAtomic(path: string, text: string, temporaryName: (path: string) => string = randomTemporary): number {
   const directory = dirname(path);
   mkdirSync(directory, { recursive: true });
-  const temporary = join(directory, `.${basename(path)}.${randomBytes(12).toString('hex')}.tmp`);
+  const temporary = temporaryName(path);
   const fd = openSync(temporary, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | NOFOLLOW, 0o600);
   try {
     try {

@@ -19,14 +19,14 @@
  * - Files: the journal is created 0600 and never through a symlink (O_NOFOLLOW); a new journal
  *   is made exclusively under a random name and renamed into place, like the state file.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { closeSync, constants, fchmodSync, fdatasync, fsyncSync, openSync, readFileSync, readSync, fstatSync, renameSync, rmSync, unlinkSync, write, writeSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { realInterval, type Clock } from '../../core/clock.ts';
 import { Collection } from '../../core/collection.ts';
 import type { AccountState, Store } from '../../domain/store.ts';
 import type { MockServices, WriteBarrier } from '../../services/services.ts';
-import { decode, decodeSnapshot, encode, globalFields, loadStateFile, NOFOLLOW, PersistenceError, saveStateFile, syncDirectory, type DecodedState } from './persistence.ts';
+import { decode, decodeSnapshot, encode, globalFields, loadStateFile, NOFOLLOW, PersistenceError, randomTemporary, saveStateFile, syncDirectory, type DecodedState } from './persistence.ts';
 
 export const journalPath = (statePath: string): string => `${statePath}.journal`;
 export const lockPath = (statePath: string): string => `${statePath}.lock`;
@@ -484,7 +484,7 @@ function writeAll(fd: number, buffer: Buffer, offset: number, done: (error: Node
  */
 export function createJournal(path: string): number {
   const directory = dirname(path);
-  const temporary = join(directory, `.${basename(path)}.${randomBytes(12).toString('hex')}.tmp`);
+  const temporary = randomTemporary(path);
   const fd = openSync(temporary, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_APPEND | NOFOLLOW, 0o600);
   try {
     fchmodSync(fd, 0o600);
