@@ -104,6 +104,45 @@ describe('the journal', () => {
     }
   });
 
+  it('holds the answer to a write until the journal settles (control plane and API)', async () => {
+    const d = durableMock();
+    try {
+      const made = await d.post('/__mock/accounts', { name: 'Held' });
+      const key = made.json.keys.all.key as string;
+      const products = await d.mock.inject({ method: 'GET', url: '/api/public/v1/products?limit=1', headers: { authorization: `Bearer ${key}` } });
+      const product = (JSON.parse(products.body) as { data: Array<{ productId: string; brandId: string }> }).data[0]!;
+      // the journal's disk made slow at will: settle resolves only once the gate opens
+      let open!: () => void;
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      const settle = d.journal.settle.bind(d.journal);
+      d.journal.settle = (accountId?: string) => settle(accountId).then(() => gate);
+      const answered: string[] = [];
+      const writes = [
+        d.post('/__mock/accounts', { name: 'Waiting', empty: true }).then((a) => answered.push(`control ${a.status}`)),
+        d.post('/api/public/v1/campaigns', { name: 'Waiting', brandId: product.brandId, productIds: [product.productId] }, { authorization: `Bearer ${key}`, 'idempotency-key': 'held' }).then((a) => answered.push(`api ${a.status}`)),
+      ];
+      for (let turn = 0; turn < 50; turn++) await new Promise((resolve) => setImmediate(resolve));
+      expect(answered).toEqual([]);
+      open();
+      await Promise.all(writes);
+      expect(answered.sort()).toEqual(['api 201', 'control 201']);
+    } finally {
+      await d.close();
+    }
+  });
+
+  it('settles only once the records are written', async () => {
+    const d = durableMock();
+    try {
+      const made = await d.post('/__mock/accounts', { name: 'Direct', empty: true });
+      d.mock.services.store.accounts.get(made.json.accountId as string)!.name = 'Renamed in place';
+      await d.journal.settle(made.json.accountId as string);
+      expect(journalText()).toContain('Renamed in place');
+    } finally {
+      await d.close();
+    }
+  });
+
   it('reads never wait for the journal; writes do', async () => {
     const d = durableMock();
     try {
