@@ -335,6 +335,33 @@ describe('npm start -- --state FILE', () => {
     }
   });
 
+  it('saves on SIGHUP (a closed terminal) and exits 0', async () => {
+    const file = join(dir, 'hup.json');
+    const mock = await startMock(['--state', file]);
+    const created = (await (await fetch(`${mock.origin}/__mock/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Hung up', empty: true }) })).json()) as { accountId: string };
+    expect(await mock.stop('SIGHUP')).toBe(0);
+    expect(mock.output()).toContain('State saved to');
+    // saved into the state file itself (compacted), the journal started afresh
+    expect(readFileSync(file, 'utf8')).toContain(created.accountId);
+    expect(readFileSync(`${file}.journal`, 'utf8')).toBe('');
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+
+  it('keeps every acknowledged write through kill -9, and refuses a second mock on the same file meanwhile', async () => {
+    const file = join(dir, 'killed.json');
+    const first = await startMock(['--state', file]);
+    const created = (await (await fetch(`${first.origin}/__mock/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Acknowledged', empty: true }) })).json()) as { accountId: string };
+    await expect(startMock(['--state', file])).rejects.toThrow(/exited with 1[\s\S]*is in use by process \d+/);
+    expect(await first.stop('SIGKILL')).toBe(null);
+    const second = await startMock(['--state', file]);
+    try {
+      expect(second.output()).toMatch(/taking over the lock .*: process \d+ is gone/);
+      expect((await fetch(`${second.origin}/__mock/accounts/${created.accountId}`)).status).toBe(200);
+    } finally {
+      expect(await second.stop('SIGTERM')).toBe(0);
+    }
+  });
+
   it('refuses to start on a state file it cannot read, leaving it untouched', async () => {
     const file = join(dir, 'broken.json');
     writeFileSync(file, '{ not json');
