@@ -1,23 +1,10 @@
 /**
- * The durable side of `--state FILE` (D248-D250): an append-only journal beside the state file
- * (`FILE.journal`), a lock (`FILE.lock`) and the compaction of the two into the state file.
- *
- * - A record is a whole account (`a`), an account removed (`d`) or the Store's other fields with
- *   the clock (`g`), one line of JSON each. Replay applies them in order over the state file: the
- *   last record of an account wins, so a record replayed twice changes nothing.
- * - Which accounts changed (D249): the accounts the requests named (an API request's account, a
- *   control-plane or hooks path `/accounts/{id}`), the accounts an event or a webhook attempt
- *   touched, the accounts added, removed or replaced (a reset), and the accounts whose shape moved
- *   (a collection's version, a map's size, a list's length: what time does to runs and deliveries).
- *   A changed account is encoded whole; one whose bytes did not change is not written again.
- * - Group commit: the answer to a write (any method but GET, HEAD and OPTIONS) waits in `settle()`
- *   for the next commit that started after it: the records of every change since the last commit,
- *   one write and one fdatasync, then every waiting answer goes together. Reads never wait.
- * - Compaction writes the state file (persistence.ts, atomically) and starts an empty journal: on
- *   start after the replay, on a clean shutdown, on `POST /__mock/state/save` and when the journal
- *   passes its bound.
- * - Files: the journal is created 0600 and never through a symlink (O_NOFOLLOW); a new journal
- *   is made exclusively under a random name and renamed into place, like the state file.
+ * The durable side of `--state FILE` (D248-D250): the lock (`FILE.lock`), the append-only journal
+ * (`FILE.journal`: one line of JSON per record, a whole account, an account removed, or the Store's
+ * other fields with the clock), its replay over the state file (a torn last record dropped), the
+ * group commit that holds the answer to a write until its record is fdatasynced (`settle`), and the
+ * compaction of both into the state file. Which accounts a commit writes, when it compacts, and
+ * how the files are made: docs/internals.md, "mock/adapters/node/state-journal.ts".
  */
 import { createHash } from 'node:crypto';
 import { closeSync, constants, fchmodSync, fdatasync, fsyncSync, openSync, readFileSync, readSync, fstatSync, renameSync, rmSync, unlinkSync, write, writeSync } from 'node:fs';
@@ -402,6 +389,9 @@ export class StateJournal implements WriteBarrier {
         for (const w of waiters) w.resolve();
       } else if (error) {
         this.options.logError?.(error, `writing the journal of --state ${this.statePath}`);
+        // what these records held is not known to be on disk: the next commit writes every account again
+        this.seen.clear();
+        this.lastGlobal = '';
         for (const w of waiters) w.reject(error);
       } else {
         this.bytes += buffer.length;
