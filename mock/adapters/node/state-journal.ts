@@ -298,7 +298,9 @@ export class StateJournal implements WriteBarrier {
    */
   settle(accountId?: string): Promise<void> {
     if (accountId !== undefined) this.named.add(accountId);
-    if (this.closed) return Promise.resolve();
+    // Closed (the process is exiting after its last save): a write made since is not on disk, so
+    // its answer never leaves.
+    if (this.closed) return new Promise<void>(() => undefined);
     return new Promise<void>((resolve, reject) => {
       this.waiting.push({ resolve, reject });
       this.schedule();
