@@ -3,6 +3,7 @@
  * the command line (`npm start -- --state FILE`) saving on SIGTERM and loading on the next start.
  */
 import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -345,6 +346,31 @@ describe('npm start -- --state FILE', () => {
     expect(readFileSync(file, 'utf8')).toContain(created.accountId);
     expect(readFileSync(`${file}.journal`, 'utf8')).toBe('');
     expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+
+  it('ends promptly on SIGTERM although a request is still waiting (a lease held by another runner)', async () => {
+    const file = join(dir, 'prompt.json');
+    const mock = await startMock(['--state', file]);
+    const held = await fetch(`${mock.origin}/__mock/leases`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'exclusive' }) });
+    expect(held.status).toBeLessThan(300);
+    const { hostname, port } = new URL(mock.origin);
+    const socket = connect({ host: hostname, port: Number(port) });
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    socket.on('error', () => undefined);
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    // a second exclusive lease waits up to 60 s for the first: a request in flight the whole time
+    const body = JSON.stringify({ mode: 'exclusive', waitSeconds: 60 });
+    socket.write(`POST /__mock/leases HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
+    for (let i = 0; i < 100 && !/"waiting"\s*:\s*\[\s*\{/.test(await (await fetch(`${mock.origin}/__mock/leases`)).text()); i++) await new Promise((resolve) => setImmediate(resolve));
+    try {
+      expect(await mock.stop('SIGTERM')).toBe(0);
+      expect(mock.output()).toContain('State saved to');
+      // it exited before the waiting request was answered (its 409 would come after 60 s)
+      expect(answer).not.toContain('HTTP/1.1');
+    } finally {
+      socket.destroy();
+    }
   });
 
   it('keeps every acknowledged write through kill -9, and refuses a second mock on the same file meanwhile', async () => {
