@@ -448,7 +448,13 @@ export class StateJournal implements WriteBarrier {
     this.closed = true;
     this.stopTick?.();
     for (const off of this.unhooks) off();
-    if (this.fd !== undefined && !this.inFlight) closeQuietly(this.fd);
+    const fd = this.fd;
+    this.fd = undefined;
+    if (fd !== undefined) {
+      // A commit still on disk on this very fd (no compaction since) closes it when done.
+      if (this.inFlight && !save) this.generation += 1;
+      else closeQuietly(fd);
+    }
     return saved;
   }
 }
