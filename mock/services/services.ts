@@ -38,8 +38,17 @@ export interface CoreOptions {
   publicUrl?: string;
 }
 
+/**
+ * Holds the answer to a write until the write is on disk (the node adapter's `--state` journal,
+ * mock/adapters/node/state-journal.ts); absent, answers go at once. `accountId`: the account the
+ * request named, when its path names one.
+ */
+export interface WriteBarrier {
+  settle(accountId?: string): Promise<void>;
+}
+
 /** The pipeline's services plus what the control plane reads (media: the node adapter's, mock/adapters/node/app.ts). */
-export type MockServices = PipelineServices & { defects: Defects; webhooks: WebhookService; media?: MediaService; leases: LeaseTable; journal: RequestJournal; feed: ChangeFeed; exams: ExamRegistry };
+export type MockServices = PipelineServices & { defects: Defects; webhooks: WebhookService; media?: MediaService; leases: LeaseTable; journal: RequestJournal; feed: ChangeFeed; exams: ExamRegistry; durability?: WriteBarrier };
 
 export function createServices(options: CoreOptions = {}): MockServices {
   const store = options.store ?? new Store();

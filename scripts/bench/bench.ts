@@ -5,7 +5,7 @@
  * phase measures").
  *
  *   npm run bench -- [--duration 5] [--warmup 1] [--rounds 3] [--connections 50] [--runs-repeats 5]
- *                    [--profile] [--client http|raw] [--only http,page,runs,media,start,proxy,msw]
+ *                    [--profile] [--client http|raw] [--only http,page,runs,media,start,proxy,msw,durable]
  *                    [--start-repeats 5] [--proxy-connections 1,10]
  */
 import { readFileSync } from 'node:fs';
@@ -19,6 +19,7 @@ import { phaseMedia } from './phases/media.ts';
 import { phaseStart } from './phases/start.ts';
 import { phaseProxy } from './phases/proxy.ts';
 import { phaseMsw } from './phases/msw.ts';
+import { phaseDurable } from './phases/durable.ts';
 
 const cpuModel = /^model name\s*:\s*(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model ?? 'unknown CPU';
 const machine = `${os.availableParallelism()} cores (${cpuModel}), ${Math.round(os.totalmem() / 2 ** 30)} GB RAM, Node ${process.version}, ${os.type()} ${os.release()}`;
@@ -38,6 +39,7 @@ try {
   if (PHASES.has('start')) await timed('cgs-mock start', phaseStart);
   if (PHASES.has('proxy')) await timed('cgs-proxy', phaseProxy);
   if (PHASES.has('msw')) await timed('msw', phaseMsw);
+  if (PHASES.has('durable')) await timed('--state', phaseDurable);
 } catch (error) {
   console.error(`\nbench: ${(error as Error).stack ?? error}`);
   process.exit(1);

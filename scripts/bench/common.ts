@@ -22,7 +22,7 @@ export const { values: flags } = parseArgs({
     'runs-repeats': { type: 'string', default: '5' },
     profile: { type: 'boolean', default: false },
     client: { type: 'string', default: 'raw' },
-    only: { type: 'string', default: 'http,page,runs,media,start,proxy,msw' },
+    only: { type: 'string', default: 'http,page,runs,media,start,proxy,msw,durable' },
     'msw-requests': { type: 'string', default: '5000' },
     'start-repeats': { type: 'string', default: '5' },
     'proxy-connections': { type: 'string', default: '1,10' },

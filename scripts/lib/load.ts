@@ -13,6 +13,8 @@ export interface LoadOptions {
   paths: string[];
   method?: string;
   headers?: Record<string, string>;
+  /** A body sent with every request (its Content-Length is added; give its Content-Type in `headers`). */
+  body?: string;
   /** Concurrent keep-alive connections (default 50). */
   connections?: number;
   /** Unrecorded warm-up (default 1000 ms). */
@@ -68,7 +70,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const durationMs = options.durationMs ?? 5000;
   const drainMs = options.drainMs ?? 5000;
   const method = options.method ?? 'GET';
-  const headers = { ...(options.headers ?? {}), connection: 'keep-alive' };
+  const body = options.body === undefined ? undefined : Buffer.from(options.body, 'utf8');
+  const headers = { ...(options.headers ?? {}), ...(body ? { 'content-length': String(body.length) } : {}), connection: 'keep-alive' };
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections, maxFreeSockets: connections, scheduling: 'fifo' });
 
   // Latencies in ms, grown by doubling (no per-request allocation of a boxed number).
@@ -110,7 +113,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const rawWorker = (w: number): void => {
     let n = 0;
     const requests = options.paths.map((p) =>
-      Buffer.from(`${method} ${p} HTTP/1.1\r\nhost: ${url.host}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`, 'latin1'),
+      Buffer.concat([Buffer.from(`${method} ${p} HTTP/1.1\r\nhost: ${url.host}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`, 'latin1'), body ?? Buffer.alloc(0)]),
     );
     let socket: net.Socket;
     let t0 = 0n;
@@ -215,7 +218,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         res.on('aborted', () => done(undefined, 0, 10, 'aborted'));
       });
       req.on('error', (error: NodeJS.ErrnoException) => done(undefined, 0, 10, error.code ?? 'request error')); // back off a little: a refused connection must not spin
-      req.end();
+      req.end(body);
     };
     inFlight++;
     fire();

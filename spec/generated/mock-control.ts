@@ -596,7 +596,7 @@ export interface paths {
         put?: never;
         /**
          * Save the state to the state file now
-         * @description Writes the whole state (accounts with every collection in order, keys as hashes, idempotency records, events, faults, settings, limit overrides, webhook endpoints with their signing secrets, the delivery log and the deliveries still open, the processing delays, the clock's reading) atomically to the file given with `--state`. It is also saved on shutdown.
+         * @description Writes the whole state (accounts with every collection in order, keys as hashes, idempotency records, events, faults, settings, limit overrides, webhook endpoints with their signing secrets, the delivery log and the deliveries still open, the processing delays, the clock's reading) atomically to the file given with `--state`, and starts its journal afresh. Every write was already on disk in the journal before it was answered; the state is also saved at start, on shutdown and when the journal grows large.
          */
         post: operations["saveState"];
         delete?: never;

@@ -25,6 +25,7 @@ import { clipFile, mediaListener } from '../../media/node.ts';
 import { MediaService, type MediaOptions } from '../../media/serve.ts';
 import { httpTransport } from '../../events/transport.ts';
 import { saveStateFile } from './persistence.ts';
+import { accountOfPath, isSafeMethod } from './state-journal.ts';
 import { nextRequestId } from '../../pipeline/index.ts';
 import { errorResponse } from '../../pipeline/respond.ts';
 import { internalErrorResponse, PROBLEM_TYPE } from '../../core/problem.ts';
@@ -67,7 +68,8 @@ export function buildMock(options: MockOptions = {}): Mock {
   const { store, logError } = services;
 
   const web = webFront(options.web);
-  const front = apiFront(services);
+  // `--state` (serve.ts sets services.durability): the answer to a write waits for the journal (D248).
+  const front = apiFront(services, (method) => (services.durability && !isSafeMethod(method) ? services.durability.settle() : undefined));
   const media = mediaListener(services.media, logError);
   const edge = (error: ApiError, request: { url?: string; ip?: string }): RawResponse => edgeResponse(services, error, request.url, request.ip);
 
@@ -141,6 +143,11 @@ export function buildMock(options: MockOptions = {}): Mock {
   // fastify's answers (the control plane, unknown paths) carry the same reason phrases as the API's.
   app.addHook('onSend', async (_request, reply, payload) => {
     reply.raw.statusMessage = reasonPhrase(reply.statusCode);
+    return payload;
+  });
+  // `--state`: the control plane's and the hooks' answers to writes wait for the journal (D248).
+  app.addHook('onSend', async (request, _reply, payload) => {
+    if (services.durability && !isSafeMethod(request.method)) await services.durability.settle(accountOfPath(request.url));
     return payload;
   });
   // Open streams never end by themselves: close them before the server waits for its connections.

@@ -85,7 +85,7 @@ export function isApiTarget(url: string): boolean {
  * The listener: answers a request under the API prefix and returns true, or returns false and
  * leaves the request untouched for the next listener.
  */
-export function apiFront(services: PipelineServices): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function apiFront(services: PipelineServices, durable: (method: string) => Promise<void> | undefined = () => undefined): (req: IncomingMessage, res: ServerResponse) => boolean {
   // runPipeline answers every error itself: only a bug in the mock gets here (a throw, a
   // rejection, or a header value it built wrongly), reported and answered 500.
   const failed = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
@@ -96,6 +96,8 @@ export function apiFront(services: PipelineServices): (req: IncomingMessage, res
   const batch = new WriteBatch(failed);
   const answer = (req: IncomingMessage, res: ServerResponse, raw: RawRequest): void => {
     runPipeline(services, raw)
+      // `--state`: the answer to a write waits until the write is on disk (D248); reads never wait
+      .then((response) => durable(raw.method)?.then(() => response) ?? response)
       // the client exam's dropped connection (D170): the write was applied, the answer is never sent
       .then((response) => (connectionDropped(response) ? void res.destroy() : batch.push(req, res, response)))
       .catch((error) => failed(req, res, error));

@@ -21,7 +21,7 @@ at /docs/; prints the demo account's keys.
   --host H                  address to bind (default 127.0.0.1; env HOST)
   --seed N                  seed of the demo data and demo keys: the same seed, the same keys (default 42)
   --clock real|manual       real time, or time that moves only by POST /__mock/clock (default real, or the state file's)
-  --state FILE              load FILE at start when it exists, save it on exit and on POST /__mock/state/save (default: none)
+  --state FILE              keep the state in FILE: each write journaled (FILE.journal) before its answer, one mock per file (default: none)
   --scenario FILE           make the accounts of a scenario file (YAML or JSON, docs/frontend.md) and print their keys (default: none)
   --defect NAME             start with an injected contract violation; repeatable or comma-separated (default: none)
   --response-cache on|off   keep the bytes of cacheable reads until the account changes (default on)

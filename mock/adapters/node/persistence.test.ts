@@ -3,6 +3,7 @@
  * the command line (`npm start -- --state FILE`) saving on SIGTERM and loading on the next start.
  */
 import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -316,7 +317,7 @@ describe('npm start -- --state FILE', () => {
   it('saves on SIGTERM and loads on the next start: accounts, keys and the clock', async () => {
     const file = join(dir, 'mock-state.json');
     const first = await startMock(['--state', file, '--seed', '5']);
-    expect(first.output()).toContain('does not exist yet');
+    expect(first.output()).toContain(`State file ${file} created`);
     const created = (await (await fetch(`${first.origin}/__mock/accounts`, { method: 'POST', body: JSON.stringify({ name: 'Kept', empty: true }) })).json()) as { accountId: string };
     await fetch(`${first.origin}/__mock/clock`, { method: 'POST', body: JSON.stringify({ advanceSeconds: 3600 }) });
     const demoKeys = first.output().split('\n').filter((l) => /^\s+\S+\s+cgs_/.test(l));
@@ -342,6 +343,58 @@ describe('npm start -- --state FILE', () => {
       expect(((await saved.json()) as { accounts: number }).accounts).toBe(2);
     } finally {
       expect(await second.stop('SIGINT')).toBe(0);
+    }
+  });
+
+  it('saves on SIGHUP (a closed terminal) and exits 0', async () => {
+    const file = join(dir, 'hup.json');
+    const mock = await startMock(['--state', file]);
+    const created = (await (await fetch(`${mock.origin}/__mock/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Hung up', empty: true }) })).json()) as { accountId: string };
+    expect(await mock.stop('SIGHUP')).toBe(0);
+    expect(mock.output()).toContain('State saved to');
+    // saved into the state file itself (compacted), the journal started afresh
+    expect(readFileSync(file, 'utf8')).toContain(created.accountId);
+    expect(readFileSync(`${file}.journal`, 'utf8')).toBe('');
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+
+  it('ends promptly on SIGTERM although a request is still waiting (a lease held by another runner)', async () => {
+    const file = join(dir, 'prompt.json');
+    const mock = await startMock(['--state', file]);
+    const held = await fetch(`${mock.origin}/__mock/leases`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'exclusive' }) });
+    expect(held.status).toBeLessThan(300);
+    const { hostname, port } = new URL(mock.origin);
+    const socket = connect({ host: hostname, port: Number(port) });
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    socket.on('error', () => undefined);
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    // a second exclusive lease waits up to 60 s for the first: a request in flight the whole time
+    const body = JSON.stringify({ mode: 'exclusive', waitSeconds: 60 });
+    socket.write(`POST /__mock/leases HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
+    for (let i = 0; i < 100 && !/"waiting"\s*:\s*\[\s*\{/.test(await (await fetch(`${mock.origin}/__mock/leases`)).text()); i++) await new Promise((resolve) => setImmediate(resolve));
+    try {
+      expect(await mock.stop('SIGTERM')).toBe(0);
+      expect(mock.output()).toContain('State saved to');
+      // it exited before the waiting request was answered (its 409 would come after 60 s)
+      expect(answer).not.toContain('HTTP/1.1');
+    } finally {
+      socket.destroy();
+    }
+  });
+
+  it('keeps every acknowledged write through kill -9, and refuses a second mock on the same file meanwhile', async () => {
+    const file = join(dir, 'killed.json');
+    const first = await startMock(['--state', file]);
+    const created = (await (await fetch(`${first.origin}/__mock/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Acknowledged', empty: true }) })).json()) as { accountId: string };
+    await expect(startMock(['--state', file])).rejects.toThrow(/exited with 1[\s\S]*is in use by process \d+/);
+    expect(await first.stop('SIGKILL')).toBe(null);
+    const second = await startMock(['--state', file]);
+    try {
+      expect(second.output()).toMatch(/taking over the lock .*: process \d+ is gone/);
+      expect((await fetch(`${second.origin}/__mock/accounts/${created.accountId}`)).status).toBe(200);
+    } finally {
+      expect(await second.stop('SIGTERM')).toBe(0);
     }
   });
 

@@ -2,8 +2,9 @@
  * The `--state FILE` snapshot: the whole Store to JSON and back, exactly.
  * How it works and what it decides: docs/internals.md, "mock/adapters/node/persistence.ts".
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants, fchmodSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { clockReadingProblem, type Clock, type ClockMode } from '../../core/clock.ts';
 import { Collection } from '../../core/collection.ts';
 import { newAccountState, type AccountState, type Store } from '../../domain/store.ts';
@@ -266,13 +267,39 @@ function withDefaults(account: AccountState): AccountState {
   return account;
 }
 
+/** What a state file holds, decoded: the Store's fields (`accounts` a Map) and the clock reading. */
+export interface DecodedState {
+  fields: Record<string, unknown> & { accounts: Map<string, unknown> };
+  clock: { epochMs: number; mode: ClockMode; accountOffsetsMs: Record<string, number> };
+}
+
+/** A snapshot's store decoded (the journal's records are applied to this before the Store is filled). */
+export function decodeSnapshot(snapshot: StateSnapshot): DecodedState {
+  const fields = decode(snapshot.store);
+  if (!isRecord(fields) || !(fields.accounts instanceof Map)) throw new PersistenceError('the state file has no accounts');
+  // Each account's own clock advance (D91); a file saved before per-account clocks has none.
+  const offsets = isRecord(snapshot.clock.accountOffsetsMs) ? (snapshot.clock.accountOffsetsMs as Record<string, number>) : {};
+  return { fields: fields as DecodedState['fields'], clock: { epochMs: snapshot.clock.epochMs, mode: snapshot.clock.mode, accountOffsetsMs: offsets } };
+}
+
+/** The Store's fields other than the accounts and the derived indexes (the journal's global record). */
+export function globalFields(store: Store): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(store)) if (name !== 'accounts' && !DERIVED_STORE_FIELDS.has(name)) fields[name] = value;
+  return fields;
+}
+
 /**
  * Load a snapshot into `store`, which is reset first. Returns the clock reading to resume from;
  * the caller builds or sets its clock (only mock/core/clock.ts reads the wall clock).
  */
 export function restoreState(store: Store, snapshot: StateSnapshot): { epochMs: number; mode: ClockMode; accountOffsetsMs: Record<string, number> } {
-  const fields = decode(snapshot.store);
-  if (!isRecord(fields) || !(fields.accounts instanceof Map)) throw new PersistenceError('the state file has no accounts');
+  return restoreDecoded(store, decodeSnapshot(snapshot));
+}
+
+/** Fill `store` (reset first) from decoded state; returns its clock reading. */
+export function restoreDecoded(store: Store, state: DecodedState): DecodedState['clock'] {
+  const { fields } = state;
   store.reset();
   const target = store as unknown as Record<string, unknown>;
   for (const [name, value] of Object.entries(fields)) {
@@ -288,28 +315,59 @@ export function restoreState(store: Store, snapshot: StateSnapshot): { epochMs: 
       target[name] = value;
     }
   }
-  for (const value of (fields.accounts as Map<unknown, unknown>).values()) {
+  for (const value of fields.accounts.values()) {
     const account = withDefaults(value as AccountState);
     store.addAccount(account);
     for (const record of account.keys.values()) store.addKey(record);
   }
-  // Each account's own clock advance (D91); a file saved before per-account clocks has none.
-  const offsets = isRecord(snapshot.clock.accountOffsetsMs) ? snapshot.clock.accountOffsetsMs : {};
-  return { epochMs: snapshot.clock.epochMs, mode: snapshot.clock.mode, accountOffsetsMs: offsets };
+  return state.clock;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Files
 
-/** Write the state atomically: a temporary file beside the target, flushed, then renamed over it. */
-export function saveStateFile(path: string, store: Store, clock: Clock): { path: string; bytes: number; accounts: number; clock: string } {
-  const text = serializeState(store, clock);
-  mkdirSync(dirname(path), { recursive: true });
-  const temporary = `${path}.${process.pid}.tmp`;
+/** O_NOFOLLOW where the platform has it (not on Windows): a symlink at the path is refused, never followed. */
+export const NOFOLLOW: number = constants.O_NOFOLLOW ?? 0;
+
+/** fsync a directory so that a rename or a new file in it survives a crash (a no-op where directories cannot be opened). */
+export function syncDirectory(directory: string): void {
+  let fd: number;
   try {
-    const fd = openSync(temporary, 'w', 0o600);
+    fd = openSync(directory, constants.O_RDONLY);
+  } catch {
+    return;
+  }
+  try {
+    fsyncSync(fd);
+  } catch {
+    // some file systems refuse fsync on a directory
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** `.<name>.<24 random hex digits>.tmp` beside `path`: a name nobody can guess to plant a link at. */
+export function randomTemporary(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${randomBytes(12).toString('hex')}.tmp`);
+}
+
+/**
+ * Write `text` to `path` atomically (D250): a temporary file beside it with an unpredictable name,
+ * created exclusively (O_CREAT|O_EXCL, O_NOFOLLOW) with mode 0600 from the start, written and
+ * fsynced, renamed over `path`, then the directory fsynced. A symlink planted anywhere on the way
+ * is never followed, and no other user can read the file at any moment.
+ */
+export function writeFileAtomic(path: string, text: string, temporaryName: (path: string) => string = randomTemporary): number {
+  const directory = dirname(path);
+  mkdirSync(directory, { recursive: true });
+  const temporary = temporaryName(path);
+  const fd = openSync(temporary, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | NOFOLLOW, 0o600);
+  try {
     try {
-      writeSync(fd, text);
+      fchmodSync(fd, 0o600); // the umask cannot widen it, but make sure
+      const bytes = Buffer.from(text, 'utf8');
+      let written = 0;
+      while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
@@ -319,7 +377,14 @@ export function saveStateFile(path: string, store: Store, clock: Clock): { path:
     rmSync(temporary, { force: true });
     throw error;
   }
-  return { path, bytes: Buffer.byteLength(text), accounts: store.accounts.size, clock: clock.nowIso() };
+  syncDirectory(directory);
+  return Buffer.byteLength(text);
+}
+
+/** Write the state atomically (writeFileAtomic): the file is mode 0600. */
+export function saveStateFile(path: string, store: Store, clock: Clock): { path: string; bytes: number; accounts: number; clock: string } {
+  const bytes = writeFileAtomic(path, serializeState(store, clock));
+  return { path, bytes, accounts: store.accounts.size, clock: clock.nowIso() };
 }
 
 /** The snapshot in `path`, or undefined when there is no such file. */

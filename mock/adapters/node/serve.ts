@@ -1,18 +1,19 @@
 /**
  * The node server of the mock, started from the checked flags of the command line (main.ts): the
  * state file, the clock, the services (app.ts), the demo account and a scenario, what it prints,
- * and the save on SIGINT/SIGTERM. Loaded by main.ts after it passed the document version in.
+ * and the --state journal, its lock and the save on SIGINT/SIGTERM/SIGHUP. Loaded by main.ts after it passed the document version in.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { apiVersion, document } from '../../../spec/contract.ts';
 import { buildMock } from './app.ts';
 import { fail } from './cli.ts';
-import { Clock, type ClockMode } from '../../core/clock.ts';
+import { Clock, realTimeout, type ClockMode } from '../../core/clock.ts';
 import { isLoopback } from '../../control/binding.ts';
 import { controlRoutes, dispatchControl } from '../../control/routes.ts';
 import { resumeGeneration } from '../../domain/runs/resume.ts';
 import { DefectNameError, parseDefects } from '../../events/defects.ts';
-import { loadStateFile, PersistenceError, restoreState, saveStateFile, type StateSnapshot } from './persistence.ts';
+import { PersistenceError, restoreDecoded, type DecodedState } from './persistence.ts';
+import { acquireStateLock, journalPath, loadDurableState, StateJournal } from './state-journal.ts';
 import { DEMO_ACCOUNT_ID, demoKeys, seedDemo } from '../../seed/account.ts';
 import { scenarioTextLimit, type ScenarioLoaded } from '../../scenario/apply.ts';
 import { alreadyMadeLine, scenarioAtStart, scenarioRefusal } from '../../scenario/start.ts';
@@ -44,32 +45,43 @@ export async function serve(flags: ServeFlags): Promise<void> {
     if (error instanceof DefectNameError) fail(error.message);
     throw error;
   }
-  // The state file, when there is one: a file that cannot be read stops the start, so that it is
-  // never overwritten on shutdown by a state that did not come from it.
-  let snapshot: StateSnapshot | undefined;
+  // The state file, when there is one (D248-D250): its lock first (a second mock on the same file
+  // is refused), then the file and its journal replayed over it. A file that cannot be read stops
+  // the start, so that it is never overwritten by a state that did not come from it.
+  let loaded: DecodedState | undefined;
+  let releaseLock: (() => void) | undefined;
   if (statePath !== undefined) {
     try {
-      snapshot = loadStateFile(statePath);
+      releaseLock = acquireStateLock(statePath);
+    } catch (error) {
+      fail(`cannot use --state ${statePath}: ${(error as Error).message}`, 1);
+    }
+    process.once('exit', releaseLock);
+    try {
+      const durable = loadDurableState(statePath);
+      loaded = durable.state;
+      if (durable.tornBytes > 0) console.warn(`mock: the journal of --state ${statePath} ended in an incomplete record (${durable.tornBytes} bytes, a crash mid-write): dropped; the ${durable.replayed} records before it are kept`);
     } catch (error) {
       fail(`cannot load --state ${statePath}: ${(error as Error).message}`, 1);
     }
   }
 
-  const clockMode: ClockMode = flags.clock ?? snapshot?.clock.mode ?? 'real';
-  const clock = new Clock({ mode: clockMode, ...(clockMode === 'manual' && snapshot ? { start: snapshot.clock.epochMs } : {}) });
+  const clockMode: ClockMode = flags.clock ?? loaded?.clock.mode ?? 'real';
+  const clock = new Clock({ mode: clockMode, ...(clockMode === 'manual' && loaded ? { start: loaded.clock.epochMs } : {}) });
   const store = new Store();
-  if (snapshot) {
+  if (loaded) {
     try {
-      clock.restoreAccountOffsets(restoreState(store, snapshot).accountOffsetsMs);
+      clock.restoreAccountOffsets(restoreDecoded(store, loaded).accountOffsetsMs);
     } catch (error) {
       if (error instanceof PersistenceError) fail(`cannot load --state ${statePath}: ${error.message}`, 1);
       throw error;
     }
     // Real time resumes from the saved reading when that is later than now: time never runs backwards
     // for the saved state (only mock/core/clock.ts reads the wall clock).
-    const ahead = snapshot.clock.epochMs - clock.now();
+    const ahead = loaded.clock.epochMs - clock.now();
     if (clockMode === 'real' && ahead > 0) clock.advance(ahead / 1000);
   }
+  const snapshot = loaded;
 
   const savedDemo = store.accounts.get(DEMO_ACCOUNT_ID);
   const seed = savedDemo?.seed ?? seedFlag ?? 42;
@@ -87,13 +99,25 @@ export async function serve(flags: ServeFlags): Promise<void> {
     web: { cors: { enabled: cors === 'on', origins: corsOrigins } },
     control: {
       onReset: (s) => seedDemo(s, resetSeed),
-      ...(statePath !== undefined ? { stateFile: statePath } : {}),
+      ...(statePath !== undefined ? { stateFile: statePath, saveStateFile: () => journal!.compact() } : {}),
       ...(controlToken !== undefined ? { controlToken } : {}),
     },
   });
   // The clock's tasks are not saved: runs and upscales in flight pick up where they stopped (webhook
   // deliveries too: buildMock's WebhookService re-arms them, mock/events/webhooks.ts).
   if (snapshot) resumeGeneration(services.store, services.clock, services.events);
+  // The journal: the loaded state compacted into the state file, then every write journaled (D248).
+  let journal: StateJournal | undefined;
+  if (statePath !== undefined) {
+    journal = new StateJournal(statePath, services.store, services.clock, { logError: services.logError });
+    try {
+      journal.compact();
+    } catch (error) {
+      fail(`cannot write --state ${statePath}: ${(error as Error).message}`, 1);
+    }
+    journal.watch(services);
+    services.durability = journal;
+  }
 
   // Open the port first (serve within 2 s of launch), then create the demo account and print its
   // keys: nobody can use a demo key before it is printed.
@@ -124,13 +148,14 @@ export async function serve(flags: ServeFlags): Promise<void> {
       fail(scenarioRefusal(file, error), 1);
     }
   }
+  await journal?.flush(); // the demo account and the scenario are on disk before the mock says it is ready
   controlRoutes(); // read spec/mock-control.yaml now rather than on the first control request
   const address = app.server.address();
   const boundPort = typeof address === 'object' && address ? address.port : port;
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
   console.log(`Creative Generation Service mock listening on ${origin}/api/public/v1 (clock: ${clock.mode}, seed: ${seed}, API ${String(document.info.version)}${apiVersion === 'next' ? ': the pending version, spec/overlays/next.yaml' : ''})`);
-  if (snapshot) console.log(`State loaded from ${statePath} (${store.accounts.size} accounts, clock ${clock.nowIso()})`);
-  else if (statePath !== undefined) console.log(`State file ${statePath} does not exist yet; it is written on shutdown and on POST /__mock/state/save`);
+  if (snapshot) console.log(`State loaded from ${statePath} (${store.accounts.size} accounts, clock ${clock.nowIso()}); every write is journaled to ${journalPath(statePath!)} before it is answered`);
+  else if (statePath !== undefined) console.log(`State file ${statePath} created; every write is journaled to ${journalPath(statePath)} before it is answered`);
   if (defects.size > 0) console.log(`Injected defects: ${[...defects].join(', ')}`);
   console.log(`Demo account ${DEMO_ACCOUNT_ID} keys (stable for seed ${seed}):`);
   for (const [name, key] of demoKeys(services, seed)) console.log(`  ${name.padEnd(17)} ${key}`);
@@ -149,21 +174,26 @@ export async function serve(flags: ServeFlags): Promise<void> {
   console.log(cors === 'off' ? 'CORS: off (pages on other origins are refused)' : `CORS: on for ${corsOrigins.length > 0 ? corsOrigins.join(', ') : 'any origin'}`);
   console.log(`Console: ${origin}/console/${controlToken !== undefined ? ' (with the control token: open /console/?token=<token> once)' : ''}`);
 
+  // SIGINT, SIGTERM and SIGHUP (a closed terminal): save, close, exit, within SHUTDOWN_MS (D249).
   let stopping = false;
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.on(signal, () => {
       if (stopping) process.exit(1); // a second signal: stop now
       stopping = true;
       let code = 0;
-      if (statePath !== undefined) {
+      if (journal !== undefined) {
         try {
-          const saved = saveStateFile(statePath, services.store, services.clock);
-          console.log(`State saved to ${saved.path} (${saved.accounts} accounts, ${saved.bytes} bytes)`);
+          const saved = journal.close();
+          if (saved) console.log(`State saved to ${saved.path} (${saved.accounts} accounts, ${saved.bytes} bytes)`);
         } catch (error) {
-          console.error(`mock: saving --state ${statePath} failed:`, error);
+          console.error(`mock: saving --state ${statePath} failed (the journal beside it still holds every acknowledged write):`, error);
           code = 1;
         }
       }
+      releaseLock?.();
+      // Connections kept alive, a stream or a webhook in flight do not hold the exit.
+      realTimeout(SHUTDOWN_MS, () => process.exit(code));
+      app.server.closeAllConnections?.();
       void app.close().then(
         () => process.exit(code),
         () => process.exit(1),
@@ -171,3 +201,6 @@ export async function serve(flags: ServeFlags): Promise<void> {
     });
   }
 }
+
+/** How long a signal waits for the server to close before the process exits anyway. */
+export const SHUTDOWN_MS = 2_000;
