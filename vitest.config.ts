@@ -9,8 +9,11 @@ const EXCLUDE = ['**/node_modules/**', 'dist/**', 'conformance/tests/**'];
  * implementation, and the mock would leak into the files after it) or fake the timers.
  */
 const ISOLATED = ['mock/adapters/msw/msw.equivalence.test.ts', 'conformance/fixtures/shared-account.test.ts', 'mock/events/listener.test.ts', 'mock/events/signing.test.ts'];
-/** npm pack and the whole suite (and the exams) through the packaged commands: a step of npm run test:proofs. */
-const PACKAGE = ['bin/package.test.ts', 'bin/exam-package.test.ts'];
+/**
+ * npm pack and the whole suite (and the exams) through the packaged commands, and the generated
+ * client's exam (real Retry-After waits): a step of npm run test:proofs.
+ */
+const PACKAGE = ['bin/package.test.ts', 'bin/exam-package.test.ts', 'examples/generated-client/exam.test.ts'];
 
 export default defineConfig({
   test: {

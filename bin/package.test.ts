@@ -431,6 +431,28 @@ setupWorker(...mock.handlers).start().then(() => mock.ready).then(() => { docume
     expect(help.status).toBe(0);
     expect(help.stdout).toContain('--reporter NAME');
   });
+
+  it('cgs-client-check needs them only for the mock it starts: --help and --mock-url run without them (D260)', async () => {
+    const bin = join(front, 'node_modules', '.bin', 'cgs-client-check');
+    const own = spawnSync(bin, ['--out', 'exam-own', '--', process.execPath, '-e', ''], { cwd: front, encoding: 'utf8' });
+    expect(own.status).toBe(2);
+    expect(own.stderr).toContain('cgs-client-check needs fastify, light-my-request, swagger-ui-dist, htm');
+    const help = spawnSync(bin, ['--help'], { cwd: front, encoding: 'utf8' });
+    expect(help.status, help.stderr).toBe(0);
+    expect(help.stdout).toContain('--mock-url URL');
+    // On the gate project's running mock (real clock): the exam account is made and the program run.
+    const child = spawn(bin, ['--mock-url', origin, '--out', 'exam-remote', '--', process.execPath, '-e', "console.log('[program] ' + process.env.CGS_BASE_URL)"], { cwd: front, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    const status = await new Promise<number | null>((resolve) => child.on('exit', (code) => (children.delete(child), resolve(code))));
+    expect(output).not.toContain('needs fastify');
+    expect(output).toContain(`[program] ${origin}${BASE}`);
+    expect(output).toMatch(/requests judged/);
+    // A program that does nothing: judged (0, or 1 where the exam asks for its tasks), never "could not run".
+    expect(status, output).not.toBe(2);
+  }, SLOW);
 });
 
 describe('the gate project did not name msw', () => {

@@ -148,7 +148,7 @@ export interface Counts {
   warnings: number;
   /** API requests the document does not allow. */
   invalidRequests: number;
-  /** Exchanges the target did not answer (the client got 502). */
+  /** Exchanges the target did not answer: not reached (the client got 502) or dropped (the client's connection dropped too, D261). */
   upstreamErrors: number;
 }
 

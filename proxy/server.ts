@@ -9,7 +9,11 @@
  * fields of each connection (Connection, Keep-Alive, Transfer-Encoding, ...), and Host, which names
  * the target. Bodies stream through in both directions (a copy of each is kept, up to
  * `maxCaptureBytes`, for the checks); the checks run after the answer has been written, so they
- * add nothing to its latency. When the target cannot be reached the client gets a 502 text/plain.
+ * add nothing to its latency. When the target cannot be reached (no connection to it: refused, no
+ * route, a failed TLS handshake) the client gets a 502 text/plain; when the target closes or resets
+ * a connection it had accepted without answering (as the client exam's dropped connection does,
+ * D170), the proxy drops the client's connection too, without an answer of its own (D261): the
+ * client sees what it would have seen without the proxy.
  *
  * Why a folder of its own (not mock/adapters/): it fronts any implementation, the mock being only
  * one, and it is built on the suite's checker; the mock never depends on the suite.
@@ -218,13 +222,25 @@ export async function startValidatingProxy(options: ProxyOptions): Promise<Valid
         });
       },
     );
+    // Whether a connection to the target was made (a kept-alive one, or a new one once connected
+    // and, over https, its handshake done): after that, an error is the target's dropping it.
+    let connected = false;
+    upstream.on('socket', (socket) => {
+      if (!socket.connecting) connected = true;
+      else socket.once(secure ? 'secureConnect' : 'connect', () => (connected = true));
+    });
     upstream.on('error', (error) => {
       tally.counts.upstreamErrors += 1;
-      print(`✗ ${incoming.method} ${incoming.url}  the target did not answer: ${error.message}`);
-      if (!outgoing.headersSent) {
+      if (!outgoing.headersSent && !connected) {
+        print(`✗ ${incoming.method} ${incoming.url}  the target could not be reached: ${error.message} (answered 502)`);
         outgoing.writeHead(502, { 'content-type': 'text/plain; charset=utf-8' });
         outgoing.end(`cgs-proxy: ${target.host} did not answer: ${error.message}\n`);
-      } else outgoing.destroy();
+      } else {
+        // D261: the target dropped the connection (before or after the request was all sent, or
+        // mid-answer): the client's connection is dropped too, with no answer the target never gave.
+        print(`✗ ${incoming.method} ${incoming.url}  the target dropped the connection without ${outgoing.headersSent ? 'finishing its answer' : 'an answer'} (${error.message}): the client's connection is dropped too`);
+        outgoing.destroy();
+      }
       finish();
     });
     // The client went away before its answer was complete: stop the exchange upstream too.

@@ -1,6 +1,8 @@
 /** The command line of cgs-client-check (bin/cgs-client-check.ts): options, run, reports, exit code. */
 import { parseArgs } from 'node:util';
 import { loadLedger } from '../../../conformance/reporters/ledger.ts';
+import { isLoopback } from '../../../mock/control/binding.ts';
+import { missingPackagesMessage, SERVER_PACKAGES } from '../help-requires.ts';
 import { runClientExam } from './client.ts';
 import { consoleSummary, exitCode, writeReports } from './report.ts';
 
@@ -12,8 +14,13 @@ CLIENT- rules. Exit 0: every exercised rule held; 1: one did not; 2: the exam co
 
   --seed N                the exam's schedule of adversity: the same seed, the same exam (default 1)
   --rate 0..1             probability of adversity once each kind was served (default 0.3)
-  --mock-url URL          a running mock to make the exam account on (default: one started here on 127.0.0.1)
-  --control-token TOKEN   that mock's control token (default: env CGS_CONTROL_TOKEN)
+  --mock-url URL          a running mock to make the exam account on (default: one started here, see --host);
+                          needs none of the server's packages (fastify, light-my-request, swagger-ui-dist, htm)
+  --control-token TOKEN   that mock's control token (default: env CGS_CONTROL_TOKEN); with a --host beyond
+                          loopback, the token the mock started here requires (16 to 512 visible characters)
+  --host H                address the mock started here binds (default 127.0.0.1); one that is not loopback
+                          (0.0.0.0, a LAN address) is refused unless --control-token is given
+  --port N                port the mock started here listens on (default 0: a free port)
   --timeout-s N           seconds the command may run before it is stopped (default 300)
   --out DIR               where rules.json, rules.md and junit.xml go (default exam-report/client)
   --help                  print this help and exit`;
@@ -24,7 +31,7 @@ export async function clientCheck(argv: string[]): Promise<number> {
   const command = split < 0 ? [] : argv.slice(split + 1);
   let values;
   try {
-    ({ values } = parseArgs({ args: own, options: { seed: { type: 'string', default: '1' }, rate: { type: 'string' }, 'mock-url': { type: 'string' }, 'control-token': { type: 'string', default: process.env.CGS_CONTROL_TOKEN }, 'timeout-s': { type: 'string', default: '300' }, out: { type: 'string', default: 'exam-report/client' }, help: { type: 'boolean' } } }));
+    ({ values } = parseArgs({ args: own, options: { seed: { type: 'string', default: '1' }, rate: { type: 'string' }, 'mock-url': { type: 'string' }, host: { type: 'string' }, port: { type: 'string' }, 'control-token': { type: 'string', default: process.env.CGS_CONTROL_TOKEN }, 'timeout-s': { type: 'string', default: '300' }, out: { type: 'string', default: 'exam-report/client' }, help: { type: 'boolean' } } }));
   } catch (error) {
     console.error(`${error instanceof Error ? error.message : error}\n${USAGE}`);
     return 2;
@@ -36,15 +43,32 @@ export async function clientCheck(argv: string[]): Promise<number> {
   const seed = Number(values.seed);
   const rate = values.rate === undefined ? undefined : Number(values.rate);
   const timeout = Number(values['timeout-s']);
+  const port = values.port === undefined ? undefined : Number(values.port);
+  const host = values.host;
+  // An empty CGS_CONTROL_TOKEN counts as unset.
+  const token = values['control-token'] || undefined;
+  const beyondLoopback = host !== undefined && !isLoopback(host);
   const problems = [
     ...(command.length ? [] : ['a command to examine is needed after --']),
     ...(Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff ? [] : ['--seed must be an integer from 0 to 4294967295']),
     ...(rate === undefined || (rate >= 0 && rate <= 1) ? [] : ['--rate must be from 0 to 1']),
     ...(Number.isFinite(timeout) && timeout > 0 ? [] : ['--timeout-s must be a positive number']),
     ...(values['mock-url'] === undefined || URL.canParse(values['mock-url']) ? [] : ['--mock-url must be a URL']),
+    ...(values['mock-url'] !== undefined && (host !== undefined || port !== undefined) ? ['--host and --port are for the mock started here: not with --mock-url'] : []),
+    ...(port === undefined || (Number.isInteger(port) && port >= 0 && port <= 65535) ? [] : ['--port must be an integer from 0 to 65535']),
+    ...(host === undefined || host.trim() !== '' ? [] : ['--host must not be empty']),
+    // As cgs-mock (D260): anyone who reaches /__mock can read the exam account's keys and steer it.
+    ...(beyondLoopback && token === undefined ? [`refusing to bind the exam's mock to ${host}, which is not a loopback address, without a control token: anyone who can reach it could read the exam account's keys and reset the mock. Give --control-token TOKEN (or CGS_CONTROL_TOKEN), or leave --host out (127.0.0.1)`] : []),
+    ...(beyondLoopback && token !== undefined && !/^[\x21-\x7e]{16,512}$/.test(token) ? ['--control-token (or CGS_CONTROL_TOKEN) must be 16 to 512 visible ASCII characters without spaces (it is sent as a bearer token)'] : []),
   ];
   if (problems.length) {
     console.error(`${problems.join('\n')}\n${USAGE}`);
+    return 2;
+  }
+  // Only a mock started here needs the server's packages (optional peers, D195, D260).
+  const missing = values['mock-url'] === undefined ? missingPackagesMessage('cgs-client-check', SERVER_PACKAGES) : undefined;
+  if (missing !== undefined) {
+    console.error(`${missing}\n(or give --mock-url URL of a running mock: then none of them is needed)`);
     return 2;
   }
   const result = await runClientExam({
@@ -52,7 +76,9 @@ export async function clientCheck(argv: string[]): Promise<number> {
     seed,
     ...(rate !== undefined ? { rate } : {}),
     ...(values['mock-url'] !== undefined ? { mockUrl: values['mock-url'] } : {}),
-    ...(values['control-token'] !== undefined ? { controlToken: values['control-token'] } : {}),
+    ...(token !== undefined ? { controlToken: token } : {}),
+    ...(host !== undefined ? { host } : {}),
+    ...(port !== undefined ? { port } : {}),
     timeoutSeconds: timeout,
     ledger: loadLedger().rules,
   });

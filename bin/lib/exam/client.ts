@@ -7,11 +7,14 @@
  *
  * Everything on the mock goes through its control plane over HTTP (the same for a mock started
  * here and one elsewhere): createAccount, createKey, updateGeneration, startExam, getExamReport.
+ *
+ * The mock's server (fastify, light-my-request, swagger-ui-dist, htm: optional peer dependencies,
+ * D195) is imported only when the exam starts a mock of its own, so that `--mock-url` needs none of
+ * them (D260).
  */
 import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
-import { buildMock, type Mock } from '../../../mock/adapters/node/app.ts';
-import { Clock } from '../../../mock/core/clock.ts';
+import type { Mock } from '../../../mock/adapters/node/app.ts';
 import type { ExamRuleReport } from '../../../mock/exam/judge.ts';
 import type { Rule } from '../../../spec/types.ts';
 import { report, verdicts, type ExamReport, type Finding } from './report.ts';
@@ -29,6 +32,13 @@ export interface ClientExamOptions {
   /** A running mock instead of one started here. */
   mockUrl?: string;
   controlToken?: string;
+  /**
+   * The address and port the mock started here binds (default 127.0.0.1, a free port). Beyond
+   * loopback it guards its control plane with `controlToken` (the command line refuses such a host
+   * without one, D260).
+   */
+  host?: string;
+  port?: number;
   /** Seconds the command may run before it is stopped (the exam then cannot judge it: exit 2). */
   timeoutSeconds?: number;
   ledger: readonly Rule[];
@@ -105,6 +115,14 @@ function runCommand(command: string[], env: Record<string, string>, timeoutSecon
   });
 }
 
+/** The address the program (on this machine) reaches a mock bound to `host` at: loopback for a wildcard bind. */
+export function reachable(host: string): string {
+  const bare = host.replace(/^\[|\]$/g, '');
+  if (bare === '0.0.0.0') return '127.0.0.1';
+  if (bare === '::') return '[::1]';
+  return bare.includes(':') ? `[${bare}]` : bare;
+}
+
 /** Runs the whole exam: mock, account, command, judgement. */
 export async function runClientExam(options: ClientExamOptions): Promise<ExamReport> {
   const notes: string[] = [];
@@ -113,10 +131,14 @@ export async function runClientExam(options: ClientExamOptions): Promise<ExamRep
   try {
     let base = options.mockUrl?.replace(/\/+$/, '');
     if (base === undefined) {
-      mock = buildMock({ clock: new Clock({ mode: 'real' }), logError: () => {} });
-      await mock.app.listen({ host: '127.0.0.1', port: 0 });
-      base = `http://127.0.0.1:${(mock.app.server.address() as AddressInfo).port}`;
-      notes.push(`mock started at ${base} (real-time clock)`);
+      const [{ buildMock }, { Clock }, { isLoopback }] = await Promise.all([import('../../../mock/adapters/node/app.ts'), import('../../../mock/core/clock.ts'), import('../../../mock/control/binding.ts')]);
+      const host = options.host ?? '127.0.0.1';
+      // The token guards the control plane of a mock bound beyond loopback; on loopback it is not needed.
+      const guarded = !isLoopback(host) && options.controlToken !== undefined;
+      mock = buildMock({ clock: new Clock({ mode: 'real' }), logError: () => {}, ...(guarded ? { control: { controlToken: options.controlToken! } } : {}) });
+      await mock.app.listen({ host, port: options.port ?? 0 });
+      base = `http://${reachable(host)}:${(mock.app.server.address() as AddressInfo).port}`;
+      notes.push(`mock started at ${base}${host === reachable(host) ? '' : ` (bound to ${host})`} (real-time clock${guarded ? '; control plane guarded by the control token' : ''})`);
     } else notes.push(`mock at ${base}`);
     const control = new Control(base, options.controlToken);
     let prepared;
