@@ -382,6 +382,10 @@ describe('broken responses fail', () => {
 
   it('a missing Location on a create', () => {
     expect(checksOf(without(good.created(), 'location'))).toContain('header-schema');
+    // The rule of the ledger that owns the header of that response, read from its text (D267):
+    // the tests it stops are grouped under it, not under each test's first rule (#32 item 6).
+    expect(rulesOf(without(good.created(), 'location'))).toEqual(['CAMP-022']);
+    expect([...new Set(rulesOf(withHeaders(good.created(), { location: ['/api/public/v1/runs/cmp_9'] })))]).toEqual(['CAMP-022']);
   });
 
   it('a header sent twice', () => {
@@ -432,6 +436,18 @@ describe('closest to exhaustion, Retry-After on 409s, pagination on every list',
     expect(rulesOf(x)).toEqual(['PAGE-007']);
     const y = withBody(good.lastPage(), { data: [], pagination: { nextCursor: null, hasMore: true, pageSize: 25 } });
     expect(rulesOf(y)).toEqual(['PAGE-007']);
+  });
+
+  it('a pageSize larger than the limit asked is not the size applied (PAGE-008, D268), even with fewer rows than it', () => {
+    const asked = (limit: string, pageSize: number) => {
+      const x = withBody(good.campaigns(), { data: [campaign, { ...campaign, campaignId: 'cmp_10' }], pagination: { nextCursor: 'c2', hasMore: true, pageSize } });
+      return { ...x, request: { ...x.request, url: `${x.request.url}?limit=${limit}` } };
+    };
+    expect(rulesOf(asked('2', 3))).toEqual(['PAGE-008']);
+    expect(rulesOf(asked('2', 2))).toEqual([]);
+    expect(rulesOf(asked('5', 2))).toEqual([]);
+    // A limit that is not a whole number asks for nothing (it is refused elsewhere, PAGE-013).
+    expect(rulesOf(asked('seven', 3))).toEqual([]);
   });
 
   it('more rows than pageSize', () => {

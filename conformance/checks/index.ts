@@ -6,8 +6,9 @@
  */
 import { assumptionAbove, checkBodySchema, checkContentType, checkDeclaredHeaders, checkStatusDeclared, contentTypeRules, declaredResponse, operationFor, parseJsonBody } from './document.ts';
 import { mediaType } from './grammar.ts';
-import { checkChallenges, checkDeprecation, checkDuplicates, checkETag, checkLocation, checkRateLimit, checkRetryAfter, LOCATION_RULES, RETRY_AFTER_409 } from './headers.ts';
-import { checkPagination, isListEnvelope, PAGINATION_RULES } from './pagination.ts';
+import { checkChallenges, checkDeprecation, checkDuplicates, checkETag, checkLocation, checkRateLimit, checkRetryAfter, RETRY_AFTER_409 } from './headers.ts';
+import { headerRulesOf } from './status-rules.ts';
+import { checkPagination, isListEnvelope, PAGINATION_RULES, requestedLimit } from './pagination.ts';
 import { checkProblem, PROBLEM_RULES } from './problem.ts';
 import type { CheckOptions, CheckReport, Exchange, Violation } from './types.ts';
 
@@ -67,7 +68,7 @@ export function checkResponse(exchange: Exchange, options: CheckOptions): CheckR
 
   if (status >= 200 && status < 300 && isListEnvelope(json)) {
     PAGINATION_RULES.forEach((r) => checked.add(r));
-    violations.push(...checkPagination(json));
+    violations.push(...checkPagination(json, requestedLimit(request.url)));
   }
 
   if (status >= 400 && type === 'application/problem+json' && json !== undefined) {
@@ -83,8 +84,7 @@ export function checkResponse(exchange: Exchange, options: CheckOptions): CheckR
       violations.push(...checkETag(declared.operation, true, headers).map((v) => (assumption ? { ...v, assumption } : v)));
     }
     if (declared.response.headers['location']) {
-      const rule = LOCATION_RULES[declared.operation.operationId];
-      if (rule) checked.add(rule);
+      if (/^2/.test(declared.statusKey)) headerRulesOf(declared.operation, 'Location').forEach((r) => checked.add(r));
       violations.push(...checkLocation(declared.operation, true, request.url, options.basePath, headers, json));
     }
   }
