@@ -42,3 +42,32 @@ describe('RulesReporter.onError', () => {
     expect(runWithErrors([]).errors).toBeUndefined();
   });
 });
+
+describe('RulesReporter: one rule per failed test in every report', () => {
+  it('the JUnit/HTML `violated rule` annotation names the rule the summary groups the test under (#32 item 6)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rules-reporter-'));
+    dirs.push(dir);
+    vi.spyOn(console, 'log').mockImplementation(() => undefined);
+    // The checker's message names RATE-021 first, a rule the test neither names nor was stopped at
+    // (only ETAG-002 is in its rules-violated): the cause is ETAG-002.
+    const message = 'ContractViolation: GET http://x/api/public/v1/assets/ast_1 → 200 breaks the contract:\n  - etag [RATE-021, ETAG-002]: weak\n  response headers:\n    etag: W/"1"';
+    const result = { status: 'failed', errors: [{ message }] };
+    const annotations = [{ type: 'rules-violated', description: 'ETAG-002' }];
+    const test = {
+      titlePath: () => ['', 'project', 'assets.spec.ts', 'ASST-001 an asset reads back'],
+      location: { file: join(process.cwd(), 'conformance/tests/assets.spec.ts'), line: 3, column: 1 },
+      tags: [],
+      annotations,
+      results: [result],
+      outcome: () => 'unexpected',
+    };
+    const reporter = new RulesReporter({ outputDir: dir });
+    reporter.onBegin({ maxFailures: 0 } as FullConfig, { allTests: () => [test] } as unknown as Suite);
+    reporter.onTestEnd(test as never, result as never);
+    reporter.onEnd();
+    const report = JSON.parse(readFileSync(join(dir, 'rules.json'), 'utf8')) as { causes: { rule: string }[] };
+    const junit = annotations.filter((a) => a.type === 'violated rule').map((a) => a.description.split(' ')[0]);
+    expect(report.causes.map((c) => c.rule)).toEqual(['ETAG-002']);
+    expect(junit[0]).toBe('ETAG-002');
+  });
+});

@@ -13,7 +13,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FullConfig, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import type { Rule } from '../../spec/types.ts';
-import { causeLines, causesOf, judgeWith, rulesInMessage, rulesOfAssertion, type Cause, type FailureRecord } from './causes.ts';
+import { causeLines, causesOf, firstRuleOf, judgeWith, rulesInMessage, rulesOfAssertion, type Cause, type CauseInput, type FailureRecord } from './causes.ts';
 import { loadLedger, namingProblems, ruleIdsIn, rulesById } from './ledger.ts';
 import { workingDigest } from '../../spec/versions.ts';
 
@@ -119,6 +119,47 @@ export function failureOf(result: Pick<TestResult, 'errors'> | undefined, own?: 
   return { rules, at: where ? `${where}: ${firstLine}` : firstLine, responses: 0 };
 }
 
+/**
+ * A test as the report keeps it, from its results and annotations: one source for the summary,
+ * rules.md, rules.json and the `violated rule` annotations of the JUnit and HTML reports.
+ */
+export function recordOf(test: TestCase, rules: ReadonlyMap<string, Rule>, maxFailures: number): TestRecord {
+  const titles = test.titlePath().slice(3);
+  const outcome = outcomeOf(test);
+  const reason =
+    outcome !== 'skipped'
+      ? undefined
+      : test.results.length === 0
+        ? notRunReason(maxFailures)
+        : annotation(test, 'skip').concat(annotation(test, 'fixme')).find((d) => d !== '');
+  // Blocked, not failed, only when the checker stopped the test at rules of the ledger: a
+  // violation of the document alone (a schema) may be exactly what the test is about.
+  const violated = annotation(test, 'rules-violated').flatMap((d) => d.split(' ')).filter(Boolean);
+  const checkerStop = outcome === 'failed' && isCheckerStop(test);
+  const named = ruleIdsIn(titles);
+  const failure = outcome === 'failed' ? failureOf(test.results.at(-1), { named, rules }) : undefined;
+  return {
+    checkerStop,
+    title: titles.join(' › '),
+    file: relative(ROOT, test.location.file),
+    line: test.location.line,
+    tags: test.tags,
+    outcome,
+    ...(reason ? { reason } : {}),
+    named,
+    checked: annotation(test, 'rules-checked').flatMap((d) => d.split(' ')).filter(Boolean),
+    violated,
+    warnings: annotation(test, 'assumption-warning'),
+    ...(failure ? { failure } : {}),
+  };
+}
+
+/** The rules a failed test's `violated rule` annotations name: its first violated rule (the cause), then up to two more of its failure. */
+export function violatedRulesOf(record: CauseInput): string[] {
+  const first = firstRuleOf(record);
+  return [first, ...(record.failure?.rules ?? []).filter((id) => id !== first && (record.violated.includes(id) || record.named.includes(id)))].slice(0, 3);
+}
+
 /** Why a test has no result: the run stopped at its failures (maxFailures), or was interrupted. */
 export function notRunReason(maxFailures: number): string {
   return maxFailures > 0 ? `not run: the run stopped after ${maxFailures} failed test(s) (--max-failures ${maxFailures}; --max-failures 0 judges every test)` : 'not run: the run was interrupted';
@@ -159,10 +200,9 @@ export default class RulesReporter implements Reporter {
    */
   onTestEnd(test: TestCase, result: TestResult): void {
     if (result.status === 'passed' || result.status === 'skipped' || test.annotations.some((a) => a.type === 'violated rule')) return;
-    const named = ruleIdsIn(test.titlePath().slice(3));
-    const failure = failureOf(result, { named, rules: this.rules });
-    const ids = failure?.rules.length ? failure.rules : named;
-    for (const id of ids.slice(0, 3)) {
+    // The rule the summary and rules.md group this test under (causes.ts firstRuleOf, on the record
+    // onEnd builds), first: the JUnit and HTML reports name the same rule for the same test.
+    for (const id of violatedRulesOf(recordOf(test, this.rules, this.maxFailures))) {
       const rule = this.rules.get(id);
       if (rule) test.annotations.push({ type: 'violated rule', description: `${id} (${rule.section}): ${rule.rule}` });
     }
@@ -175,35 +215,11 @@ export default class RulesReporter implements Reporter {
 
   onEnd(): void {
     if (!this.suite) return;
-    const records: TestRecord[] = this.suite.allTests().map((test) => {
-      const titles = test.titlePath().slice(3);
-      const outcome = outcomeOf(test);
-      const reason =
-        outcome !== 'skipped'
-          ? undefined
-          : test.results.length === 0
-            ? notRunReason(this.maxFailures)
-            : annotation(test, 'skip').concat(annotation(test, 'fixme')).find((d) => d !== '');
-      // Blocked, not failed, only when the checker stopped the test at rules of the ledger: a
-      // violation of the document alone (a schema) may be exactly what the test is about.
-      const violated = annotation(test, 'rules-violated').flatMap((d) => d.split(' ')).filter(Boolean);
-      const checkerStop = outcome === 'failed' && isCheckerStop(test);
-      const failure = outcome === 'failed' ? failureOf(test.results.at(-1), { named: ruleIdsIn(titles), rules: this.rules }) : undefined;
-      return {
-        checkerStop,
-        title: titles.join(' › '),
-        file: relative(ROOT, test.location.file),
-        line: test.location.line,
-        tags: test.tags,
-        outcome,
-        ...(reason ? { reason } : {}),
-        named: ruleIdsIn(titles),
-        checked: annotation(test, 'rules-checked').flatMap((d) => d.split(' ')).filter(Boolean),
-        violated,
-        warnings: annotation(test, 'assumption-warning'),
-        ...(failure ? { failure } : {}),
-      };
-    });
+    if (listing()) {
+      console.log(listRules(this.suite.allTests().map((test) => ruleIdsIn(test.titlePath().slice(3))), this.ledger).join('\n'));
+      return;
+    }
+    const records: TestRecord[] = this.suite.allTests().map((test) => recordOf(test, this.rules, this.maxFailures));
 
     const report = judgeRules(records, this.ledger);
     const target = process.env['CONFORMANCE_BASE_URL'] ?? '(unset)';
@@ -213,6 +229,27 @@ export default class RulesReporter implements Reporter {
     // The JUnit reporter (before this one) has written its file: the causes go in as a suite of their own.
     addCausesToJUnit(join(this.outputDir, 'junit.xml'), report.causes);
   }
+}
+
+/** `--list` (cgs-conformance sets CONFORMANCE_LIST): the tests are listed, none runs, nothing is judged or written. */
+function listing(): boolean {
+  return process.env['CONFORMANCE_LIST'] === '1' || process.argv.includes('--list');
+}
+
+/**
+ * What a listing prints after Playwright's list of tests (whose titles name their rules): how many
+ * rules the listed tests name, and the service's pinned, observable rules none of them names, which
+ * a run of this selection leaves unjudged.
+ */
+export function listRules(namedByTest: readonly (readonly string[])[], ledger: ReturnType<typeof loadLedger>): string[] {
+  const named = new Set(namedByTest.flat());
+  const pinned = ledger.rules.filter((r) => r.status === 'pinned' && r.observable && (r.party ?? 'server') === 'server');
+  const left = pinned.filter((r) => !named.has(r.id)).map((r) => r.id);
+  return [
+    '',
+    `Rules: the ${namedByTest.length} listed test(s) name ${named.size} rule(s), ${pinned.length - left.length} of the ${pinned.length} pinned, observable rules of the service.`,
+    ...(left.length > 0 ? [`  pinned rules no listed test names (a run of this selection leaves them unjudged): ${left.join(' ')}`] : []),
+  ];
 }
 
 /** The rules report of a run: rules.json as written (`rules.md` is rendered from it). */
