@@ -8,8 +8,8 @@
  * reports those as `rules-checked` / `rules-violated` annotations, and they count here as well,
  * marked `via: checker`: a rule the checker saw violated is failed, whatever the test asserted.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FullConfig, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import type { Rule } from '../../spec/types.ts';
@@ -160,6 +160,49 @@ export function violatedRulesOf(record: CauseInput): string[] {
   return [first, ...(record.failure?.rules ?? []).filter((id) => id !== first && (record.violated.includes(id) || record.named.includes(id)))].slice(0, 3);
 }
 
+/** A file name for a test: its spec file, line and title, in safe characters. */
+export function testSlug(test: Pick<TestCase, 'title' | 'location'>): string {
+  const file = test.location.file.split(/[\\/]/).at(-1)!.replace(/\.spec\.[jt]s$/, '');
+  return `${file}-${test.location.line}-${test.title.replace(/[^A-Za-z0-9-]+/g, '-').replace(/^-|-$/g, '').slice(0, 80)}`;
+}
+
+/**
+ * A failed test's exchanges (the `exchanges.txt` the recorder fixture attached) copied to
+ * `<report dir>/exchanges/<test>.txt`, beside junit.xml and rules.md; its path, or undefined.
+ */
+export function copyExchanges(test: Pick<TestCase, 'title' | 'location'>, result: Pick<TestResult, 'attachments'>, dir: string): string | undefined {
+  const attached = result.attachments.find((a) => a.name === 'exchanges.txt' && a.path !== undefined && existsSync(a.path));
+  if (!attached) return undefined;
+  mkdirSync(dir, { recursive: true });
+  const target = join(dir, `${testSlug(test)}.txt`);
+  copyFileSync(attached.path!, target);
+  return target;
+}
+
+/**
+ * Playwright writes every failed test's `error-context.md` opening with instructions to a language
+ * model ("# Instructions - Following Playwright test failed. - Explain why..."), and no option
+ * leaves them out (1.65: the HTML reporter's `noCopyPrompt` hides only its button). The file is
+ * replaced by `failure-context.md`, built from the test's errors: what failed, where, the rule it
+ * violated and where its exchanges are (#32 item 8).
+ */
+export function replaceErrorContext(test: Pick<TestCase, 'titlePath' | 'location'>, result: Pick<TestResult, 'attachments' | 'errors'>, violated: readonly string[], exchanges: string | undefined): void {
+  const at = result.attachments.findIndex((a) => a.name === 'error-context' && a.path !== undefined);
+  if (at < 0) return;
+  const original = result.attachments[at]!.path!;
+  const lines = [`# ${test.titlePath().slice(3).join(' › ')}`, '', `- Test: ${relative(ROOT, test.location.file)}:${test.location.line}`];
+  if (violated.length > 0) lines.push(`- First violated rule: ${violated[0]}`, ...violated.slice(1).map((v) => `- Also: ${v}`));
+  if (exchanges) lines.push(`- Exchanges (requests, answers, hook calls): exchanges.txt beside this file, and ${relative(ROOT, exchanges)}`);
+  for (const error of result.errors) {
+    const where = error.location ? `${relative(ROOT, error.location.file)}:${error.location.line}` : undefined;
+    lines.push('', `## Error${where ? ` at ${where}` : ''}`, '', '```', plain(error.message ?? error.value ?? '').trim(), '```');
+  }
+  const file = join(dirname(original), 'failure-context.md');
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  rmSync(original, { force: true });
+  result.attachments.splice(at, 1, { name: 'failure-context', contentType: 'text/markdown', path: file });
+}
+
 /** Why a test has no result: the run stopped at its failures (maxFailures), or was interrupted. */
 export function notRunReason(maxFailures: number): string {
   return maxFailures > 0 ? `not run: the run stopped after ${maxFailures} failed test(s) (--max-failures ${maxFailures}; --max-failures 0 judges every test)` : 'not run: the run was interrupted';
@@ -192,6 +235,8 @@ export default class RulesReporter implements Reporter {
   onBegin(config: FullConfig, suite: Suite): void {
     this.suite = suite;
     this.maxFailures = config.maxFailures;
+    // The exchanges of an earlier run's failures are never read as this run's.
+    if (!listing()) rmSync(join(this.outputDir, 'exchanges'), { recursive: true, force: true });
   }
 
   /**
@@ -202,10 +247,13 @@ export default class RulesReporter implements Reporter {
     if (result.status === 'passed' || result.status === 'skipped' || test.annotations.some((a) => a.type === 'violated rule')) return;
     // The rule the summary and rules.md group this test under (causes.ts firstRuleOf, on the record
     // onEnd builds), first: the JUnit and HTML reports name the same rule for the same test.
-    for (const id of violatedRulesOf(recordOf(test, this.rules, this.maxFailures))) {
+    const violated = violatedRulesOf(recordOf(test, this.rules, this.maxFailures));
+    for (const id of violated) {
       const rule = this.rules.get(id);
       if (rule) test.annotations.push({ type: 'violated rule', description: `${id} (${rule.section}): ${rule.rule}` });
     }
+    const exchanges = copyExchanges(test, result, join(this.outputDir, 'exchanges'));
+    replaceErrorContext(test, result, violated.map((id) => `${id}${this.rules.get(id) ? ` (${this.rules.get(id)!.section}): ${this.rules.get(id)!.rule}` : ''}`), exchanges);
   }
 
   onError(error: TestError): void {
