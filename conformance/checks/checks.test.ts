@@ -3,7 +3,7 @@
  * shown to pass) and breaks one thing, and the named check must report it, with its rule ids.
  */
 import { describe, expect, it } from 'vitest';
-import { checkResponse, type Exchange } from './index.ts';
+import { checkResponse, formatViolations, type Exchange } from './index.ts';
 
 const BASE = 'http://127.0.0.1:4010/api/public/v1';
 const OPTIONS = { basePath: '/api/public/v1' };
@@ -481,5 +481,20 @@ describe('assumed or pinned', () => {
     const violation = checkResponse(withBody(good.product(), noId), OPTIONS).violations.find((v) => v.check === 'body-schema');
     expect(violation).toBeDefined();
     expect(violation?.assumption).toBeUndefined();
+  });
+});
+
+describe('an operation the target does not serve (#32 item 12)', () => {
+  it('a 404 without a problem body on a collection, or a non-JSON 404 anywhere, names the path to serve', () => {
+    const fastify = exchange('POST', '/campaigns', 404, JSON_TYPE, { message: 'Route POST:/api/public/v1/campaigns not found', error: 'Not Found', statusCode: 404 });
+    const report = checkResponse(fastify, OPTIONS);
+    expect(report.violations.find((v) => v.check === 'unserved')?.cause).toBe('serve /campaigns');
+    expect(formatViolations(fastify, report.violations)).toContain('  - unserved (cause: serve /campaigns): the target does not serve POST /campaigns (createCampaign)');
+    const express = exchange('GET', '/campaigns/cmp_1', 404, { 'content-type': ['text/html; charset=utf-8'] }, '<pre>Cannot GET /api/public/v1/campaigns/cmp_1</pre>');
+    expect(checkResponse(express, OPTIONS).violations.find((v) => v.check === 'unserved')?.cause).toBe('serve /campaigns/{campaignId}');
+    // A resource not found: the uniform problem (or a bare JSON 404 on a resource, ERR-001's) is no unserved path.
+    expect(checkResponse(good.notFound(), OPTIONS).violations).toEqual([]);
+    const bare = exchange('GET', '/campaigns/cmp_1', 404, JSON_TYPE, { error: 'not found' });
+    expect(checkResponse(bare, OPTIONS).violations.map((v) => v.check)).not.toContain('unserved');
   });
 });

@@ -29,6 +29,15 @@ export function checkResponse(exchange: Exchange, options: CheckOptions): CheckR
     if (undeclared) violations.push(undeclared);
   }
 
+  // An operation of the document answered 404 without a problem body: a route the target does not
+  // know (a framework's default 404), not a resource it did not find. Its own cause, named by the
+  // path, so the tests it stops are filed under "serve /campaigns", not under their first rules.
+  // A collection (no path parameter) always exists; elsewhere only a body that is not JSON at all
+  // (`Cannot GET /…`) says so, since a bare JSON 404 may be a resource's, which ERR-001 judges.
+  if (operation && status === 404 && type !== 'application/problem+json' && (!operation.path.includes('{') || !/json/.test(type))) {
+    violations.push({ check: 'unserved', rules: [], cause: `serve ${operation.path}`, message: `the target does not serve ${request.method.toUpperCase()} ${operation.path} (${operation.operationId}): a 404 without a problem body (${type || 'no content type'}), where a resource not found answers the uniform problem` });
+  }
+
   // Content type: as declared; without a declaration, the interface's general rule (ERR-001).
   if (declared) {
     contentTypeRules(declared.operation, status).forEach((r) => checked.add(r));
@@ -98,7 +107,8 @@ export function formatViolations(exchange: Exchange, violations: readonly Violat
   const lines = violations.map((v) => {
     const rules = v.rules.length ? ` [${v.rules.join(', ')}]` : '';
     const assumed = v.assumption ? ` (rests on the x-assumption at ${v.assumption})` : '';
-    return `  - ${v.check}${rules}: ${v.message}${assumed}`;
+    const cause = v.cause ? ` (cause: ${v.cause})` : '';
+    return `  - ${v.check}${rules}${cause}: ${v.message}${assumed}`;
   });
   const { request, response } = exchange;
   const headerLines = Object.entries(response.headers).map(([name, values]) => `    ${name}: ${values.join(' | ')}`);

@@ -13,7 +13,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FullConfig, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import type { Rule } from '../../spec/types.ts';
-import { causeLines, causesOf, firstRuleOf, judgeWith, rulesInMessage, rulesOfAssertion, type Cause, type CauseInput, type FailureRecord } from './causes.ts';
+import { causeLines, causesOf, firstRuleOf, judgeWith, UNSERVED_TEXT, rulesInMessage, rulesOfAssertion, type Cause, type CauseInput, type FailureRecord } from './causes.ts';
 import { loadLedger, namingProblems, ruleIdsIn, rulesById } from './ledger.ts';
 import { workingDigest } from '../../spec/versions.ts';
 
@@ -109,7 +109,8 @@ export function failureOf(result: Pick<TestResult, 'errors'> | undefined, own?: 
     const from = first.lastIndexOf('\n', first.indexOf(CONTRACT)) + 1;
     const head = first.slice(from, first.indexOf(CONTRACT)).replace(/^[\w ]*?(?:Error|Violation): /, '');
     const listed = first.slice(from).split('\n  response headers:')[0]!;
-    return { rules: rulesInMessage(listed), at: head.trim(), responses: refused.length };
+    const cause = /\(cause: ([^)]+)\)/.exec(listed)?.[1];
+    return { rules: rulesInMessage(listed), at: head.trim(), responses: refused.length, ...(cause ? { cause } : {}) };
   }
   const error = errors[0]!;
   const where = error.location ? `${relative(ROOT, error.location.file)}:${error.location.line}` : undefined;
@@ -251,6 +252,7 @@ export default class RulesReporter implements Reporter {
     for (const id of violated) {
       const rule = this.rules.get(id);
       if (rule) test.annotations.push({ type: 'violated rule', description: `${id} (${rule.section}): ${rule.rule}` });
+      else if (id.startsWith('serve ')) test.annotations.push({ type: 'violated rule', description: `${id}: ${UNSERVED_TEXT}` });
     }
     const exchanges = copyExchanges(test, result, join(this.outputDir, 'exchanges'));
     replaceErrorContext(test, result, violated.map((id) => `${id}${this.rules.get(id) ? ` (${this.rules.get(id)!.section}): ${this.rules.get(id)!.rule}` : ''}`), exchanges);
