@@ -84,3 +84,13 @@ describe('cgs-conformance exits 2 when it could not judge, saying what to do', (
     expect(seen).toEqual(cases.map(([name]) => ({ case: name, status: 2, said: 'what to do' })));
   }, SLOW);
 });
+
+describe('cgs-conformance --list', () => {
+  it('lists the tests and their rules without a reachable target: no probe, exit 0 (#32 item 7)', async () => {
+    const run = await gate(['--base-url', `http://127.0.0.1:${closedPort}/api/public/v1`, '--keys', '{"read":"cgs_good"}', '--list', 'pagination.spec.ts']);
+    expect(run.output).not.toMatch(/could not judge|COULD NOT JUDGE/);
+    expect(run.output).toMatch(/PAGE-003 PAGE-005 PAGE-007 PAGE-008 GEN-006 walking \/products/);
+    expect(run.output).toMatch(/Rules: the 5 listed test\(s\) name \d+ rule\(s\)/);
+    expect(run.status).toBe(0);
+  }, SLOW);
+});

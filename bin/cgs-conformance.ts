@@ -27,7 +27,8 @@ const CONFIG = fileURLToPath(new URL(`../conformance/playwright.config${extname(
 
 let plan: ConformancePlan;
 try {
-  plan = planRun(process.argv.slice(2), process.cwd(), (path) => readFileSync(path, 'utf8'), process.env);
+  // The installed package runs the compiled suite (*.spec.js): file filters named *.spec.ts map to it.
+  plan = planRun(process.argv.slice(2), process.cwd(), (path) => readFileSync(path, 'utf8'), process.env, extname(self));
 } catch (error) {
   if (!(error instanceof UsageError)) throw error;
   console.error(`cgs-conformance: ${error.message}\n\n${USAGE}`);
@@ -38,16 +39,19 @@ if (plan.help) {
   process.exit(EXIT.conforms);
 }
 // Optional peer dependencies (D195): Playwright, and the mock's server when the suite starts it itself.
-requirePackages('cgs-conformance', plan.target ? SUITE_PACKAGES : [...SUITE_PACKAGES, ...SERVER_PACKAGES]);
+requirePackages('cgs-conformance', plan.target || plan.list ? SUITE_PACKAGES : [...SUITE_PACKAGES, ...SERVER_PACKAGES]);
 /** Playwright's command line, resolved from this package: the same instance the suite's tests import. */
 const PLAYWRIGHT_CLI = createRequire(import.meta.url).resolve('@playwright/test/cli');
 
-try {
-  for (const note of await preflight(plan)) console.log(`cgs-conformance: ${note}`);
-} catch (error) {
-  if (!(error instanceof SetupError)) throw error;
-  console.error(`cgs-conformance: could not judge the target: ${error.message}`);
-  process.exit(EXIT.couldNotJudge);
+// --list runs nothing: no target is needed (Playwright runs no global setup), so none is probed.
+if (!plan.list) {
+  try {
+    for (const note of await preflight(plan)) console.log(`cgs-conformance: ${note}`);
+  } catch (error) {
+    if (!(error instanceof SetupError)) throw error;
+    console.error(`cgs-conformance: could not judge the target: ${error.message}`);
+    process.exit(EXIT.couldNotJudge);
+  }
 }
 
 // A report left by an earlier run is never read as this run's.
@@ -58,6 +62,8 @@ const child = spawn(process.execPath, [PLAYWRIGHT_CLI, 'test', '-c', CONFIG, ...
 });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
 const status = await new Promise<number>((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+// A listing judges nothing: Playwright's status (0 when the files load) is the answer.
+if (plan.list) process.exit(status === 0 ? EXIT.conforms : EXIT.couldNotJudge);
 
 let report: RulesJson | undefined;
 try {

@@ -47,7 +47,8 @@ export default defineConfig({
   expect: { timeout: 5_000 },
   reporter: [
     [consoleReporter],
-    ['html', { outputFolder: out('playwright-report', 'html'), open: 'never' }],
+    // No "Copy prompt" button for a language model; the failure context is the rules reporter's (failure-context.md).
+    ['html', { outputFolder: out('playwright-report', 'html'), open: 'never', noCopyPrompt: true }],
     ['junit', { outputFile: out('conformance-report/junit.xml', 'junit.xml') }],
     [own('reporters/rules-reporter'), { outputDir: out('conformance-report', '.') }],
     ...blob,

@@ -1,7 +1,7 @@
 /** cgs-conformance's command line, config file, first probe and verdict, without running anything (bin/lib/conformance.ts). */
 import { describe, expect, it } from 'vitest';
 import { chapterOf, summarize, type RulesJson, type VerdictContext } from './verdict.ts';
-import { EXIT, planRun, SetupError, UsageError } from './conformance.ts';
+import { EXIT, fileFilterFor, planRun, SetupError, UsageError } from './conformance.ts';
 import { preflight, type Probe } from './preflight.ts';
 
 const files: Record<string, string> = {
@@ -338,5 +338,24 @@ describe('fail fast', () => {
     const verdict = summarize(report, 1, '/r');
     expect(verdict.exit).toBe(EXIT.doesNotConform);
     expect(verdict.lines.at(-1)).toContain('1 test(s) failed, and the run stopped there: 1 test(s) not run (--max-failures 0 judges every test)');
+  });
+});
+
+describe('test file filters as the docs name them (#32 item 7)', () => {
+  it('name the compiled *.spec.js of the installed package, with or without a line', () => {
+    expect(fileFilterFor('runs.spec.ts', '.js')).toBe('runs.spec.js');
+    expect(fileFilterFor('conformance/tests/runs.spec.ts:40', '.js')).toBe('conformance/tests/runs.spec.js:40');
+    expect(fileFilterFor('runs.spec.ts:40:3', '.js')).toBe('runs.spec.js:40:3');
+    expect(fileFilterFor('runs', '.js')).toBe('runs');
+    // In the checkout the suite is TypeScript: the filter is kept as given.
+    expect(fileFilterFor('runs.spec.ts', '.ts')).toBe('runs.spec.ts');
+    expect(planRun(['runs.spec.ts', '--grep', 'RUN-004'], '/work', () => '', {}, '.js').playwrightArgs).toEqual(expect.arrayContaining(['runs.spec.js', '--grep', 'RUN-004']));
+  });
+
+  it('--list plans a listing: no target needed, the reporter told', () => {
+    const listed = planRun(['--list'], '/work', () => '', {});
+    expect(listed.list).toBe(true);
+    expect(listed.env['CONFORMANCE_LIST']).toBe('1');
+    expect(planRun([], '/work', () => '', {}).list).toBe(false);
   });
 });

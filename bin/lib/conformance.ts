@@ -118,6 +118,18 @@ export interface ConformancePlan {
   sharded: boolean;
   allowSpend: boolean;
   pinnedOnly: boolean;
+  /** `--list`: list the tests and their rules; no target is probed and nothing is judged. */
+  list: boolean;
+}
+
+/**
+ * A test file filter as the docs name it (`runs.spec.ts`, `runs.spec.ts:40`), for the suite as it
+ * is installed: the package ships the compiled `runs.spec.js`, so with `suiteExtension` `.js` a
+ * filter ending in `.ts` (before any `:line[:column]`) names the `.js` file (#32 item 7).
+ */
+export function fileFilterFor(filter: string, suiteExtension: string): string {
+  if (suiteExtension !== '.js') return filter;
+  return filter.replace(/\.ts((?::\d+){0,2})$/, '.js$1');
 }
 
 const VALUE_FLAGS = new Set(['base-url', 'keys', 'keys-b', 'report-dir', 'shard', 'control-token', 'reporter', 'hooks-url', 'hooks-token', 'real-time-budget', 'require', 'config', 'grep-invert', 'max-failures']);
@@ -240,6 +252,8 @@ export function planRun(
   cwd: string,
   readFile: (path: string) => string,
   environment: Readonly<Record<string, string | undefined>> = {},
+  /** The extension of the suite's files as run: `.ts` in the checkout, `.js` in the installed package. */
+  suiteExtension = '.ts',
 ): ConformancePlan {
   // The config file first, so that every flag on the command line wins over it.
   const at = argv.findIndex((a) => a === '--config' || a.startsWith('--config='));
@@ -265,7 +279,7 @@ export function planRun(
     const match = /^--?([a-zA-Z][a-z-]*)(?:=(.*))?$/s.exec(arg);
     if (!match) {
       if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg} (cgs-conformance --help lists them; after -- anything goes to Playwright as is)`);
-      passthrough.push(arg); // a test file filter
+      passthrough.push(fileFilterFor(arg, suiteExtension)); // a test file filter
       continue;
     }
     const name = match[1]!;
@@ -354,6 +368,8 @@ export function planRun(
   };
   if (required.length > 0) env['CONFORMANCE_REQUIRE'] = [...new Set(required)].join(',');
 
+  // The rules reporter lists the tests' rules instead of judging them (nothing runs).
+  if (passthrough.includes('--list')) env['CONFORMANCE_LIST'] = '1';
   const playwrightArgs: string[] = [];
   const shard = values.get('shard');
   if (shard !== undefined) {
@@ -392,5 +408,6 @@ export function planRun(
     sharded: shard !== undefined,
     allowSpend: flags.has('allow-spend') || environment['CONFORMANCE_ALLOW_SPEND'] === '1',
     pinnedOnly: flags.has('pinned-only'),
+    list: passthrough.includes('--list'),
   };
 }

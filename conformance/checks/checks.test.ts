@@ -3,7 +3,7 @@
  * shown to pass) and breaks one thing, and the named check must report it, with its rule ids.
  */
 import { describe, expect, it } from 'vitest';
-import { checkResponse, type Exchange } from './index.ts';
+import { checkResponse, formatViolations, type Exchange } from './index.ts';
 
 const BASE = 'http://127.0.0.1:4010/api/public/v1';
 const OPTIONS = { basePath: '/api/public/v1' };
@@ -382,6 +382,10 @@ describe('broken responses fail', () => {
 
   it('a missing Location on a create', () => {
     expect(checksOf(without(good.created(), 'location'))).toContain('header-schema');
+    // The rule of the ledger that owns the header of that response, read from its text (D267):
+    // the tests it stops are grouped under it, not under each test's first rule (#32 item 6).
+    expect(rulesOf(without(good.created(), 'location'))).toEqual(['CAMP-022']);
+    expect([...new Set(rulesOf(withHeaders(good.created(), { location: ['/api/public/v1/runs/cmp_9'] })))]).toEqual(['CAMP-022']);
   });
 
   it('a header sent twice', () => {
@@ -434,6 +438,18 @@ describe('closest to exhaustion, Retry-After on 409s, pagination on every list',
     expect(rulesOf(y)).toEqual(['PAGE-007']);
   });
 
+  it('a pageSize larger than the limit asked is not the size applied (PAGE-008, D268), even with fewer rows than it', () => {
+    const asked = (limit: string, pageSize: number) => {
+      const x = withBody(good.campaigns(), { data: [campaign, { ...campaign, campaignId: 'cmp_10' }], pagination: { nextCursor: 'c2', hasMore: true, pageSize } });
+      return { ...x, request: { ...x.request, url: `${x.request.url}?limit=${limit}` } };
+    };
+    expect(rulesOf(asked('2', 3))).toEqual(['PAGE-008']);
+    expect(rulesOf(asked('2', 2))).toEqual([]);
+    expect(rulesOf(asked('5', 2))).toEqual([]);
+    // A limit that is not a whole number asks for nothing (it is refused elsewhere, PAGE-013).
+    expect(rulesOf(asked('seven', 3))).toEqual([]);
+  });
+
   it('more rows than pageSize', () => {
     const x = withBody(good.campaigns(), { data: [campaign, campaign, campaign], pagination: { nextCursor: 'c2', hasMore: true, pageSize: 2 } });
     expect(rulesOf(x)).toEqual(['PAGE-008']);
@@ -465,5 +481,20 @@ describe('assumed or pinned', () => {
     const violation = checkResponse(withBody(good.product(), noId), OPTIONS).violations.find((v) => v.check === 'body-schema');
     expect(violation).toBeDefined();
     expect(violation?.assumption).toBeUndefined();
+  });
+});
+
+describe('an operation the target does not serve (#32 item 12)', () => {
+  it('a 404 without a problem body on a collection, or a non-JSON 404 anywhere, names the path to serve', () => {
+    const fastify = exchange('POST', '/campaigns', 404, JSON_TYPE, { message: 'Route POST:/api/public/v1/campaigns not found', error: 'Not Found', statusCode: 404 });
+    const report = checkResponse(fastify, OPTIONS);
+    expect(report.violations.find((v) => v.check === 'unserved')?.cause).toBe('serve /campaigns');
+    expect(formatViolations(fastify, report.violations)).toContain('  - unserved (cause: serve /campaigns): the target does not serve POST /campaigns (createCampaign)');
+    const express = exchange('GET', '/campaigns/cmp_1', 404, { 'content-type': ['text/html; charset=utf-8'] }, '<pre>Cannot GET /api/public/v1/campaigns/cmp_1</pre>');
+    expect(checkResponse(express, OPTIONS).violations.find((v) => v.check === 'unserved')?.cause).toBe('serve /campaigns/{campaignId}');
+    // A resource not found: the uniform problem (or a bare JSON 404 on a resource, ERR-001's) is no unserved path.
+    expect(checkResponse(good.notFound(), OPTIONS).violations).toEqual([]);
+    const bare = exchange('GET', '/campaigns/cmp_1', 404, JSON_TYPE, { error: 'not found' });
+    expect(checkResponse(bare, OPTIONS).violations.map((v) => v.check)).not.toContain('unserved');
   });
 });

@@ -14,7 +14,7 @@ import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv, document, resolvePointer, toPointer, validatorFor, type OperationInfo, type ResponseInfo } from '../../spec/contract.ts';
 import { matchOperation } from '../../spec/routes.ts';
 import { isJsonMediaType, mediaType } from './grammar.ts';
-import { successStatusRules } from './status-rules.ts';
+import { headerRulesOf, successStatusRules } from './status-rules.ts';
 import type { Violation } from './types.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -243,7 +243,7 @@ export function checkDeclaredHeaders(declared: Declared, headers: Readonly<Recor
   for (const [name, header] of Object.entries(declared.response.headers)) {
     if (CHECKED_ELSEWHERE.has(name)) continue;
     const values = headers[name];
-    const ruleIds = headerRules(name, declared.operation.method);
+    const ruleIds = headerRules(name, declared);
     if (values === undefined || values.length === 0) {
       if (header.required) {
         const assumption = assumptionAbove(header.schemaPointer);
@@ -257,7 +257,18 @@ export function checkDeclaredHeaders(declared: Declared, headers: Readonly<Recor
   return out;
 }
 
-function headerRules(name: string, method: string): string[] {
+/**
+ * The rules a declared header's failure breaks: those the header states on every operation, then
+ * those of the ledger that own it on this operation's success response (headerRulesOf: `Location`
+ * of createCampaign 201 is CAMP-022's, D267). A header no rule names breaks the document alone.
+ */
+function headerRules(name: string, declared: Declared): string[] {
+  const general = generalHeaderRules(name, declared.operation.method);
+  const owned = /^2/.test(declared.statusKey) ? headerRulesOf(declared.operation, name) : [];
+  return [...general, ...owned.filter((id) => !general.includes(id))];
+}
+
+function generalHeaderRules(name: string, method: string): string[] {
   switch (name) {
     // A single-resource read's ETag (ETAG-002), a write's that returns the resource (ETAG-003):
     // missing or not a strong entity-tag, the test is stopped at that rule (blocked for its own).

@@ -8,6 +8,7 @@ import { rateLimits } from '../../spec/tables.ts';
 import { type OperationInfo } from '../../spec/contract.ts';
 import { parseDelaySeconds, parseRateLimit, parseRateLimitPolicy, parseStrongETag, type PolicyItem, type RateLimitValue } from './grammar.ts';
 import type { Violation } from './types.ts';
+import { headerRulesOf } from './status-rules.ts';
 
 type Headers = Readonly<Record<string, readonly string[]>>;
 
@@ -181,7 +182,6 @@ export function checkETag(operation: OperationInfo, declaresETag: boolean, heade
   return [{ check: 'etag', rules: [operation.method === 'get' ? 'ETAG-002' : 'ETAG-003'], message: `ETag: ${parsed.error}` }];
 }
 
-export const LOCATION_RULES: Readonly<Record<string, string>> = { createCampaign: 'CAMP-022', createRun: 'RUN-035', createUpscale: 'UPSC-009' };
 
 /**
  * Location, where the response declares it: resolved against the request URL, its path is the base
@@ -191,8 +191,8 @@ export const LOCATION_RULES: Readonly<Record<string, string>> = { createCampaign
 export function checkLocation(operation: OperationInfo, declaresLocation: boolean, requestUrl: string, basePath: string, headers: Headers, body: unknown): Violation[] {
   const raw = joined(headers, 'location');
   if (!declaresLocation || raw === undefined) return [];
-  const rule = LOCATION_RULES[operation.operationId];
-  const rules = rule ? [rule] : [];
+  // The rules of the ledger that own the operation's Location (CAMP-022, RUN-035, UPSC-009; D267).
+  const rules = headerRulesOf(operation, 'Location');
   let resolved: URL;
   try {
     resolved = new URL(raw, requestUrl);

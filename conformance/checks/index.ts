@@ -6,8 +6,9 @@
  */
 import { assumptionAbove, checkBodySchema, checkContentType, checkDeclaredHeaders, checkStatusDeclared, contentTypeRules, declaredResponse, operationFor, parseJsonBody } from './document.ts';
 import { mediaType } from './grammar.ts';
-import { checkChallenges, checkDeprecation, checkDuplicates, checkETag, checkLocation, checkRateLimit, checkRetryAfter, LOCATION_RULES, RETRY_AFTER_409 } from './headers.ts';
-import { checkPagination, isListEnvelope, PAGINATION_RULES } from './pagination.ts';
+import { checkChallenges, checkDeprecation, checkDuplicates, checkETag, checkLocation, checkRateLimit, checkRetryAfter, RETRY_AFTER_409 } from './headers.ts';
+import { headerRulesOf } from './status-rules.ts';
+import { checkPagination, isListEnvelope, PAGINATION_RULES, requestedLimit } from './pagination.ts';
 import { checkProblem, PROBLEM_RULES } from './problem.ts';
 import type { CheckOptions, CheckReport, Exchange, Violation } from './types.ts';
 
@@ -26,6 +27,15 @@ export function checkResponse(exchange: Exchange, options: CheckOptions): CheckR
   if (operation) {
     const undeclared = checkStatusDeclared(operation, status);
     if (undeclared) violations.push(undeclared);
+  }
+
+  // An operation of the document answered 404 without a problem body: a route the target does not
+  // know (a framework's default 404), not a resource it did not find. Its own cause, named by the
+  // path, so the tests it stops are filed under "serve /campaigns", not under their first rules.
+  // A collection (no path parameter) always exists; elsewhere only a body that is not JSON at all
+  // (`Cannot GET /…`) says so, since a bare JSON 404 may be a resource's, which ERR-001 judges.
+  if (operation && status === 404 && type !== 'application/problem+json' && (!operation.path.includes('{') || !/json/.test(type))) {
+    violations.push({ check: 'unserved', rules: [], cause: `serve ${operation.path}`, message: `the target does not serve ${request.method.toUpperCase()} ${operation.path} (${operation.operationId}): a 404 without a problem body (${type || 'no content type'}), where a resource not found answers the uniform problem` });
   }
 
   // Content type: as declared; without a declaration, the interface's general rule (ERR-001).
@@ -67,7 +77,7 @@ export function checkResponse(exchange: Exchange, options: CheckOptions): CheckR
 
   if (status >= 200 && status < 300 && isListEnvelope(json)) {
     PAGINATION_RULES.forEach((r) => checked.add(r));
-    violations.push(...checkPagination(json));
+    violations.push(...checkPagination(json, requestedLimit(request.url)));
   }
 
   if (status >= 400 && type === 'application/problem+json' && json !== undefined) {
@@ -83,8 +93,7 @@ export function checkResponse(exchange: Exchange, options: CheckOptions): CheckR
       violations.push(...checkETag(declared.operation, true, headers).map((v) => (assumption ? { ...v, assumption } : v)));
     }
     if (declared.response.headers['location']) {
-      const rule = LOCATION_RULES[declared.operation.operationId];
-      if (rule) checked.add(rule);
+      if (/^2/.test(declared.statusKey)) headerRulesOf(declared.operation, 'Location').forEach((r) => checked.add(r));
       violations.push(...checkLocation(declared.operation, true, request.url, options.basePath, headers, json));
     }
   }
@@ -98,7 +107,8 @@ export function formatViolations(exchange: Exchange, violations: readonly Violat
   const lines = violations.map((v) => {
     const rules = v.rules.length ? ` [${v.rules.join(', ')}]` : '';
     const assumed = v.assumption ? ` (rests on the x-assumption at ${v.assumption})` : '';
-    return `  - ${v.check}${rules}: ${v.message}${assumed}`;
+    const cause = v.cause ? ` (cause: ${v.cause})` : '';
+    return `  - ${v.check}${rules}${cause}: ${v.message}${assumed}`;
   });
   const { request, response } = exchange;
   const headerLines = Object.entries(response.headers).map(([name, values]) => `    ${name}: ${values.join(' | ')}`);

@@ -50,7 +50,8 @@ export type CheckName =
   | 'allow'
   | 'etag'
   | 'location'
-  | 'deprecation';
+  | 'deprecation'
+  | 'unserved';
 
 export interface Violation {
   check: CheckName;
@@ -62,6 +63,12 @@ export interface Violation {
    * docs/decisions.md); undefined when the expectation is pinned by the interface.
    */
   assumption?: string;
+  /**
+   * A cause that is no rule: `serve /campaigns` for an operation the target does not serve (a 404
+   * without a problem body where the document declares the operation). The reporters group the
+   * tests it stops under it (#32 item 12).
+   */
+  cause?: string;
 }
 
 export interface CheckReport {

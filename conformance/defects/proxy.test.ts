@@ -220,6 +220,11 @@ const cases: Case[] = [
     const { answered } = await through('page-size-understated', req('GET', '/products?limit=3'), json(200, page(['p1', 'p2', 'p3'], 'c2', 3)));
     expect(bodyOf(answered)['pagination']['pageSize']).toBe(2);
   }],
+  ['pagesize-off-by-one', async () => {
+    const { answered } = await through('pagesize-off-by-one', req('GET', '/products?limit=3'), json(200, page(['p1', 'p2', 'p3'], 'c2', 3)));
+    expect(bodyOf(answered)['pagination']['pageSize']).toBe(4);
+    expect(bodyOf(answered)['data']).toHaveLength(3);
+  }],
   ['walk-truncated', async () => {
     const first = await through('walk-truncated', req('GET', '/products?limit=2'), json(200, page(['p1', 'p2'], 'c2', 2)));
     expect(bodyOf(first.answered)['pagination']).toMatchObject({ nextCursor: null, hasMore: false });

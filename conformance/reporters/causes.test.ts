@@ -147,3 +147,20 @@ describe('the summary counts the service\'s rules', () => {
     expect(report.rules.filter((r) => r.party !== undefined).map((r) => r.id)).toEqual(party.map((r) => r.id));
   });
 });
+
+describe('an unserved endpoint is its own cause (#32 item 12)', () => {
+  it('tests stopped at a 404 without a problem body are filed under "serve /campaigns", their own rules blocked', () => {
+    const message = 'ContractViolation: POST http://x/api/public/v1/campaigns → 404 breaks the contract:\n  - unserved (cause: serve /campaigns): the target does not serve POST /campaigns (createCampaign): a 404 without a problem body\n  - content-type [ERR-001]: wrong\n  response headers:\n  body: {}';
+    const failure = failureOf({ errors: [{ message }] });
+    expect(failure?.cause).toBe('serve /campaigns');
+    const tests = [
+      record({ title: 'IDEM-006 a replay', outcome: 'failed', checkerStop: true, named: ['IDEM-006', 'CAMP-022'], violated: ['ERR-001'], failure: failure! }),
+      record({ title: 'GEN-004 another account', outcome: 'failed', checkerStop: true, named: ['GEN-004'], violated: ['ERR-001'], failure: failure! }),
+    ];
+    expect(tests.map(firstRuleOf)).toEqual(['serve /campaigns', 'serve /campaigns']);
+    const causes = causesOf(tests, rules);
+    expect(causes).toHaveLength(1);
+    expect(causes[0]).toMatchObject({ rule: 'serve /campaigns', tests: 2, blocked: ['IDEM-006', 'CAMP-022', 'GEN-004'] });
+    expect(causes[0]!.text).toMatch(/does not serve this path/);
+  });
+});

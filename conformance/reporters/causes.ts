@@ -22,6 +22,8 @@ export interface FailureRecord {
   at: string;
   /** Responses the response checker refused in this test (0: the test's own assertion failed). */
   responses: number;
+  /** A cause that is no rule, named by the checker (`serve /campaigns`: an operation the target does not serve). */
+  cause?: string;
 }
 
 /** The parts of a test record these functions read. */
@@ -77,8 +79,12 @@ export function rulesOfAssertion(message: string, named: readonly string[], rule
   return status ? stating(new RegExp(`\\b${status}\\b`)) : [];
 }
 
-/** The rule a failed test is grouped under: its first violated rule. */
+/** What a cause that is no rule says (`serve /campaigns`). */
+export const UNSERVED_TEXT = 'the target does not serve this path: an operation of the document answered 404 without a problem body (a route the server does not know); serve it, or leave its tests out (a file filter or --grep)';
+
+/** The rule a failed test is grouped under: its first violated rule, or the endpoint it found unserved. */
 export function firstRuleOf(record: CauseInput): string {
+  if (record.failure?.cause) return record.failure.cause;
   const fromFailure = record.failure?.rules.find((id) => record.violated.includes(id) || record.named.includes(id));
   if (fromFailure) return fromFailure;
   if (record.violated.length > 0) return record.violated[0]!;
@@ -92,11 +98,13 @@ export function causesOf(records: readonly CauseInput[], rules: ReadonlyMap<stri
     if (record.outcome !== 'failed') continue;
     const id = firstRuleOf(record);
     const rule = rules.get(id);
-    const cause = causes.get(id) ?? { rule: id, section: rule?.section ?? '', text: rule?.rule ?? (id === UNATTRIBUTED ? 'failed tests that name no rule and broke no rule of the ledger' : 'not in spec/rules.yaml'), tests: 0, responses: 0, first: '', blocked: [] };
+    const text = rule?.rule ?? (id === UNATTRIBUTED ? 'failed tests that name no rule and broke no rule of the ledger' : id === record.failure?.cause ? UNSERVED_TEXT : 'not in spec/rules.yaml');
+    const cause = causes.get(id) ?? { rule: id, section: rule?.section ?? '', text, tests: 0, responses: 0, first: '', blocked: [] };
     cause.tests += 1;
     cause.responses += Math.max(record.failure?.responses ?? 0, record.checkerStop ? 1 : 0);
     if (cause.first === '') cause.first = `${record.failure?.at ?? 'failed'} (${record.file}${record.line ? `:${record.line}` : ''} ${record.title})`;
-    for (const named of record.named) if (record.checkerStop && !record.violated.includes(named) && !cause.blocked.includes(named)) cause.blocked.push(named);
+    const stopped = record.checkerStop || record.failure?.cause !== undefined;
+    for (const named of record.named) if (stopped && !record.violated.includes(named) && !cause.blocked.includes(named)) cause.blocked.push(named);
     causes.set(id, cause);
   }
   const last = (c: Cause) => (c.rule === UNATTRIBUTED ? 1 : 0);

@@ -8,12 +8,12 @@
  * reports those as `rules-checked` / `rules-violated` annotations, and they count here as well,
  * marked `via: checker`: a rule the checker saw violated is failed, whatever the test asserted.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FullConfig, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import type { Rule } from '../../spec/types.ts';
-import { causeLines, causesOf, judgeWith, rulesInMessage, rulesOfAssertion, type Cause, type FailureRecord } from './causes.ts';
+import { causeLines, causesOf, firstRuleOf, judgeWith, UNSERVED_TEXT, rulesInMessage, rulesOfAssertion, type Cause, type CauseInput, type FailureRecord } from './causes.ts';
 import { loadLedger, namingProblems, ruleIdsIn, rulesById } from './ledger.ts';
 import { workingDigest } from '../../spec/versions.ts';
 
@@ -109,7 +109,8 @@ export function failureOf(result: Pick<TestResult, 'errors'> | undefined, own?: 
     const from = first.lastIndexOf('\n', first.indexOf(CONTRACT)) + 1;
     const head = first.slice(from, first.indexOf(CONTRACT)).replace(/^[\w ]*?(?:Error|Violation): /, '');
     const listed = first.slice(from).split('\n  response headers:')[0]!;
-    return { rules: rulesInMessage(listed), at: head.trim(), responses: refused.length };
+    const cause = /\(cause: ([^)]+)\)/.exec(listed)?.[1];
+    return { rules: rulesInMessage(listed), at: head.trim(), responses: refused.length, ...(cause ? { cause } : {}) };
   }
   const error = errors[0]!;
   const where = error.location ? `${relative(ROOT, error.location.file)}:${error.location.line}` : undefined;
@@ -117,6 +118,90 @@ export function failureOf(result: Pick<TestResult, 'errors'> | undefined, own?: 
   const named = rulesInMessage(messages[0]!);
   const rules = named.length > 0 || !own ? named : rulesOfAssertion(messages[0]!, own.named, own.rules);
   return { rules, at: where ? `${where}: ${firstLine}` : firstLine, responses: 0 };
+}
+
+/**
+ * A test as the report keeps it, from its results and annotations: one source for the summary,
+ * rules.md, rules.json and the `violated rule` annotations of the JUnit and HTML reports.
+ */
+export function recordOf(test: TestCase, rules: ReadonlyMap<string, Rule>, maxFailures: number): TestRecord {
+  const titles = test.titlePath().slice(3);
+  const outcome = outcomeOf(test);
+  const reason =
+    outcome !== 'skipped'
+      ? undefined
+      : test.results.length === 0
+        ? notRunReason(maxFailures)
+        : annotation(test, 'skip').concat(annotation(test, 'fixme')).find((d) => d !== '');
+  // Blocked, not failed, only when the checker stopped the test at rules of the ledger: a
+  // violation of the document alone (a schema) may be exactly what the test is about.
+  const violated = annotation(test, 'rules-violated').flatMap((d) => d.split(' ')).filter(Boolean);
+  const checkerStop = outcome === 'failed' && isCheckerStop(test);
+  const named = ruleIdsIn(titles);
+  const failure = outcome === 'failed' ? failureOf(test.results.at(-1), { named, rules }) : undefined;
+  return {
+    checkerStop,
+    title: titles.join(' › '),
+    file: relative(ROOT, test.location.file),
+    line: test.location.line,
+    tags: test.tags,
+    outcome,
+    ...(reason ? { reason } : {}),
+    named,
+    checked: annotation(test, 'rules-checked').flatMap((d) => d.split(' ')).filter(Boolean),
+    violated,
+    warnings: annotation(test, 'assumption-warning'),
+    ...(failure ? { failure } : {}),
+  };
+}
+
+/** The rules a failed test's `violated rule` annotations name: its first violated rule (the cause), then up to two more of its failure. */
+export function violatedRulesOf(record: CauseInput): string[] {
+  const first = firstRuleOf(record);
+  return [first, ...(record.failure?.rules ?? []).filter((id) => id !== first && (record.violated.includes(id) || record.named.includes(id)))].slice(0, 3);
+}
+
+/** A file name for a test: its spec file, line and title, in safe characters. */
+export function testSlug(test: Pick<TestCase, 'title' | 'location'>): string {
+  const file = test.location.file.split(/[\\/]/).at(-1)!.replace(/\.spec\.[jt]s$/, '');
+  return `${file}-${test.location.line}-${test.title.replace(/[^A-Za-z0-9-]+/g, '-').replace(/^-|-$/g, '').slice(0, 80)}`;
+}
+
+/**
+ * A failed test's exchanges (the `exchanges.txt` the recorder fixture attached) copied to
+ * `<report dir>/exchanges/<test>.txt`, beside junit.xml and rules.md; its path, or undefined.
+ */
+export function copyExchanges(test: Pick<TestCase, 'title' | 'location'>, result: Pick<TestResult, 'attachments'>, dir: string): string | undefined {
+  const attached = result.attachments.find((a) => a.name === 'exchanges.txt' && a.path !== undefined && existsSync(a.path));
+  if (!attached) return undefined;
+  mkdirSync(dir, { recursive: true });
+  const target = join(dir, `${testSlug(test)}.txt`);
+  copyFileSync(attached.path!, target);
+  return target;
+}
+
+/**
+ * Playwright writes every failed test's `error-context.md` opening with instructions to a language
+ * model ("# Instructions - Following Playwright test failed. - Explain why..."), and no option
+ * leaves them out (1.65: the HTML reporter's `noCopyPrompt` hides only its button). The file is
+ * replaced by `failure-context.md`, built from the test's errors: what failed, where, the rule it
+ * violated and where its exchanges are (#32 item 8).
+ */
+export function replaceErrorContext(test: Pick<TestCase, 'titlePath' | 'location'>, result: Pick<TestResult, 'attachments' | 'errors'>, violated: readonly string[], exchanges: string | undefined): void {
+  const at = result.attachments.findIndex((a) => a.name === 'error-context' && a.path !== undefined);
+  if (at < 0) return;
+  const original = result.attachments[at]!.path!;
+  const lines = [`# ${test.titlePath().slice(3).join(' › ')}`, '', `- Test: ${relative(ROOT, test.location.file)}:${test.location.line}`];
+  if (violated.length > 0) lines.push(`- First violated rule: ${violated[0]}`, ...violated.slice(1).map((v) => `- Also: ${v}`));
+  if (exchanges) lines.push(`- Exchanges (requests, answers, hook calls): exchanges.txt beside this file, and ${relative(ROOT, exchanges)}`);
+  for (const error of result.errors) {
+    const where = error.location ? `${relative(ROOT, error.location.file)}:${error.location.line}` : undefined;
+    lines.push('', `## Error${where ? ` at ${where}` : ''}`, '', '```', plain(error.message ?? error.value ?? '').trim(), '```');
+  }
+  const file = join(dirname(original), 'failure-context.md');
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  rmSync(original, { force: true });
+  result.attachments.splice(at, 1, { name: 'failure-context', contentType: 'text/markdown', path: file });
 }
 
 /** Why a test has no result: the run stopped at its failures (maxFailures), or was interrupted. */
@@ -151,6 +236,8 @@ export default class RulesReporter implements Reporter {
   onBegin(config: FullConfig, suite: Suite): void {
     this.suite = suite;
     this.maxFailures = config.maxFailures;
+    // The exchanges of an earlier run's failures are never read as this run's.
+    if (!listing()) rmSync(join(this.outputDir, 'exchanges'), { recursive: true, force: true });
   }
 
   /**
@@ -159,13 +246,16 @@ export default class RulesReporter implements Reporter {
    */
   onTestEnd(test: TestCase, result: TestResult): void {
     if (result.status === 'passed' || result.status === 'skipped' || test.annotations.some((a) => a.type === 'violated rule')) return;
-    const named = ruleIdsIn(test.titlePath().slice(3));
-    const failure = failureOf(result, { named, rules: this.rules });
-    const ids = failure?.rules.length ? failure.rules : named;
-    for (const id of ids.slice(0, 3)) {
+    // The rule the summary and rules.md group this test under (causes.ts firstRuleOf, on the record
+    // onEnd builds), first: the JUnit and HTML reports name the same rule for the same test.
+    const violated = violatedRulesOf(recordOf(test, this.rules, this.maxFailures));
+    for (const id of violated) {
       const rule = this.rules.get(id);
       if (rule) test.annotations.push({ type: 'violated rule', description: `${id} (${rule.section}): ${rule.rule}` });
+      else if (id.startsWith('serve ')) test.annotations.push({ type: 'violated rule', description: `${id}: ${UNSERVED_TEXT}` });
     }
+    const exchanges = copyExchanges(test, result, join(this.outputDir, 'exchanges'));
+    replaceErrorContext(test, result, violated.map((id) => `${id}${this.rules.get(id) ? ` (${this.rules.get(id)!.section}): ${this.rules.get(id)!.rule}` : ''}`), exchanges);
   }
 
   onError(error: TestError): void {
@@ -175,35 +265,11 @@ export default class RulesReporter implements Reporter {
 
   onEnd(): void {
     if (!this.suite) return;
-    const records: TestRecord[] = this.suite.allTests().map((test) => {
-      const titles = test.titlePath().slice(3);
-      const outcome = outcomeOf(test);
-      const reason =
-        outcome !== 'skipped'
-          ? undefined
-          : test.results.length === 0
-            ? notRunReason(this.maxFailures)
-            : annotation(test, 'skip').concat(annotation(test, 'fixme')).find((d) => d !== '');
-      // Blocked, not failed, only when the checker stopped the test at rules of the ledger: a
-      // violation of the document alone (a schema) may be exactly what the test is about.
-      const violated = annotation(test, 'rules-violated').flatMap((d) => d.split(' ')).filter(Boolean);
-      const checkerStop = outcome === 'failed' && isCheckerStop(test);
-      const failure = outcome === 'failed' ? failureOf(test.results.at(-1), { named: ruleIdsIn(titles), rules: this.rules }) : undefined;
-      return {
-        checkerStop,
-        title: titles.join(' › '),
-        file: relative(ROOT, test.location.file),
-        line: test.location.line,
-        tags: test.tags,
-        outcome,
-        ...(reason ? { reason } : {}),
-        named: ruleIdsIn(titles),
-        checked: annotation(test, 'rules-checked').flatMap((d) => d.split(' ')).filter(Boolean),
-        violated,
-        warnings: annotation(test, 'assumption-warning'),
-        ...(failure ? { failure } : {}),
-      };
-    });
+    if (listing()) {
+      console.log(listRules(this.suite.allTests().map((test) => ruleIdsIn(test.titlePath().slice(3))), this.ledger).join('\n'));
+      return;
+    }
+    const records: TestRecord[] = this.suite.allTests().map((test) => recordOf(test, this.rules, this.maxFailures));
 
     const report = judgeRules(records, this.ledger);
     const target = process.env['CONFORMANCE_BASE_URL'] ?? '(unset)';
@@ -213,6 +279,27 @@ export default class RulesReporter implements Reporter {
     // The JUnit reporter (before this one) has written its file: the causes go in as a suite of their own.
     addCausesToJUnit(join(this.outputDir, 'junit.xml'), report.causes);
   }
+}
+
+/** `--list` (cgs-conformance sets CONFORMANCE_LIST): the tests are listed, none runs, nothing is judged or written. */
+function listing(): boolean {
+  return process.env['CONFORMANCE_LIST'] === '1' || process.argv.includes('--list');
+}
+
+/**
+ * What a listing prints after Playwright's list of tests (whose titles name their rules): how many
+ * rules the listed tests name, and the service's pinned, observable rules none of them names, which
+ * a run of this selection leaves unjudged.
+ */
+export function listRules(namedByTest: readonly (readonly string[])[], ledger: ReturnType<typeof loadLedger>): string[] {
+  const named = new Set(namedByTest.flat());
+  const pinned = ledger.rules.filter((r) => r.status === 'pinned' && r.observable && (r.party ?? 'server') === 'server');
+  const left = pinned.filter((r) => !named.has(r.id)).map((r) => r.id);
+  return [
+    '',
+    `Rules: the ${namedByTest.length} listed test(s) name ${named.size} rule(s), ${pinned.length - left.length} of the ${pinned.length} pinned, observable rules of the service.`,
+    ...(left.length > 0 ? [`  pinned rules no listed test names (a run of this selection leaves them unjudged): ${left.join(' ')}`] : []),
+  ];
 }
 
 /** The rules report of a run: rules.json as written (`rules.md` is rendered from it). */

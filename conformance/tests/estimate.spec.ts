@@ -7,11 +7,12 @@
  */
 import { expectCreatedNothing } from '../fixtures/shared-account.ts';
 import { expect, needsOperations, test, type ApiClient } from '../fixtures/index.ts';
-import { acceptedRun, createRun, credits, getRun, listRuns, presetId, setCredits, setPlan, someProductIds, type RunBody } from '../fixtures/generation.ts';
+import { acceptedRun, createRun, credits, getRun, listRuns, presetId, runItems, setCredits, setPlan, someProductIds, type RunBody } from '../fixtures/generation.ts';
 import { allAssets } from '../fixtures/resources.ts';
 import type { Schemas } from '../../spec/types.ts';
 
 type Estimate = Schemas['RunEstimate'];
+type Run = Schemas['Run'];
 
 async function estimate(reader: ApiClient, body: RunBody): Promise<Estimate> {
   const response = await reader.post('/runs/estimate', { body });
@@ -27,14 +28,41 @@ test.beforeEach(({ target }) => {
   needsOperations(target, 'estimateRun', 'listRuns', 'createRun', 'listPresets');
 });
 
+/**
+ * The runs of `after` not in `before` that are what these estimates priced: the same total and
+ * estimated credits as one of the quotes and, where the items carry a productId, the products of its
+ * body in order. On a shared account another client's run is none of these unless it made the very
+ * same run meanwhile (RUN-004 on any target: a red is a run priced as the estimate was, D269).
+ */
+async function runsPricedAs(reader: ApiClient, before: readonly Run[], after: readonly Run[], quotes: readonly { body: RunBody; quote: Estimate }[]): Promise<Set<string>> {
+  const known = new Set(before.map((r) => r.runId));
+  const priced = new Set<string>();
+  for (const run of after.filter((r) => !known.has(r.runId))) {
+    for (const { body, quote } of quotes) {
+      if (run.total !== quote.total || run.credits.estimated !== quote.credits?.estimated) continue;
+      const products = (await runItems(reader, run.runId)).map((item) => (item as { productId?: string }).productId);
+      const planned = body.productIds.flatMap((id) => Array<string>(body.creativesPerProduct).fill(id));
+      if (products.some((id) => id === undefined) || JSON.stringify(products) === JSON.stringify(planned)) priced.add(run.runId);
+    }
+  }
+  return priced;
+}
+
 test('RUN-004 RUN-034 AUTH-009 an estimate with the full body of POST /runs creates no run, with a runs:read key', async ({ api, account }) => {
   const reader = api.as('runs:read');
-  const body: RunBody = { ...(await runBody(api)), modality: 'image', imageSize: '2K', referenceSource: 'ALL' };
+  // 3 products × 7: a total no other test asks for, so a run it prices stands out on a shared account too.
+  const body: RunBody = { ...(await runBody(api, 3, 7)), modality: 'image', imageSize: '2K', referenceSource: 'ALL' };
+  const small: RunBody = { productIds: body.productIds, creativesPerProduct: 1, presetId: body.presetId };
   const before = await listRuns(reader);
-  for (let i = 0; i < 3; i += 1) await estimate(reader, body);
-  await estimate(reader, { productIds: body.productIds, creativesPerProduct: 1, presetId: body.presetId });
-  // By id: runs of the account (history, other workers) move on meanwhile; none may be added by the estimates.
-  expectCreatedNothing(account, 'the estimates', before, await listRuns(reader), (run) => run.runId);
+  const quotes: { body: RunBody; quote: Estimate }[] = [];
+  for (let i = 0; i < 3; i += 1) quotes.push({ body, quote: await estimate(reader, body) });
+  quotes.push({ body: small, quote: await estimate(reader, small) });
+  const after = await listRuns(reader);
+  // By id: runs of the account (history, other workers) move on meanwhile; none priced as an estimate may be added.
+  const priced = await runsPricedAs(reader, before, after, quotes);
+  const created = after.filter((r) => priced.has(r.runId)).map((r) => `${r.runId} (total ${r.total}, ${r.credits.estimated} credits, ${r.status})`);
+  expect(created, `the estimates created no run: runs priced as the estimates appeared between the two lists of runs: ${created.join(', ') || 'none'}`).toEqual([]);
+  expectCreatedNothing(account, 'the estimates', before, after, (run) => run.runId, (run) => priced.has(run.runId));
 });
 
 test('RUN-004 an estimate holds and charges nothing and writes nothing to the account', { tag: '@hook:accounts' }, async ({ api, account, hooks }) => {

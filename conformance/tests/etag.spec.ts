@@ -115,9 +115,9 @@ test('ETAG-005 ETAG-004 a stale If-Match answers 412 PRECONDITION_FAILED on ever
     const refused = await send(w, stale);
     await expect(refused, `${w.what} with a stale If-Match`).toBeProblem(412, 'PRECONDITION_FAILED');
     const after = await w.read();
-    expect(after.json, `${w.what}: nothing changed`).toEqual(before.json);
-    expect(after.header('etag')).toBe(before.header('etag'));
-    expect(await events.since(), `${w.what}: nothing was recorded`).toEqual([]);
+    expect(after.json, `ETAG-005 ${w.what}: nothing changed`).toEqual(before.json);
+    expect(after.header('etag'), `ETAG-005 ${w.what}: the ETag did not change`).toBe(before.header('etag'));
+    expect(await events.since(), `ETAG-005 ${w.what}: nothing was recorded`).toEqual([]);
     // Apply it for real (current tag) so that the next write meets the state it expects.
     expect(await send(w, tagOf(after)), `${w.what} with the current tag`).toHaveStatus(200);
     judged.push(w.what);
@@ -181,7 +181,8 @@ test('ETAG-001 ERR-034 ETAG-005 a campaign\'s ETag changes when its creativeCoun
   expect(tagOf(t1), 'so did the campaign\'s ETag').not.toBe(tagOf(t0));
   await expect(await writer.patch(path, { body: { name: 'stale' }, ifMatch: tagOf(t0) }), 'PATCH with the tag from before the count changed').toBeProblem(412, 'PRECONDITION_FAILED');
   const afterCount = await getCampaign(api, campaign.campaignId);
-  expect(afterCount.json, 'nothing changed').toEqual(t1.json);
+  // The write refused for its stale tag must not have happened (ETAG-005), whatever the 412 said.
+  expect(afterCount.json, 'ETAG-005 nothing changed: the PATCH answered 412 with the stale tag').toEqual(t1.json);
 
   expect(await api.as('creatives:review').post(`/creatives/${kept.creativeId}/approve`, { idempotencyKey: newKey('approve') })).toHaveStatus(200);
   const t2 = await getCampaign(api, campaign.campaignId);
@@ -189,7 +190,7 @@ test('ETAG-001 ERR-034 ETAG-005 a campaign\'s ETag changes when its creativeCoun
   expect(tagOf(t2), 'so did the campaign\'s ETag').not.toBe(tagOf(t1));
   await expect(await writer.delete(path, { ifMatch: tagOf(t1) }), 'DELETE with the tag from before the status changed').toBeProblem(412, 'PRECONDITION_FAILED');
   const afterStatus = await getCampaign(api, campaign.campaignId);
-  expect(afterStatus.json, 'nothing changed: still live').toEqual(t2.json);
+  expect(afterStatus.json, 'ETAG-005 nothing changed: the DELETE answered 412 with the stale tag, the campaign is still live').toEqual(t2.json);
   expect(await writer.delete(path, { ifMatch: tagOf(t2) }), 'DELETE with the current tag').toHaveStatus(200);
 });
 

@@ -27,25 +27,37 @@ async function walkAgainstCatalog(api: ApiClient, limit: number): Promise<{ expe
   return { expected: stable!.before.rows.map((p) => p.productId), walked: stable!.result! };
 }
 
-function expectWellFormedPages(w: Walk<Product>): void {
+/** Each page's envelope; `limit`: the page size the walk asked for (a larger pageSize is not the size applied, D268). */
+function expectWellFormedPages(w: Walk<Product>, limit: number): void {
   for (const [index, page] of w.pages.entries()) {
     const { data, pagination } = page.json;
-    const where = `page ${index + 1}: ${JSON.stringify(pagination)}`;
-    expect(pagination.hasMore, `${where}: hasMore mirrors nextCursor !== null`).toBe(pagination.nextCursor !== null);
-    expect(data.length, `${where}: data never holds more rows than pageSize`).toBeLessThanOrEqual(pagination.pageSize);
-    expect(Object.hasOwn(page.json, 'object'), `${where}: a read-plane envelope carries no object field`).toBe(false);
+    const where = `page ${index + 1} (${data.length} rows): ${JSON.stringify(pagination)}`;
+    expect(pagination.hasMore, `PAGE-007 ${where}: hasMore mirrors nextCursor !== null`).toBe(pagination.nextCursor !== null);
+    expect(data.length, `PAGE-008 ${where}: data never holds more rows than pageSize`).toBeLessThanOrEqual(pagination.pageSize);
+    expect(pagination.pageSize, `PAGE-008 ${where}: pageSize is the size applied, never more than limit=${limit} asked`).toBeLessThanOrEqual(limit);
+    expect(Object.hasOwn(page.json, 'object'), `GEN-006 ${where}: a read-plane envelope carries no object field`).toBe(false);
   }
+}
+
+/** Rows of `expected` the walk left out and rows it gave more than once (PAGE-005), for the message. */
+function walkDifference(walked: readonly string[], expected: readonly string[]): string {
+  const seen = new Map<string, number>();
+  for (const id of walked) seen.set(id, (seen.get(id) ?? 0) + 1);
+  const missing = expected.filter((id) => !seen.has(id));
+  const repeated = [...seen].filter(([, n]) => n > 1).map(([id, n]) => `${id} ×${n}`);
+  const foreign = [...seen.keys()].filter((id) => !expected.includes(id));
+  return `the walk gave ${walked.length} rows of ${expected.length}; left out: ${missing.join(', ') || 'none'}; repeated: ${repeated.join(', ') || 'none'}; not in the catalog: ${foreign.join(', ') || 'none'}`;
 }
 
 test('PAGE-003 PAGE-005 PAGE-007 PAGE-008 GEN-006 walking /products with limit=7 returns every product exactly once', async ({ api }) => {
   const { expected, walked } = await walkAgainstCatalog(api, 7);
-  expect(walked.complete, 'the walk reached a null nextCursor').toBe(true);
-  expectWellFormedPages(walked);
+  expect(walked.complete, `PAGE-005 the walk reached a null nextCursor (${walked.pages.length} pages)`).toBe(true);
+  expectWellFormedPages(walked, 7);
   const ids = walked.rows.map((p) => p.productId);
-  expect(new Set(ids).size, 'no row is returned twice').toBe(ids.length);
-  expect([...ids].sort()).toEqual([...expected].sort());
-  if (expected.length > 7) expect(walked.pages.length, 'more rows than one page of 7 take several pages').toBeGreaterThan(1);
-  expect(walked.pages.at(-1)!.json.pagination).toMatchObject({ nextCursor: null, hasMore: false });
+  expect(new Set(ids).size, `PAGE-005 no row is returned twice: ${walkDifference(ids, expected)}`).toBe(ids.length);
+  expect([...ids].sort(), `PAGE-005 every product exactly once: ${walkDifference(ids, expected)}`).toEqual([...expected].sort());
+  if (expected.length > 7) expect(walked.pages.length, `PAGE-005 ${expected.length} rows take several pages of 7`).toBeGreaterThan(1);
+  expect(walked.pages.at(-1)!.json.pagination, 'PAGE-007 the last page').toMatchObject({ nextCursor: null, hasMore: false });
 });
 
 test('PAGE-012 the default page size is 25 and limit=100 is applied as asked', { tag: '@assumed' }, async ({ api }) => {
@@ -76,10 +88,10 @@ test('PAGE-006 PAGE-005 PAGE-007 a walk through sparse and empty pages still ret
   test.skip(true, 'needs hook pages (sparse pages): a setting that makes the account\'s lists serve sparse and empty pages before the last one');
   const { expected, walked } = await walkAgainstCatalog(api, 7);
   expect(walked.complete).toBe(true);
-  expectWellFormedPages(walked);
+  expectWellFormedPages(walked, 7);
   const ids = walked.rows.map((p) => p.productId);
-  expect(new Set(ids).size, 'no row is returned twice').toBe(ids.length);
-  expect([...ids].sort()).toEqual([...expected].sort());
+  expect(new Set(ids).size, `PAGE-005 no row is returned twice: ${walkDifference(ids, expected)}`).toBe(ids.length);
+  expect([...ids].sort(), `PAGE-005 every product exactly once: ${walkDifference(ids, expected)}`).toEqual([...expected].sort());
   const beforeEnd = walked.pages.slice(0, -1).map((p) => p.json.data.length);
   expect(beforeEnd.some((n) => n === 0), `an empty page came before the end (page sizes ${beforeEnd.join(', ')})`).toBe(true);
   expect(beforeEnd.some((n) => n > 0 && n < 7), `a sparse page came before the end (page sizes ${beforeEnd.join(', ')})`).toBe(true);

@@ -32,11 +32,11 @@ test('PAGE-005 PAGE-007 PAGE-004 walking GET /presets one at a time returns ever
   const reader = api.as('runs:read');
   const all = await presets(reader);
   const walked = await walk<Preset>(reader, '/presets', { limit: 1 });
-  expect(walked.complete).toBe(true);
-  expect(walked.rows.map((p) => p.presetId)).toEqual(all.map((p) => p.presetId));
-  for (const page of walked.pages) {
-    expect((page.json as unknown as { object: string }).object).toBe('list');
-    expect(page.json.data.length).toBeLessThanOrEqual(1);
+  expect(walked.complete, `PAGE-005 the walk reached a null nextCursor (${walked.pages.length} pages)`).toBe(true);
+  expect(walked.rows.map((p) => p.presetId), `PAGE-005 the walk one at a time gives every preset once, in the list's order`).toEqual(all.map((p) => p.presetId));
+  for (const [index, page] of walked.pages.entries()) {
+    expect((page.json as unknown as { object: string }).object, `PAGE-004 page ${index + 1}: object`).toBe('list');
+    expect(page.json.data.length, `PAGE-008 page ${index + 1}: rows of a page of limit=1`).toBeLessThanOrEqual(1);
   }
 });
 

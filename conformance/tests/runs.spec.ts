@@ -410,14 +410,16 @@ test('RUN-003 RUN-005 failed and refused items are not charged: a run with one p
   const afterMixed = await budgetUsed();
 
   const price = await chargedFor(one.runId);
-  expect(price, 'the produced creative was charged').toBeGreaterThan(0);
-  expect(await chargedFor(mixed.runId), 'the failed and the refused item were not charged').toBe(price);
+  expect(price, `the produced creative was charged: the run of one produced creative (${one.runId}) was charged ${price} credit(s)`).toBeGreaterThan(0);
+  const mixedCharge = await chargedFor(mixed.runId);
+  // What was seen, not only what was expected: a run charged for its failed or refused items says how many times the price.
+  expect(mixedCharge, `the failed and the refused item were not charged: the run of 1 produced, 1 failed and 1 refused item (${mixed.runId}, counts ${JSON.stringify(mixed.counts)}) was charged ${mixedCharge} credit(s), ${price > 0 ? `${(mixedCharge / price).toFixed(2)} ×` : 'against'} the ${price} of one produced creative`).toBe(price);
   if (before === undefined || afterOne === undefined || afterMixed === undefined) {
     test.info().annotations.push({ type: 'skipped part', description: 'the budget the estimate reports has no usedToday: the public half was not checked' });
     return;
   }
-  expect(afterOne - before, 'a produced creative uses the daily budget').toBeGreaterThan(0);
-  expect(afterMixed - afterOne, 'the budget used by the mixed run is one produced creative\'s').toBe(afterOne - before);
+  expect(afterOne - before, `a produced creative uses the daily budget: usedToday went from ${before} to ${afterOne}`).toBeGreaterThan(0);
+  expect(afterMixed - afterOne, `the budget used by the mixed run is one produced creative's (${afterOne - before}): usedToday went from ${afterOne} to ${afterMixed}`).toBe(afterOne - before);
 });
 
 test('RUN-029 RUN-030 RUN-031 the outcomes of the items decide the terminal status: PARTIAL, REFUSED, FAILED', { tag: ['@assumed', '@spend', '@hook:clock', '@hook:outcomes'] }, async ({ api, account, hooks, clock }) => {

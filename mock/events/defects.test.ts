@@ -21,7 +21,7 @@ function verifies(headers: Record<string, string>, body = BODY): boolean {
 
 describe('parseDefects', () => {
   it('reads repeated and comma-separated names of the defects the mock implements', () => {
-    expect(parseDefects(['webhook-bad-signature, webhook-id-unstable', 'webhook-actor-leaks-key', 'webhook-campaign-data-stale,webhook-previous-ratio-shown', 'webhook-campaign-created-as-creative', 'run-charges-unproduced', ''])).toEqual(new Set(Object.keys(MOCK_DEFECTS)));
+    expect(parseDefects(['webhook-bad-signature, webhook-id-unstable', 'webhook-actor-leaks-key', 'webhook-campaign-data-stale,webhook-previous-ratio-shown', 'webhook-campaign-created-as-creative', 'run-charges-unproduced', 'estimate-creates-run', ''])).toEqual(new Set(Object.keys(MOCK_DEFECTS)));
   });
 
   it('refuses a malformed name and a name the mock does not implement', () => {

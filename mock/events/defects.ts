@@ -29,6 +29,7 @@ export const MOCK_DEFECTS = {
   'webhook-previous-ratio-shown': 'previousAttributes.aspectRatio is a ratio instead of null when the creative had none of its own (EVT-033)',
   'webhook-campaign-created-as-creative': 'creating a campaign sends creative.updated (about its unreadable creatives) instead of campaign.created (EVT-017, EVT-018)',
   'run-charges-unproduced': 'a run item that settles failed or refused is charged its hold like a produced creative (RUN-003); applied in mock/domain/runs/scheduler.ts',
+  'estimate-creates-run': 'POST /runs/estimate answers the quote and also creates the run it priced (RUN-004); applied in mock/domain/runs/operations.ts',
 } as const satisfies Record<string, string>;
 
 export type MockDefect = keyof typeof MOCK_DEFECTS;

@@ -32,6 +32,19 @@ export const paginationDefects: readonly DefectEntry[] = [
     },
   },
   {
+    name: 'pagesize-off-by-one',
+    kind: 'pagination',
+    description: '`pagination.pageSize` is one more than the size applied (limit=7 answers pageSize 8 with at most 7 rows)',
+    rules: ['PAGE-008'],
+    via: 'proxy',
+    response: (r) => {
+      const body = ok(r) ? bodyOf(r) : undefined;
+      if (!isEnvelope(body)) return r;
+      body.pagination.pageSize += 1;
+      return withBody(r, body);
+    },
+  },
+  {
     name: 'walk-truncated',
     kind: 'pagination',
     description: 'the first page says it is the last (nextCursor null, hasMore false) while more rows remain',

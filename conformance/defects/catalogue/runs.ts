@@ -135,4 +135,13 @@ export const runsDefects: readonly DefectEntry[] = [
     grep: inFile('runs.spec.ts', byRules('RUN-003')),
     via: 'mock',
   },
+  // injected by the mock: the proxy cannot make a run beside the estimate it answers
+  {
+    name: 'estimate-creates-run',
+    kind: 'runs',
+    description: 'POST /runs/estimate answers the quote and also creates the run it priced',
+    rules: ['RUN-004'],
+    grep: inFile('estimate.spec.ts', byRules('RUN-004')),
+    via: 'mock',
+  },
 ];

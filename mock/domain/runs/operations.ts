@@ -91,6 +91,14 @@ export const runHandlers: HandlerTable = {
       const quote = quoteRun(account, ctx.body as RunRequest);
       assertSpendReachable(account, ctx.headers.prefer);
       const budget = budgetStatus(creditsOf(account), now);
+      // The injected defect `estimate-creates-run` (mock/events/defects.ts): the run is made too, when it could be.
+      if (ctx.store.defects.has('estimate-creates-run')) {
+        try {
+          createRun(ctx);
+        } catch (error) {
+          if (!(error instanceof ApiError)) throw error;
+        }
+      }
       return {
         status: 200,
         body: {
