@@ -146,9 +146,19 @@ export function buildMock(options: MockOptions = {}): Mock {
     return payload;
   });
   // `--state`: the control plane's and the hooks' answers to writes wait for the journal (D248).
-  app.addHook('onSend', async (request, _reply, payload) => {
-    if (services.durability && !isSafeMethod(request.method)) await services.durability.settle(accountOfPath(request.url));
-    return payload;
+  // A journal that cannot be written (a full disk) leaves the write unacknowledged: 503 problem+json.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!services.durability || isSafeMethod(request.method)) return payload;
+    try {
+      await services.durability.settle(accountOfPath(request.url));
+      return payload;
+    } catch (error) {
+      services.logError(error, `--state journal, ${request.method} ${request.url}`);
+      const refused = edge(new ApiError('SERVICE_UNAVAILABLE', 'The mock could not write this change to its --state journal (is the disk full?); it is not acknowledged.', { retryAfter: 5 }), request);
+      reply.status(refused.status).headers(refused.headers);
+      reply.raw.statusMessage = reasonPhrase(refused.status);
+      return refused.body;
+    }
   });
   // Open streams never end by themselves: close them before the server waits for its connections.
   app.addHook('preClose', async () => services.feed.closeAll());

@@ -94,10 +94,15 @@ export function apiFront(services: PipelineServices, durable: (method: string) =
     res.end('Internal Server Error: the mock failed to write its answer.\n');
   };
   const batch = new WriteBatch(failed);
+  const journalRefused = (error: unknown, raw: RawRequest): RawResponse => {
+    services.logError(error, `--state journal, ${raw.method} ${raw.fullPath}`);
+    return edgeResponse(services, new ApiError('SERVICE_UNAVAILABLE', 'The mock could not write this change to its --state journal (is the disk full?); it is not acknowledged. Retry with the same Idempotency-Key.', { retryAfter: 5 }), raw.fullPath, raw.ip);
+  };
   const answer = (req: IncomingMessage, res: ServerResponse, raw: RawRequest): void => {
     runPipeline(services, raw)
       // `--state`: the answer to a write waits until the write is on disk (D248); reads never wait
-      .then((response) => durable(raw.method)?.then(() => response) ?? response)
+      // A journal that cannot be written (a full disk) leaves the write unacknowledged: 503 problem+json, never a 500.
+      .then((response) => durable(raw.method)?.then(() => response, (error: unknown) => journalRefused(error, raw)) ?? response)
       // the client exam's dropped connection (D170): the write was applied, the answer is never sent
       .then((response) => (connectionDropped(response) ? void res.destroy() : batch.push(req, res, response)))
       .catch((error) => failed(req, res, error));

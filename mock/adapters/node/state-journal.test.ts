@@ -104,6 +104,29 @@ describe('the journal', () => {
     }
   });
 
+  it('a journal that cannot be written answers 503 problem+json, not a 500 (API and control plane)', async () => {
+    const d = durableMock();
+    try {
+      const made = await d.post('/__mock/accounts', { name: 'Full disk' });
+      const key = made.json.keys.all.key as string;
+      const products = await d.mock.inject({ method: 'GET', url: '/api/public/v1/products?limit=1', headers: { authorization: `Bearer ${key}` } });
+      const product = (JSON.parse(products.body) as { data: Array<{ productId: string; brandId: string }> }).data[0]!;
+      d.journal.settle = () => Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
+      const answers = [
+        await d.mock.inject({ method: 'POST', url: '/api/public/v1/campaigns', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'idempotency-key': 'full' }, payload: JSON.stringify({ name: 'Unwritten', brandId: product.brandId, productIds: [product.productId] }) }),
+        await d.mock.inject({ method: 'POST', url: '/__mock/accounts', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ name: 'Unwritten' }) }),
+      ];
+      for (const answer of answers) {
+        expect(answer.statusCode).toBe(503);
+        expect(answer.headers['content-type']).toMatch(/^application\/problem\+json/);
+        expect(answer.headers['retry-after']).toBe('5');
+        expect((JSON.parse(answer.body) as { code: string }).code).toBe('SERVICE_UNAVAILABLE');
+      }
+    } finally {
+      await d.close();
+    }
+  });
+
   it('holds the answer to a write until the journal settles (control plane and API)', async () => {
     const d = durableMock();
     try {
