@@ -22,7 +22,7 @@ import { walk } from '../fixtures/lists.ts';
 import type { ApiClient } from '../fixtures/index.ts';
 import type { ActionRequest, EventType } from '../fixtures/hooks.ts';
 import { acceptedRun, getRun, idempotencyKey, pollRun, presetId, setPlan, someProductIds } from '../fixtures/generation.ts';
-import { dashboard } from '../fixtures/resources.ts';
+import { dashboard, first } from '../fixtures/resources.ts';
 import {
   deliveries,
   expect,
@@ -675,7 +675,7 @@ test('EVT-019 EVT-034 EVT-035 EVT-036 EVT-037 EVT-011 a change by another actor 
   const asset = await liveAsset(api);
   const all = await creatives(api);
   const campaigns = (await walk<Campaign>(api, '/campaigns', { limit: 100 })).rows;
-  const renamed = campaigns[0]!;
+  const renamed = first(campaigns, 'campaign');
   // A product of a campaign whose readable creatives are all reviewed (none QUEUED or GENERATING).
   const removable = all.find((c) => c.status === 'APPROVED' && c.campaignId !== renamed.campaignId && all.filter((o) => o.campaignId === c.campaignId && o.productId === c.productId).every((o) => o.status === 'APPROVED' || o.status === 'REJECTED'));
   skipWhenAbsent(removable === undefined, 'needs a reviewed creative to take out of its campaign');
