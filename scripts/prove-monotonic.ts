@@ -152,8 +152,10 @@ for (const group of groups) {
   const front = await startFront(mock.origin, { hide: ['/__mock'], reasons: 'keep', rechunk: false, headers: false, compress: false });
   const env: NodeJS.ProcessEnv = { ...process.env, CONFORMANCE_BASE_URL: `${front.origin}${BASE}`, CONFORMANCE_HOOKS_URL: `${front.origin}/__hooks`, CONFORMANCE_HOOKS_TOKEN: token, CONFORMANCE_REPORT_DIR: dir, CONFORMANCE_CONSOLE_REPORTER: 'dot', CONFORMANCE_ALLOW_SPEND: '1' };
   for (const name of ['CONFORMANCE_LOCAL_MOCK', 'CONFORMANCE_LOCAL_MOCK_URLS', 'CONFORMANCE_MOCK_PID', 'CONFORMANCE_KEYS', 'CONFORMANCE_KEYS_B', 'CONFORMANCE_CONTROL_TOKEN', 'CONFORMANCE_HOOKS_USED']) delete env[name];
-  const filters = [...new Set(touched.map((u) => `${u.file}:${u.line}`))];
-  const result = await run(process.execPath, [PLAYWRIGHT, 'test', '-c', 'conformance/playwright.config.ts', '--trace=off', '--max-failures', '0', '--grep-invert', '@assumed', ...(values.workers ? ['--workers', values.workers] : []), ...filters], env);
+  // The touched tests by file and title (a line moves when a file is edited after the full run).
+  const files = [...new Set(touched.map((u) => u.file))];
+  const grep = touched.map((u) => u.title.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|');
+  const result = await run(process.execPath, [PLAYWRIGHT, 'test', '-c', 'conformance/playwright.config.ts', '--trace=off', '--max-failures', '0', '--grep', grep, '--grep-invert', '@assumed', ...(values.workers ? ['--workers', values.workers] : []), ...files], env);
   await front.close();
   await mock.stop();
   writeFileSync(join(dir, 'output.txt'), result.output);
