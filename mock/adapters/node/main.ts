@@ -32,8 +32,7 @@ at /docs/; prints the demo account's keys.
   --cors on|off             answer CORS preflights and let pages of other origins read answers (default on)
   --cors-origin ORIGIN,...  only these origins; comma-separated or repeated (default: any origin)
   --api-version current|next  the document served: next is the pending version (default current; env MOCK_API_VERSION)
-  --hooks-withhold LIST     /__hooks serves and lists less: hooks, actions:NAME, operations[:ID], kinds:NAME, faults:NAME,
-                            flags (accounts.rateCard, ...), data (catalog only); comma-separated or repeated (default: none)
+  --hooks-withhold LIST     /__hooks serves and lists less, as a partial target: a hook, actions:NAME, operations[:ID], kinds:NAME, faults:NAME, a flag, data (mock/hooks/withhold.ts); comma-separated or repeated (default: none)
   --help                    print this help and exit`;
 
 let values: {
