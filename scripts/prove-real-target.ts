@@ -25,7 +25,8 @@
  *   own rewriting; the run fails unless exchanges crossed it.
  * - --history N: before the run, N runs of the suite's own writes' kind already on the accounts
  *   (campaigns, metadata keys), so that nothing can pass by assuming an empty account.
- * Reports: test-results/real-target/ (rules.json, junit.xml, the mock's log).
+ * Reports: test-results/real-target/ (rules.json, junit.xml, the mock's log; with --hooks also
+ * hooks-used.jsonl, what each test asked of the hooks, for scripts/prove-monotonic.ts --from).
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -150,12 +151,14 @@ const env: NodeJS.ProcessEnv = {
 };
 // Nothing of the mock's own: the suite learns the target from the front alone (a control token
 // would reach a /__mock the front passes through, which is the point of --hide '').
-for (const name of ['CONFORMANCE_LOCAL_MOCK', 'CONFORMANCE_LOCAL_MOCK_URLS', 'CONFORMANCE_MOCK_PID', 'CONFORMANCE_HOOKS_URL', 'CONFORMANCE_HOOKS_TOKEN', 'CONFORMANCE_KEYS', 'CONFORMANCE_KEYS_B']) delete env[name];
+for (const name of ['CONFORMANCE_LOCAL_MOCK', 'CONFORMANCE_LOCAL_MOCK_URLS', 'CONFORMANCE_MOCK_PID', 'CONFORMANCE_HOOKS_URL', 'CONFORMANCE_HOOKS_TOKEN', 'CONFORMANCE_KEYS', 'CONFORMANCE_KEYS_B', 'CONFORMANCE_HOOKS_USED']) delete env[name];
 // The keys made above (after the loop that clears whatever the caller's environment held).
 if (!viaHooks) Object.assign(env, { CONFORMANCE_KEYS: JSON.stringify(keysA), CONFORMANCE_KEYS_B: JSON.stringify(keysB) });
 if (viaHooks) {
   env['CONFORMANCE_HOOKS_URL'] = `${front.origin}/__hooks`;
   env['CONFORMANCE_HOOKS_TOKEN'] = token;
+  // What each test asked of the hooks: scripts/prove-monotonic.ts --from picks the tests each withdrawal touches from it.
+  env['CONFORMANCE_HOOKS_USED'] = join(OUT, 'hooks-used.jsonl');
 }
 if (hide.includes('/__mock')) {
   delete env['CONFORMANCE_CONTROL_TOKEN'];

@@ -108,6 +108,9 @@ describe('judgeWith: what would judge a test\'s rules', () => {
   it.each<[string, Partial<CauseInput>, string | undefined]>([
     ['a skip for a hook', { reason: 'needs hook accounts: one account per worker' }, 'hook accounts (--hooks-url)'],
     ['a skip for a hook, with the other hooks the test is tagged with', { reason: 'needs hook accounts: one account per worker', tags: ['@hook:clock', '@hook:accounts', '@spend'] }, 'hook accounts, hook clock (--hooks-url)'],
+    ['a skip for an action of a hook, not the hook', { reason: 'needs capability actors.actions revokeKey: the action revokeKey, of hook actors', tags: ['@hook:accounts', '@hook:actors'] }, 'capability actors.actions revokeKey (--hooks-url)'],
+    ['a skip for a capability flag, not its hook', { reason: 'needs capability accounts.rateCard: a rate card of the account (credits.rateCard), of hook accounts (PATCH /accounts/{accountId} answered 501 HOOK_NOT_SUPPORTED: no)', tags: ['@hook:accounts'] }, 'capability accounts.rateCard (--hooks-url)'],
+    ['absent data, not the hooks the test is tagged with', { reason: 'skipped because no live asset in the account; the hooks contract makes none', tags: ['@hook:accounts', '@hook:events'] }, 'data: no live asset in the account; the hooks contract makes none'],
     ['a skip for a key profile', { reason: 'needs key profile creatives:review' }, 'key profile creatives:review (--keys)'],
     ['the fixtures\' missing profile', { reason: 'CONFORMANCE_KEYS has no "all" key profile' }, 'key profile all (--keys)'],
     ['a skip for real time', { reason: 'needs --real-time: the target has no clock hook' }, '--real-time'],

@@ -8,8 +8,9 @@
  *   most widespread first: the one to fix first.
  * - `judgeWith`: for a test that did not judge its rules (skipped, or blocked by another rule's
  *   violation), the hook, key profile or flag that would judge them, from the skip annotation the
- *   suite writes (`needs hook <name>: ...`, `needs key profile <p>`, `needs --real-time`,
- *   `needs --allow-spend`), else from the test's tags (@spend, @hook:<name>, @control).
+ *   suite writes (`needs hook <name>: ...`, `needs capability <label>: ...` for an entry of a hook's
+ *   limits or a capability flag, `needs key profile <p>`, `needs --real-time`, `needs --allow-spend`,
+ *   `skipped because <data absent>`), else from the test's tags (@spend, @hook:<name>, @control).
  */
 import type { Rule } from '../../spec/types.ts';
 import { RULE_ID } from './ledger.ts';
@@ -132,6 +133,9 @@ export function judgeWith(record: Pick<CauseInput, 'outcome' | 'reason' | 'tags'
   if (record.outcome !== 'skipped') return undefined;
   const reason = record.reason ?? '';
   if (/^not run: the run stopped after/.test(reason)) return '--max-failures 0 (the run stopped at its first failures)';
+  // An entry of a hook's limits or a flag (`actors.actions revokeKey`, `accounts.rateCard`): exactly that.
+  const capability = /needs capability ([a-z][A-Za-z0-9.-]*(?: [A-Za-z0-9_-]+)?):/.exec(reason)?.[1];
+  if (capability) return `capability ${capability} (--hooks-url)`;
   const hook = /needs hook ([a-z][a-z0-9-]*)/.exec(reason)?.[1];
   // The hook the skip names first, then every other hook the test is tagged with (it needs them all).
   if (hook) return `hook ${[hook, ...record.tags.filter((t) => t.startsWith('@hook:')).map((t) => t.slice('@hook:'.length))].filter((h, i, all) => all.indexOf(h) === i).join(', hook ')} (--hooks-url)`;
@@ -140,6 +144,9 @@ export function judgeWith(record: Pick<CauseInput, 'outcome' | 'reason' | 'tags'
   if (/needs --real-time\b/.test(reason)) return '--real-time';
   if (/needs --allow-spend\b|@spend\b|CONFORMANCE_ALLOW_SPEND/.test(reason)) return '--allow-spend';
   if (/CONFORMANCE_KEYS_B|second account|--keys-b/.test(reason)) return '--keys-b (a second account)';
+  // Data the account lacks (skipWhenAbsent): the data, never the hooks the test is tagged with.
+  const data = /^skipped because (.+)$/s.exec(reason)?.[1];
+  if (data) return `data: ${data}`;
   const taggedHooks = record.tags.filter((t) => t.startsWith('@hook:')).map((t) => t.slice('@hook:'.length));
   if (taggedHooks.length > 0) return `hook ${taggedHooks.join(', hook ')} (--hooks-url)`;
   if (record.tags.includes('@spend')) return '--allow-spend';

@@ -10,7 +10,7 @@
  */
 import { expectCreatedNothing, expectUnchanged } from '../fixtures/shared-account.ts';
 import { expect, test, type ApiClient, type ApiResponse } from '../fixtures/index.ts';
-import { listRuns, presetId } from '../fixtures/generation.ts';
+import { listRuns, presetId, someProductIds } from '../fixtures/generation.ts';
 import {
   allAssets,
   allCampaigns,
@@ -27,6 +27,7 @@ import {
   setFaults,
   setPlan,
   uniqueName,
+  first,
 } from '../fixtures/resources.ts';
 
 const UNKNOWN = [
@@ -193,9 +194,9 @@ test('ERR-029 ERR-030 ERR-025 while writes are paused for the account, every cre
 
 test('ERR-031 ERR-029 while writes are paused, POST /runs, stop and POST /upscales answer 503 WRITES_PAUSED too', { tag: ['@hook:accounts', '@hook:faults', '@assumed'] }, async ({ api, hooks, account }) => {
   const runs = api.as('runs:write');
-  const productId = (await allCreatives(api))[0]!.productId;
+  const [productId] = await someProductIds(api, 1);
   const preset = await presetId(runs);
-  const asset = (await allAssets(api)).find((a) => a.type === 'STATIC' && Math.max(a.width, a.height) < 4096)!;
+  const asset = first(await allAssets(api), 'live STATIC asset under 4096 pixels', (a) => a.type === 'STATIC' && Math.max(a.width, a.height) < 4096);
   const runsBefore = await listRuns(api.as('runs:read'));
   await setFaults(hooks, account, { writesPaused: true });
   const paused = [

@@ -23,6 +23,7 @@ import {
   readyCampaign,
   setFaults,
   type Campaign,
+  first,
 } from '../fixtures/resources.ts';
 
 const STRONG = /^"[\x21\x23-\x7E]*"$/;
@@ -65,7 +66,7 @@ async function send(w: Write, ifMatch: string): Promise<ApiResponse> {
 async function ifMatchWrites(api: ApiClient, hooks: Parameters<typeof readyCampaign>[1], account: Parameters<typeof readyCampaign>[2]): Promise<Write[]> {
   const { campaign, creatives } = await readyCampaign(api, hooks, account, 1);
   const creativeId = creatives[0]!.creativeId;
-  const asset = (await allAssets(api))[0]!;
+  const asset = first(await allAssets(api), 'live asset');
   const cw = api.as('creatives:write');
   const aw = api.as('assets:write');
   const pw = api.as('campaigns:write');
@@ -128,7 +129,7 @@ test('ETAG-005 ETAG-004 a stale If-Match answers 412 PRECONDITION_FAILED on ever
 test('ETAG-005 ETAG-004 a stale If-Match on undelete of a creative or an asset answers 412 and the item stays deleted', { tag: ['@hook:accounts', '@hook:actors'] }, async ({ api, hooks, account }) => {
   const { creatives } = await readyCampaign(api, hooks, account, 1);
   const creativeId = creatives[0]!.creativeId;
-  const asset = (await allAssets(api))[0]!;
+  const asset = first(await allAssets(api), 'live asset');
   const cases: [string, ApiClient, string, () => Promise<ApiResponse>][] = [
     [`/creatives/${creativeId}`, api.as('creatives:write'), 'creative', () => getCreative(api, creativeId, true)],
     [`/assets/${asset.assetId}`, api.as('assets:write'), 'asset', () => getAsset(api, asset.assetId, true)],

@@ -29,6 +29,7 @@ import {
   type Campaign,
   type Creative,
   type CampaignInput,
+  first,
 } from '../fixtures/resources.ts';
 
 /** The campaigns of the account carrying `name` (live or deleted). */
@@ -118,7 +119,7 @@ test('IDEM-004 IDEM-011 ERR-013 a malformed Idempotency-Key answers 400 INVALID_
 
 test('IDEM-003 PATCH and DELETE of creatives, assets and campaigns succeed without an Idempotency-Key', { tag: ['@hook:accounts', '@hook:actors'] }, async ({ api, hooks, account }) => {
   const { campaign, creatives } = await readyCampaign(api, hooks, account, 1);
-  const asset = (await allAssets(api))[0]!;
+  const asset = first(await allAssets(api), 'live asset');
   const cases: [string, string, string][] = [
     ['creative', 'creatives:write', `/creatives/${creatives[0]!.creativeId}`],
     ['asset', 'assets:write', `/assets/${asset.assetId}`],

@@ -84,15 +84,17 @@ test('ERR-013 ERR-039 a cursor the API did not issue answers 400 VALIDATION_ERRO
 test('PAGE-006 PAGE-005 PAGE-007 a walk through sparse and empty pages still returns every product once', async ({ api }) => {
   // Sparse and empty pages before the end are the target's choice: nothing in the public API or the
   // hooks contract makes a target serve them (the mock's /__mock settings did, and the suite no
-  // longer reaches /__mock). Where a target serves them on its own, the walks above judge them too.
-  test.skip(true, 'needs hook pages (sparse pages): a setting that makes the account\'s lists serve sparse and empty pages before the last one');
+  // longer reaches /__mock). The walk is judged where the target serves one on its own; otherwise
+  // the test is skipped for want of that data (no hook names it: #32).
   const { expected, walked } = await walkAgainstCatalog(api, 7);
+  const beforeEnd = walked.pages.slice(0, -1).map((p) => p.json.data.length);
+  test.skip(
+    !beforeEnd.some((n) => n < 7),
+    `skipped because the target served no sparse or empty page before the last one (page sizes ${beforeEnd.join(', ')} of 7), and no hook of spec/conformance-hooks.yaml makes one`,
+  );
   expect(walked.complete).toBe(true);
   expectWellFormedPages(walked, 7);
   const ids = walked.rows.map((p) => p.productId);
   expect(new Set(ids).size, `PAGE-005 no row is returned twice: ${walkDifference(ids, expected)}`).toBe(ids.length);
   expect([...ids].sort(), `PAGE-005 every product exactly once: ${walkDifference(ids, expected)}`).toEqual([...expected].sort());
-  const beforeEnd = walked.pages.slice(0, -1).map((p) => p.json.data.length);
-  expect(beforeEnd.some((n) => n === 0), `an empty page came before the end (page sizes ${beforeEnd.join(', ')})`).toBe(true);
-  expect(beforeEnd.some((n) => n > 0 && n < 7), `a sparse page came before the end (page sizes ${beforeEnd.join(', ')})`).toBe(true);
 });

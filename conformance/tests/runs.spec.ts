@@ -39,14 +39,22 @@ import {
 } from '../fixtures/generation.ts';
 import { parseRateLimit, parseRateLimitPolicy } from '../checks/grammar.ts';
 import { expectCreatedNothing } from '../fixtures/shared-account.ts';
+import { walk } from '../fixtures/lists.ts';
 
 const runId = (run: { runId: string }): string => run.runId;
 
-/** 40 products × 10 creatives: at 4 items at a time and 6–10 s an item, far longer than any test. */
+/**
+ * A run still in progress when it is stopped or listed: 10 creatives (the most of one run) for each of
+ * up to 40 products of the catalog, whatever the catalog holds beyond one product. What the scene
+ * needs is a run with more items than the target starts at once (docs/hooks.md, "Account data"): on
+ * the mock, 4 at a time and 6-10 s an item, 400 items outlast any test; 2 products give 20.
+ */
 const LONG_RUN = { products: 40, creativesPerProduct: 10 } as const;
 
 async function longRunBody(api: ApiClient): Promise<RunBody> {
-  return { productIds: await someProductIds(api, LONG_RUN.products), creativesPerProduct: LONG_RUN.creativesPerProduct, presetId: await presetId(api.as('runs:read')) };
+  const { rows } = await walk<{ productId: string }>(api, '/products', { limit: Math.min(100, LONG_RUN.products) }, 1);
+  skipWhenAbsent(rows.length === 0, "no product in the account's catalog");
+  return { productIds: rows.slice(0, LONG_RUN.products).map((p) => p.productId), creativesPerProduct: LONG_RUN.creativesPerProduct, presetId: await presetId(api.as('runs:read')) };
 }
 
 /** A problem without the members that differ per request by design. */

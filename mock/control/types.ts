@@ -42,6 +42,8 @@ export interface ControlOptions {
    * (401 UNAUTHORIZED otherwise); the public API is not affected.
    */
   controlToken?: string;
+  /** `--hooks-withhold`: what /__hooks leaves out of its capabilities and refuses (mock/hooks/withhold.ts, D263). */
+  hooksWithhold?: readonly string[];
 }
 
 export interface ControlRequest {

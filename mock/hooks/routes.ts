@@ -9,6 +9,7 @@ import type { ControlOptions } from '../control/types.ts';
 import { dispatchPlane, registerPlaneRoutes, routeOf, type ControlHttpRequest, type ControlHttpResponse, type ControlRoute, type Plane } from '../control/routes.ts';
 import { hooksReader } from './document.ts';
 import { hookHandlers } from './handlers.ts';
+import { withholding } from './withhold.ts';
 
 export const HOOKS_PREFIX = '/__hooks';
 
@@ -24,7 +25,7 @@ export function hooksRoutes(): ControlRoute[] {
   table = operations.map((operation) => {
     const handler = hookHandlers[operation.operationId];
     if (!handler) throw new Error(`spec/conformance-hooks.yaml: ${operation.operationId} has no handler in mock/hooks/`);
-    return routeOf(operation, handler);
+    return routeOf(operation, withholding(operation.operationId, handler));
   });
   return table;
 }

@@ -391,8 +391,8 @@ export interface components {
                 kinds?: components["schemas"]["ActorKind"][];
                 /** @description The actions (the `action` form) the target supports. */
                 actions?: components["schemas"]["ActionName"][];
-                /** @description Whether the `operationId` form is supported. */
-                operations?: boolean;
+                /** @description Whether the `operationId` form is supported: `true` for every write operation of spec/openapi.yaml, `false` for none, or the list of the operationIds it serves (added in 0.4.0; a list lets a partial target say which writes another actor can make). */
+                operations?: boolean | string[];
                 /** @description Whether `until` of the `generateCreatives` action is honoured (added in 0.2.0; a target that does not say so may ignore it and generate to PENDING). */
                 generateUntil?: boolean;
             };

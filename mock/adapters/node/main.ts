@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { chooseApiVersion, parseApiVersion } from '../../../spec/api-versions.ts';
 import { controlBindingRefusal } from '../../control/binding.ts';
 import { parsePublicUrl } from '../../media/links.ts';
+import { parseWithhold } from '../../hooks/withhold-flag.ts';
 import { fail, integerFlag } from './cli.ts';
 
 const USAGE = `usage: cgs-mock (or npm start --) [options]
@@ -31,6 +32,7 @@ at /docs/; prints the demo account's keys.
   --cors on|off             answer CORS preflights and let pages of other origins read answers (default on)
   --cors-origin ORIGIN,...  only these origins; comma-separated or repeated (default: any origin)
   --api-version current|next  the document served: next is the pending version (default current; env MOCK_API_VERSION)
+  --hooks-withhold LIST     /__hooks serves and lists less, as a partial target: a hook, actions:NAME, operations[:ID], kinds:NAME, faults:NAME, a flag, data (mock/hooks/withhold.ts); comma-separated or repeated (default: none)
   --help                    print this help and exit`;
 
 let values: {
@@ -49,6 +51,7 @@ let values: {
   cors?: string;
   'cors-origin'?: string[];
   'api-version'?: string;
+  'hooks-withhold'?: string[];
 };
 try {
   ({ values } = parseArgs({
@@ -68,6 +71,7 @@ try {
       cors: { type: 'string' },
       'cors-origin': { type: 'string', multiple: true },
       'api-version': { type: 'string' },
+      'hooks-withhold': { type: 'string', multiple: true },
     },
     strict: true,
     allowPositionals: false,
@@ -116,6 +120,13 @@ if (controlToken !== undefined && !/^[\x21-\x7e]{16,512}$/.test(controlToken)) {
 const controlRefusal = controlBindingRefusal(host, controlToken, values['insecure-control'] === true);
 if (controlRefusal) fail(controlRefusal);
 
+let hooksWithhold: string[] = [];
+try {
+  hooksWithhold = parseWithhold(values['hooks-withhold'] ?? []);
+} catch (error) {
+  fail((error as Error).message);
+}
+
 const { serve } = await import('./serve.ts');
 await serve({
   port,
@@ -130,4 +141,5 @@ await serve({
   statePath: values.state,
   scenarioFile: values.scenario,
   controlToken,
+  hooksWithhold,
 });

@@ -34,6 +34,8 @@ export interface ServeFlags {
   statePath: string | undefined;
   scenarioFile: string | undefined;
   controlToken: string | undefined;
+  /** `--hooks-withhold` (mock/hooks/withhold.ts). */
+  hooksWithhold?: readonly string[];
 }
 
 export async function serve(flags: ServeFlags): Promise<void> {
@@ -101,6 +103,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
       onReset: (s) => seedDemo(s, resetSeed),
       ...(statePath !== undefined ? { stateFile: statePath, saveStateFile: () => journal!.compact() } : {}),
       ...(controlToken !== undefined ? { controlToken } : {}),
+      ...(flags.hooksWithhold?.length ? { hooksWithhold: flags.hooksWithhold } : {}),
     },
   });
   // The clock's tasks are not saved: runs and upscales in flight pick up where they stopped (webhook
