@@ -19,6 +19,7 @@ import { schemaValidator } from '../control/document.ts';
 import type { MockServices } from '../services/services.ts';
 import { resolveReferences, ScenarioReferenceError } from './references.ts';
 import { fieldOf, objectSource, parseScenarioText, ScenarioError, type ScenarioPath, type ScenarioProblem, type ScenarioSource } from './source.ts';
+import { putOwn } from '../core/own.ts';
 
 export { ScenarioError, type ScenarioProblem } from './source.ts';
 export type { Scenario } from '../../spec/generated/scenario.ts';
@@ -179,7 +180,7 @@ export async function loadScenario({ dispatch, services }: ScenarioTarget, input
     if (as === undefined) return;
     if (names.has(as)) throw new ScenarioError(`${name}: the name ${as} is used twice.`, [problemAt(source, [...path, 'as'], `${as} already names something above`)]);
     names.set(as, value);
-    made[as] = value;
+    putOwn(made, as, value);
   };
 
   if (scenario.clock) await call('setClock', {}, scenario.clock, ['clock']);
@@ -214,7 +215,7 @@ export async function loadScenario({ dispatch, services }: ScenarioTarget, input
       const keyState = entry.state ?? 'active';
       if (keyState === 'expired') await call('expireKey', { accountId, keyId: key.keyId }, undefined, [...path, 'state']);
       if (keyState === 'revoked') await call('revokeKey', { accountId, keyId: key.keyId }, undefined, [...path, 'state']);
-      loaded.keys[entry.as ?? key.name] = { keyId: key.keyId, key: key.key, scopes: key.scopes, state: keyState };
+      putOwn(loaded.keys, entry.as ?? key.name, { keyId: key.keyId, key: key.key, scopes: key.scopes, state: keyState });
       remember(entry.as, { ...key, state: keyState }, path);
     }
     if (spec.webhooks?.settings) await call('updateAccountWebhookSettings', { accountId }, resolve(spec.webhooks.settings, [...at, 'webhooks', 'settings']), [...at, 'webhooks', 'settings']);

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import { ownValue } from '../../core/own.ts';
 import { problemResponse } from '../../core/problem.ts';
 import { nextRequestId } from '../../pipeline/context.ts';
 
@@ -36,7 +37,7 @@ export function registerConsole(app: FastifyInstance): void {
   app.get('/console', (_request, reply) => reply.redirect(CONSOLE_PATH, 301));
   app.get('/console/*', (request, reply) => {
     const name = (request.params as { '*': string })['*'];
-    const entry = CONSOLE_FILES[name];
+    const entry = ownValue(CONSOLE_FILES, name);
     if (!entry) {
       const answer = problemResponse({ status: 404, code: 'NOT_FOUND', detail: `The console has no file ${name}.` }, request.url.split('?')[0]!, nextRequestId('control'));
       return reply.status(answer.status).headers(answer.headers).send(answer.body);

@@ -17,6 +17,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { basePath, document } from '../../../spec/contract.ts';
 import { controlDocument } from '../../control/document.ts';
+import { ownValue } from '../../core/own.ts';
 
 export const DOCS_PATH = '/docs/';
 
@@ -105,7 +106,7 @@ function load(name: string): Asset | undefined {
     case 'mock-control.json':
       return { type: 'application/json', body: served(controlDocument(), { url: '/', description: 'This mock' }), cacheControl: 'no-cache' };
   }
-  const type = VENDOR_FILES[name];
+  const type = ownValue(VENDOR_FILES, name);
   if (type === undefined) return undefined;
   return { type, body: readFileSync(join(vendorDir(), name)), cacheControl: 'public, max-age=3600' };
 }
