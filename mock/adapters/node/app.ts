@@ -19,7 +19,7 @@ import { registerConsole } from '../console/serve.ts';
 import { registerControlRoutes } from '../../control/routes.ts';
 import { registerHooksRoutes } from '../../hooks/routes.ts';
 import { ApiError, reasonPhrase } from '../../core/errors.ts';
-import { apiFront, BODY_LIMIT_BYTES, discardRest, edgeResponse, isApiTarget, LINGER_MAX_BYTES, LINGER_MAX_MS, malformedUrl, nodeBytes } from './front.ts';
+import { answerInternalError, apiFront, BODY_LIMIT_BYTES, discardRest, edgeResponse, isApiTarget, LINGER_MAX_BYTES, LINGER_MAX_MS, malformedUrl, nodeBytes } from './front.ts';
 import { originOf } from '../../media/links.ts';
 import { clipFile, mediaListener } from '../../media/node.ts';
 import { MediaService, type MediaOptions } from '../../media/serve.ts';
@@ -68,17 +68,25 @@ export function buildMock(options: MockOptions = {}): Mock {
 
   const web = webFront(options.web);
   const front = apiFront(services);
-  const media = mediaListener(services.media, logError);
+  const media = mediaListener(services.media, (req, res, error) => answerInternalError(logError, req, res, error));
   const edge = (error: ApiError, request: { url?: string; ip?: string }): RawResponse => edgeResponse(services, error, request.url, request.ip);
 
   // One listener for the socket and for inject: CORS and /docs/ (mock/adapters/web/), the media, the API's
   // front, or else fastify's routing.
   let routing: http.RequestListener | undefined;
   const listener: http.RequestListener = (req, res) => {
-    // D75, RFC 9112 3.2.2: a server MUST accept the absolute form of a request target; it is
-    // answered as its origin form (path and query), the same for every door below.
-    if (req.url !== undefined && ABSOLUTE_FORM.test(req.url)) req.url = originForm(req.url);
-    if (!web(req, res) && !media(req, res) && !front(req, res)) routing!(req, res);
+    // What a handler throws, synchronously or by rejection, is a bug of the mock: a logged 500
+    // problem+json, and the server stays up (issue #34). fastify answers its own routes' failures.
+    try {
+      // D75, RFC 9112 3.2.2: a server MUST accept the absolute form of a request target; it is
+      // answered as its origin form (path and query), the same for every door below.
+      if (req.url !== undefined && ABSOLUTE_FORM.test(req.url)) req.url = originForm(req.url);
+      if (web(req, res) || media(req, res) || front(req, res)) return;
+      const routed: unknown = routing!(req, res);
+      if (routed instanceof Promise) routed.catch((error: unknown) => answerInternalError(logError, req, res, error));
+    } catch (error) {
+      answerInternalError(logError, req, res, error);
+    }
   };
   const app = Fastify({
     bodyLimit: BODY_LIMIT_BYTES,
