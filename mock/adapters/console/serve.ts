@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { ownValue } from '../../core/own.ts';
+import { FRAME_HEADERS } from '../web/index.ts';
 import { problemResponse } from '../../core/problem.ts';
 import { nextRequestId } from '../../pipeline/context.ts';
 
@@ -47,6 +48,6 @@ export function registerConsole(app: FastifyInstance): void {
       bytes = readFileSync(entry.file);
       cache.set(name, bytes);
     }
-    return reply.type(entry.type).header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').send(bytes);
+    return reply.type(entry.type).header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').headers(FRAME_HEADERS).send(bytes);
   });
 }

@@ -85,7 +85,7 @@ export function buildMock(options: MockOptions = {}): Mock {
   const control: ControlOptions = { saveStateFile, ...options.control };
   const { store, logError } = services;
 
-  const web = webFront(options.web);
+  const web = webFront(options.web ?? {}, { clock: services.clock, publicUrl: options.publicUrl });
   const front = apiFront(services);
   const media = mediaListener(services.media, (req, res, error) => answerInternalError(logError, req, res, error));
   const edge = (error: ApiError, request: { url?: string; ip?: string }): RawResponse => edgeResponse(services, error, request.url, request.ip);

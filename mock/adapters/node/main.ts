@@ -29,7 +29,12 @@ at /docs/; prints the demo account's keys.
   --control-token TOKEN     require Authorization: Bearer TOKEN on /__mock and /__hooks (default: none; env CGS_CONTROL_TOKEN)
   --insecure-control        allow a non-loopback --host without a control token (default: refused)
   --cors on|off             answer CORS preflights and let pages of other origins read answers (default on)
-  --cors-origin ORIGIN,...  only these origins; comma-separated or repeated (default: any origin)
+  --cors-origin ORIGIN,...  only these origins on the API; the only origins whose pages may use /__mock,
+                            /__hooks and /console/; comma-separated or repeated (default: any origin on the
+                            API, none but the mock's own on its planes)
+  --allowed-host NAME,...   a further name /__mock, /__hooks and /console/ answer as Host (a tunnel, a
+                            container name; .example.test: it and its subdomains); loopback names, IP
+                            addresses and --public-url's host always are; repeatable (default: none)
   --api-version current|next  the document served: next is the pending version (default current; env MOCK_API_VERSION)
   --help                    print this help and exit`;
 
@@ -48,6 +53,7 @@ let values: {
   'public-url'?: string;
   cors?: string;
   'cors-origin'?: string[];
+  'allowed-host'?: string[];
   'api-version'?: string;
 };
 try {
@@ -67,6 +73,7 @@ try {
       'insecure-control': { type: 'boolean' },
       cors: { type: 'string' },
       'cors-origin': { type: 'string', multiple: true },
+      'allowed-host': { type: 'string', multiple: true },
       'api-version': { type: 'string' },
     },
     strict: true,
@@ -109,6 +116,11 @@ for (const origin of corsOrigins) {
   if (!parsed || parsed.origin !== origin) fail(`--cors-origin takes origins such as http://localhost:3000, not ${JSON.stringify(origin)}`);
 }
 if (cors === 'off' && corsOrigins.length > 0) fail('--cors-origin has no effect with --cors off');
+const allowedHosts = (values['allowed-host'] ?? []).flatMap((list) => list.split(',')).map((name) => name.trim().toLowerCase()).filter((name) => name !== '');
+for (const name of allowedHosts) {
+  // A host name as the Host header carries it, without port: `tunnel.example.test`, `.example.test`, `mock`.
+  if (!/^\.?[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*\.?$/.test(name)) fail(`--allowed-host takes host names such as tunnel.example.test or .example.test (no scheme, no port), not ${JSON.stringify(name)}`);
+}
 const controlToken = values['control-token'] ?? (process.env.CGS_CONTROL_TOKEN || undefined);
 if (controlToken !== undefined && !/^[\x21-\x7e]{16,512}$/.test(controlToken)) {
   fail('--control-token (or CGS_CONTROL_TOKEN) must be 16 to 512 visible ASCII characters without spaces (it is sent as a bearer token)');
@@ -126,6 +138,7 @@ await serve({
   publicUrl,
   cors,
   corsOrigins,
+  allowedHosts,
   defects: values.defect ?? [],
   statePath: values.state,
   scenarioFile: values.scenario,

@@ -21,6 +21,9 @@ import { ownValue } from '../../core/own.ts';
 
 export const DOCS_PATH = '/docs/';
 
+/** What a page of another site may not do with /docs/ and /console/: frame them (clickjacking, issue #34). */
+export const FRAME_HEADERS: Readonly<Record<string, string>> = { 'content-security-policy': "frame-ancestors 'self'", 'x-frame-options': 'SAMEORIGIN' };
+
 /** The page: Swagger UI's standalone layout, a definition selector, nothing fetched elsewhere. */
 const INDEX_HTML = `<!doctype html>
 <html lang="en">
@@ -137,7 +140,7 @@ export function docsHandler(): (req: IncomingMessage, res: ServerResponse) => bo
       if (!asset) return false;
       assets.set(name, asset);
     }
-    res.writeHead(200, { 'content-type': asset.type, 'content-length': String(asset.body.length), 'cache-control': asset.cacheControl, 'x-content-type-options': 'nosniff' });
+    res.writeHead(200, { 'content-type': asset.type, 'content-length': String(asset.body.length), 'cache-control': asset.cacheControl, 'x-content-type-options': 'nosniff', ...FRAME_HEADERS });
     res.end(asset.body);
     return true;
   };
