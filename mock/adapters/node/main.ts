@@ -29,12 +29,8 @@ at /docs/; prints the demo account's keys.
   --control-token TOKEN     require Authorization: Bearer TOKEN on /__mock and /__hooks (default: none; env CGS_CONTROL_TOKEN)
   --insecure-control        allow a non-loopback --host without a control token (default: refused)
   --cors on|off             answer CORS preflights and let pages of other origins read answers (default on)
-  --cors-origin ORIGIN,...  only these origins on the API; the only origins whose pages may use /__mock,
-                            /__hooks and /console/; comma-separated or repeated (default: any origin on the
-                            API, none but the mock's own on its planes)
-  --allowed-host NAME,...   a further name /__mock, /__hooks and /console/ answer as Host (a tunnel, a
-                            container name; .example.test: it and its subdomains); loopback names, IP
-                            addresses and --public-url's host always are; repeatable (default: none)
+  --cors-origin ORIGIN,...  only these origins on the API, and the pages that may use /__mock, /__hooks, /console/; comma-separated or repeated (default: any origin on the API, the mock's own on its planes)
+  --allowed-host NAME,...   a further Host /__mock, /__hooks and /console/ answer (tunnel, container; .example.test: it and its subdomains); repeatable (default: none; loopback names, IP addresses and --public-url's host always)
   --api-version current|next  the document served: next is the pending version (default current; env MOCK_API_VERSION)
   --help                    print this help and exit`;
 
