@@ -85,6 +85,12 @@ describe('the guard in the server', () => {
     expect((await mock.inject({ method: 'GET', url: '/__mock/clock', headers: { host } })).statusCode).toBe(200);
   });
 
+  it.each([['/%63onsole/'], ['/%5F%5Fmock/clock'], ['/__mock//clock']])('a percent-encoded or doubled path %s is guarded too', async (url) => {
+    const res = await mock.inject({ method: 'GET', url, headers: { host: 'attacker.example' } });
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toMatchObject({ code: 'HOST_NOT_ALLOWED' });
+  });
+
   it('the API answers any Host (its keys guard it)', async () => {
     const res = await mock.inject({ method: 'GET', url: `${basePath}/products`, headers: { host: 'attacker.example' } });
     expect(res.statusCode).toBe(401);

@@ -40,10 +40,19 @@ export interface GuardOptions {
 /** The paths the guard covers: the mock's own planes, not the API, /docs/ or /media/. */
 export const GUARDED_PREFIXES: readonly string[] = ['/__mock', '/__hooks', '/console'];
 
-/** Whether a request target (path and query) is under one of GUARDED_PREFIXES. */
+/**
+ * Whether a request target (path and query) is under one of GUARDED_PREFIXES, as sent or with its
+ * percent-escapes decoded (the router decodes `/%63onsole/` to `/console/`).
+ */
 export function isGuarded(url: string): boolean {
   const path = url.split('?')[0] ?? url;
-  return GUARDED_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+  let decoded = path;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    // a broken escape: the raw path decides (and the router refuses it)
+  }
+  return [path, decoded].some((form) => GUARDED_PREFIXES.some((prefix) => form === prefix || form.startsWith(`${prefix}/`)));
 }
 
 /** The host (name or address, lower case, no port, IPv6 in brackets) of a Host header, or undefined when it does not parse. */
