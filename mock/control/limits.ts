@@ -5,6 +5,7 @@
  */
 import { rateLimits } from '../../spec/tables.ts';
 import type { ControlHandlers } from './types.ts';
+import { putOwn } from '../core/own.ts';
 
 /** Every limit name with the document's default quota. */
 export function defaultLimits(): Record<string, number> {
@@ -19,7 +20,7 @@ export function defaultLimits(): Record<string, number> {
 function mergeOverrides(target: Record<string, number>, patch: Record<string, number | null>): void {
   for (const [name, quota] of Object.entries(patch)) {
     if (quota === null) delete target[name];
-    else target[name] = quota;
+    else putOwn(target, name, quota);
   }
 }
 

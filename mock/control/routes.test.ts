@@ -143,8 +143,15 @@ describe('errors every operation shares', () => {
     expect(controlViolations(op.operationId, res)).toEqual([]);
   });
 
-  it('a body sent with any content type is read as JSON (curl -d)', async () => {
-    const res = await raw('POST', '/__mock/clock', '{"advanceSeconds": 1}', 'application/x-www-form-urlencoded');
+  it('a body of another content type (curl -d, a form, text/plain) is 415 before anything runs (D246); application/*+json is JSON', async () => {
+    const before = (await raw('GET', '/__mock/clock')).body.now;
+    for (const type of ['application/x-www-form-urlencoded', 'text/plain;charset=UTF-8']) {
+      const res = await raw('POST', '/__mock/clock', '{"advanceSeconds": 1}', type);
+      expect(res.status, type).toBe(415);
+      expect(res.body).toMatchObject({ status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' });
+    }
+    expect((await raw('GET', '/__mock/clock')).body.now).toBe(before);
+    const res = await raw('POST', '/__mock/clock', '{"advanceSeconds": 1}', 'application/merge-patch+json');
     expect(res.status).toBe(200);
     expect(res.body.now).toBe('2026-01-01T00:00:01.000Z');
   });

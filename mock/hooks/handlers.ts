@@ -10,6 +10,7 @@ import { ControlError, type ControlContext, type ControlHandlers, type ControlRe
 import type { AccountClock } from '../core/clock.ts';
 import type { AccountState } from '../domain/store.ts';
 import { hooksDocument, hooksVersion } from './document.ts';
+import { putOwn } from '../core/own.ts';
 
 type Body = Record<string, any>;
 
@@ -112,7 +113,7 @@ export const hookHandlers: ControlHandlers = {
     const account = ctx.account(accountId);
     const keys: Body = {};
     if (body['keys'] === undefined) {
-      for (const [profile, key] of Object.entries(created.keys as Body)) keys[profile] = { ...key, expiresAt: isoOrNull(account.keys.get(key.keyId)?.expiresAt ?? null) };
+      for (const [profile, key] of Object.entries(created.keys as Body)) putOwn(keys, profile, { ...key, expiresAt: isoOrNull(account.keys.get(key.keyId)?.expiresAt ?? null) });
     } else {
       // Only the keys asked for: the default ones are revoked at once.
       for (const key of Object.values(created.keys as Body)) await control('revokeKey', ctx, { accountId, keyId: key.keyId });
@@ -120,7 +121,7 @@ export const hookHandlers: ControlHandlers = {
         const scopes = wanted['scopes'] as string[];
         const writes = scopes.some((s) => !READ_SCOPES.has(s));
         const made = await control('createKey', ctx, { accountId }, { name: profile, scopes, ...(writes ? { expiresInDays: wanted['expiresInDays'] ?? 365 } : {}) });
-        keys[profile] = { keyId: made.keyId, key: made.key, scopes: made.scopes, expiresAt: made.expiresAt };
+        putOwn(keys, profile, { keyId: made.keyId, key: made.key, scopes: made.scopes, expiresAt: made.expiresAt });
       }
     }
     return { status: 201, body: { accountId, keys, plan: planOf(ctx, accountId) } };

@@ -26,25 +26,22 @@ export function clipFor(width: number, height: number): { name: string; bytes: B
 
 /**
  * The listener for /media/: answers and returns true, or returns false and leaves the request to
- * the next listener. `logError` hears of a failure to produce bytes (a bug: answered 500).
+ * the next listener. `failed` answers a failure to produce bytes (a bug: the node adapter logs it and
+ * answers 500 problem+json).
  */
-export function mediaListener(media: MediaService, logError: (error: unknown, context: string) => void): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function mediaListener(media: MediaService, failed: (req: IncomingMessage, res: ServerResponse, error: unknown) => void): (req: IncomingMessage, res: ServerResponse) => boolean {
   return (req, res) => {
     const url = req.url ?? '/';
     if (!isMediaTarget(url)) return false;
     const path = url.split('?')[0]!;
     const method = req.method ?? 'GET';
-    answerMedia(media, method, path, req.headers['if-none-match']).then(
-      (answer) => {
+    // A failure to write the answer too (`.catch` after `.then`): never an unhandled rejection.
+    answerMedia(media, method, path, req.headers['if-none-match'])
+      .then((answer) => {
         res.writeHead(answer.status, answer.headers);
         res.end(answer.body);
-      },
-      (error: unknown) => {
-        logError(error, `${method} ${path}`);
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
-        res.end('Internal Server Error: the mock failed to produce this media.\n');
-      },
-    );
+      })
+      .catch((error: unknown) => failed(req, res, error));
     return true;
   };
 }

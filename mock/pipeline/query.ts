@@ -1,3 +1,5 @@
+import { ownValue, putOwn } from '../core/own.ts';
+
 /**
  * The query of a request as the pipeline and the control plane read it: one string per name, an
  * array for a repeated name (as fastify's parser gave it). Shared by every way in: the server's
@@ -7,9 +9,8 @@
 export function toQuery(params: URLSearchParams): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of params) {
-    const existing = out[name];
-    if (existing === undefined) out[name] = value;
-    else out[name] = Array.isArray(existing) ? [...existing, value] : [existing, value];
+    const existing = ownValue(out, name);
+    putOwn(out, name, existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value]);
   }
   return out;
 }

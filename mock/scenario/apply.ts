@@ -26,6 +26,7 @@ import type { MockServices } from '../services/services.ts';
 import { nameProblems } from './names.ts';
 import { resolveReferences, ScenarioReferenceError } from './references.ts';
 import { fieldOf, objectSource, parseScenarioText, ScenarioError, type ScenarioPath, type ScenarioProblem, type ScenarioSource } from './source.ts';
+import { putOwn } from '../core/own.ts';
 
 export { ScenarioError, type ScenarioProblem } from './source.ts';
 export type { Scenario } from '../../spec/generated/scenario.ts';
@@ -255,7 +256,7 @@ async function make(scenario: Scenario, source: ScenarioSource, createdAccounts:
     if (as === undefined) return;
     if (names.has(as)) throw new ScenarioError(`${name}: the name ${as} is used twice.`, [problemAt(source, [...path, 'as'], `${as} already names something above`)]);
     names.set(as, value);
-    made[as] = value;
+    putOwn(made, as, value);
   };
 
   // D253: a scenario moves only its own accounts' clocks. `mode` sets the mock's clock only when the
@@ -303,7 +304,7 @@ async function make(scenario: Scenario, source: ScenarioSource, createdAccounts:
       const keyState = entry.state ?? 'active';
       if (keyState === 'expired') await call('expireKey', { accountId, keyId: key.keyId }, undefined, [...path, 'state']);
       if (keyState === 'revoked') await call('revokeKey', { accountId, keyId: key.keyId }, undefined, [...path, 'state']);
-      loaded.keys[entry.as ?? key.name] = { keyId: key.keyId, key: key.key, scopes: key.scopes, state: keyState };
+      putOwn(loaded.keys, entry.as ?? key.name, { keyId: key.keyId, key: key.key, scopes: key.scopes, state: keyState });
       remember(entry.as, { ...key, state: keyState }, path);
     }
     if (spec.webhooks?.settings) await call('updateAccountWebhookSettings', { accountId }, resolve(spec.webhooks.settings, [...at, 'webhooks', 'settings']), [...at, 'webhooks', 'settings']);

@@ -10,6 +10,7 @@
  * A string that is exactly one reference becomes the value itself (an array stays an array); a
  * reference inside a longer string is written into it. `$${` is a literal `${`.
  */
+import { putOwn } from '../core/own.ts';
 import type { ScenarioPath } from './source.ts';
 
 export class ScenarioReferenceError extends Error {
@@ -71,7 +72,7 @@ export function resolveReferences(value: unknown, names: ReadonlyMap<string, unk
   if (Array.isArray(value)) return value.map((item, index) => resolveReferences(item, names, [...path, index]));
   if (typeof value === 'object' && value !== null) {
     const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[key] = resolveReferences(item, names, [...path, key]);
+    for (const [key, item] of Object.entries(value)) putOwn(out, key, resolveReferences(item, names, [...path, key]));
     return out;
   }
   return value;

@@ -813,7 +813,7 @@ export interface components {
              * @description Stable machine-readable code.
              * @enum {string}
              */
-            code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "ACCOUNT_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "HOOK_NOT_SUPPORTED";
+            code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "ACCOUNT_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "HOOK_NOT_SUPPORTED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE";
             /** @description Human-readable explanation. */
             detail?: string;
             /** @description The request path. */

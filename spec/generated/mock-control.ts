@@ -1130,7 +1130,7 @@ export interface components {
              * @description Stable machine-readable code.
              * @enum {string}
              */
-            code: "VALIDATION_ERROR" | "ACCOUNT_NOT_FOUND" | "KEY_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "ACTION_UNKNOWN" | "STATE_FILE_UNSET" | "STATE_SAVE_FAILED" | "PAYLOAD_TOO_LARGE" | "UNAUTHORIZED" | "LEASE_UNAVAILABLE" | "LEASE_NOT_FOUND";
+            code: "VALIDATION_ERROR" | "ACCOUNT_NOT_FOUND" | "KEY_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "ACTION_UNKNOWN" | "STATE_FILE_UNSET" | "STATE_SAVE_FAILED" | "PAYLOAD_TOO_LARGE" | "UNAUTHORIZED" | "LEASE_UNAVAILABLE" | "LEASE_NOT_FOUND" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT";
             /** @description Human-readable explanation. */
             detail?: string;
             /** @description The request path. */

@@ -11,6 +11,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import { ownValue } from '../../core/own.ts';
+import { FRAME_HEADERS } from '../web/index.ts';
 import { problemResponse } from '../../core/problem.ts';
 import { nextRequestId } from '../../pipeline/context.ts';
 
@@ -36,7 +38,7 @@ export function registerConsole(app: FastifyInstance): void {
   app.get('/console', (_request, reply) => reply.redirect(CONSOLE_PATH, 301));
   app.get('/console/*', (request, reply) => {
     const name = (request.params as { '*': string })['*'];
-    const entry = CONSOLE_FILES[name];
+    const entry = ownValue(CONSOLE_FILES, name);
     if (!entry) {
       const answer = problemResponse({ status: 404, code: 'NOT_FOUND', detail: `The console has no file ${name}.` }, request.url.split('?')[0]!, nextRequestId('control'));
       return reply.status(answer.status).headers(answer.headers).send(answer.body);
@@ -46,6 +48,6 @@ export function registerConsole(app: FastifyInstance): void {
       bytes = readFileSync(entry.file);
       cache.set(name, bytes);
     }
-    return reply.type(entry.type).header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').send(bytes);
+    return reply.type(entry.type).header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').headers(FRAME_HEADERS).send(bytes);
   });
 }

@@ -19,7 +19,7 @@ import { registerConsole } from '../console/serve.ts';
 import { registerControlRoutes } from '../../control/routes.ts';
 import { registerHooksRoutes } from '../../hooks/routes.ts';
 import { ApiError, reasonPhrase } from '../../core/errors.ts';
-import { apiFront, BODY_LIMIT_BYTES, discardRest, edgeResponse, isApiTarget, LINGER_MAX_BYTES, LINGER_MAX_MS, malformedUrl, nodeBytes } from './front.ts';
+import { answerInternalError, apiFront, BODY_LIMIT_BYTES, discardRest, edgeResponse, isApiTarget, LINGER_MAX_BYTES, LINGER_MAX_MS, malformedUrl, nodeBytes } from './front.ts';
 import { originOf } from '../../media/links.ts';
 import { clipFile, mediaListener } from '../../media/node.ts';
 import { MediaService, type MediaOptions } from '../../media/serve.ts';
@@ -45,7 +45,26 @@ export interface MockOptions extends CoreOptions {
   publicUrl?: string;
   /** CORS (default on, any origin) and /docs/ (mock/adapters/web/). */
   web?: WebOptions;
+  /** How long a client may take to send a request (D247); a test passes small values. */
+  timeouts?: RequestTimeouts;
 }
+
+/**
+ * node:http's request timeouts (D247): the whole request (headers and body) must have arrived
+ * within `requestMs`, its headers within `headersMs`; a request that did not is answered 408
+ * `REQUEST_TIMEOUT` in problem+json where an answer is still possible, and its connection closed.
+ * They bound receiving a request only: an answer that lasts (the change feed's event stream) is
+ * not cut, nor is an idle keep-alive connection between requests (keepAliveTimeout is that).
+ */
+export interface RequestTimeouts {
+  /** Default 30,000 ms. */
+  requestMs?: number;
+  /** Default 20,000 ms (at most requestMs). */
+  headersMs?: number;
+}
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+export const DEFAULT_HEADERS_TIMEOUT_MS = 20_000;
 
 export type { MockServices } from '../../services/services.ts';
 
@@ -67,28 +86,41 @@ export function buildMock(options: MockOptions = {}): Mock {
   const control: ControlOptions = { saveStateFile, ...options.control };
   const { store, logError } = services;
 
-  const web = webFront(options.web);
+  const web = webFront(options.web ?? {}, { clock: services.clock, publicUrl: options.publicUrl });
   // `--state` (serve.ts sets services.durability): the answer to a write waits for the journal (D248).
   const front = apiFront(services, (method) => (services.durability && !isSafeMethod(method) ? services.durability.settle() : undefined));
-  const media = mediaListener(services.media, logError);
+  const media = mediaListener(services.media, (req, res, error) => answerInternalError(logError, req, res, error));
   const edge = (error: ApiError, request: { url?: string; ip?: string }): RawResponse => edgeResponse(services, error, request.url, request.ip);
 
   // One listener for the socket and for inject: CORS and /docs/ (mock/adapters/web/), the media, the API's
   // front, or else fastify's routing.
   let routing: http.RequestListener | undefined;
   const listener: http.RequestListener = (req, res) => {
-    // D75, RFC 9112 3.2.2: a server MUST accept the absolute form of a request target; it is
-    // answered as its origin form (path and query), the same for every door below.
-    if (req.url !== undefined && ABSOLUTE_FORM.test(req.url)) req.url = originForm(req.url);
-    if (!web(req, res) && !media(req, res) && !front(req, res)) routing!(req, res);
+    // What a handler throws, synchronously or by rejection, is a bug of the mock: a logged 500
+    // problem+json, and the server stays up (issue #34). fastify answers its own routes' failures.
+    try {
+      // D75, RFC 9112 3.2.2: a server MUST accept the absolute form of a request target; it is
+      // answered as its origin form (path and query), the same for every door below.
+      if (req.url !== undefined && ABSOLUTE_FORM.test(req.url)) req.url = originForm(req.url);
+      if (web(req, res) || media(req, res) || front(req, res)) return;
+      const routed: unknown = routing!(req, res);
+      if (routed instanceof Promise) routed.catch((error: unknown) => answerInternalError(logError, req, res, error));
+    } catch (error) {
+      answerInternalError(logError, req, res, error);
+    }
   };
   const app = Fastify({
     bodyLimit: BODY_LIMIT_BYTES,
     logger: false,
-    // fastify's own defaults for the server it would have built (keep-alive 72 s, no timeouts).
+    // Keep-alive 72 s (fastify's default), and the request timeouts of D247.
     serverFactory: (handler) => {
       routing = handler;
-      const server = http.createServer(listener);
+      const requestTimeout = options.timeouts?.requestMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+      const headersTimeout = Math.min(options.timeouts?.headersMs ?? DEFAULT_HEADERS_TIMEOUT_MS, requestTimeout);
+      // node checks the timeouts every connectionsCheckingInterval (default 30 s): a quarter of the
+      // shorter one keeps a timeout within 25 % of its value.
+      const connectionsCheckingInterval = Math.max(10, Math.min(30_000, Math.floor(headersTimeout / 4)));
+      const server = http.createServer({ requestTimeout, headersTimeout, connectionsCheckingInterval }, listener);
       // Media URLs name the origin the server listens on unless --public-url said otherwise; the
       // kept answers named the previous one.
       server.on('listening', () => {
@@ -98,7 +130,6 @@ export function buildMock(options: MockOptions = {}): Mock {
         services.responses.clear();
       });
       server.keepAliveTimeout = 72_000;
-      server.requestTimeout = 0;
       return server;
     },
     // A URL fastify cannot decode (a broken percent-escape) still answers in the contract's shape.
@@ -179,17 +210,21 @@ export function buildMock(options: MockOptions = {}): Mock {
 /**
  * node:http's `clientError`: a request its parser refused before any listener ran. Answered in the
  * contract's shape (431 `HEADERS_TOO_LARGE` for headers or a URL over node's limit, 408
- * `REQUEST_TIMEOUT` for headers that never completed, else 400 `VALIDATION_ERROR`), written on
- * the socket as node would, then a lingering close: what the client still sends is read and
- * discarded (bounded) before the socket closes, so it reads the answer instead of a reset.
+ * `REQUEST_TIMEOUT` for headers or a body that did not arrive in time (D247), else 400
+ * `VALIDATION_ERROR`), written on the socket as node would, then a lingering close: what the client
+ * still sends is read and discarded (bounded) before the socket closes, so it reads the answer
+ * instead of a reset. When an answer is already under way on the socket, it is only closed.
  */
 function clientError(clock: Clock, error: Error & { code?: string }, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  // node's own rule (socketOnError): no answer of ours over one already started on this socket.
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (inFlight?.headersSent) return void socket.destroy();
   const refused =
     error.code === 'HPE_HEADER_OVERFLOW'
       ? new ApiError('HEADERS_TOO_LARGE', 'The request line and headers exceed 16 KiB.')
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? new ApiError('REQUEST_TIMEOUT', 'The request headers did not arrive in time.')
+        ? new ApiError('REQUEST_TIMEOUT', inFlight ? 'The request body did not arrive in time.' : 'The request headers did not arrive in time.')
         : new ApiError('VALIDATION_ERROR', `The request could not be parsed: ${error.code ?? error.message}.`, { extensions: { errors: [{ field: 'request', message: 'is not a valid HTTP/1.1 request' }] } });
   // No request was parsed: no instance to name and no RateLimit headers (nothing was counted, D51).
   const { instance: _unknown, ...problem } = JSON.parse(String(errorResponse(refused, undefined, '', nextRequestId()).body)) as Record<string, unknown>;

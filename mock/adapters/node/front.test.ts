@@ -58,7 +58,8 @@ describe('the API handler writes the pipeline answer on the raw response', () =>
       const key = (created.json() as { keys: { all: { key: string } } }).keys.all.key;
       const res = await mock.inject({ method: 'GET', url: '/api/public/v1/presets', headers: { authorization: `Bearer ${key}` } });
       expect(res.statusCode).toBe(500);
-      expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+      expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+      expect(res.json()).toMatchObject({ status: 500, code: 'INTERNAL_ERROR' });
       expect(logged).toHaveLength(1);
       expect(String(logged[0])).toMatch(/x-broken|Invalid character/i);
     } finally {

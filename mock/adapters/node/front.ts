@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { basePath } from '../../../spec/contract.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ApiError, reasonPhrase } from '../../core/errors.ts';
+import { internalErrorResponse } from '../../core/problem.ts';
 import { nextRequestId, runPipeline, type PipelineServices } from '../../pipeline/index.ts';
 import { rateLimit } from '../../pipeline/rate-limit.ts';
 import { errorResponse, withRateLimitHeaders } from '../../pipeline/respond.ts';
@@ -35,6 +36,31 @@ export function edgeResponse(services: PipelineServices, error: ApiError, url: s
   const instance = (url ?? '/').split('?')[0] ?? '/';
   const decision = rateLimit(services.limiter, services.store, { operation: undefined, ip: ip ?? 'unknown' }, services.clock.now());
   return withRateLimitHeaders(errorResponse(error, undefined, instance, nextRequestId()), decision);
+}
+
+/**
+ * The answer to a bug of the mock (a handler that threw or rejected, an answer it could not write):
+ * reported through `logError`, then 500 problem+json (INTERNAL_ERROR) when nothing was sent yet;
+ * when the headers already went out, only this request's socket is destroyed (the client sees a
+ * cut answer, never a wrong one). Never throws: the server stays up.
+ */
+export function answerInternalError(logError: (error: unknown, context: string) => void, req: IncomingMessage, res: ServerResponse, error: unknown): void {
+  const instance = (req.url ?? '/').split('?')[0] ?? '/';
+  try {
+    logError(error, `${req.method ?? 'GET'} ${instance}`);
+  } catch {
+    // a logger that throws must not take the server down either
+  }
+  if (res.writableEnded) return;
+  if (res.headersSent) return void res.destroy();
+  try {
+    const answer = internalErrorResponse(instance, nextRequestId());
+    const body = nodeBytes(answer.body);
+    res.writeHead(500, reasonPhrase(500), { ...answer.headers, 'content-length': String(body.length) });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  } catch {
+    res.destroy();
+  }
 }
 
 /**
@@ -88,11 +114,7 @@ export function isApiTarget(url: string): boolean {
 export function apiFront(services: PipelineServices, durable: (method: string) => Promise<void> | undefined = () => undefined): (req: IncomingMessage, res: ServerResponse) => boolean {
   // runPipeline answers every error itself: only a bug in the mock gets here (a throw, a
   // rejection, or a header value it built wrongly), reported and answered 500.
-  const failed = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
-    services.logError(error, `${req.method} ${req.url}`);
-    if (!res.headersSent) res.writeHead(500, reasonPhrase(500), { 'content-type': 'text/plain; charset=utf-8' });
-    res.end('Internal Server Error: the mock failed to write its answer.\n');
-  };
+  const failed = (req: IncomingMessage, res: ServerResponse, error: unknown): void => answerInternalError(services.logError, req, res, error);
   const batch = new WriteBatch(failed);
   const journalRefused = (error: unknown, raw: RawRequest): RawResponse => {
     services.logError(error, `--state journal, ${raw.method} ${raw.fullPath}`);

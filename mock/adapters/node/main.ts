@@ -30,7 +30,8 @@ at /docs/; prints the demo account's keys.
   --control-token TOKEN     require Authorization: Bearer TOKEN on /__mock and /__hooks (default: none; env CGS_CONTROL_TOKEN)
   --insecure-control        allow a non-loopback --host without a control token (default: refused)
   --cors on|off             answer CORS preflights and let pages of other origins read answers (default on)
-  --cors-origin ORIGIN,...  only these origins; comma-separated or repeated (default: any origin)
+  --cors-origin ORIGIN,...  only these origins on the API, and the pages that may use /__mock, /__hooks, /console/; comma-separated or repeated (default: any origin on the API, the mock's own on its planes)
+  --allowed-host NAME,...   a further Host /__mock, /__hooks and /console/ answer (tunnel, container; .example.test: it and its subdomains); repeatable (default: none; loopback names, IP addresses and --public-url's host always)
   --api-version current|next  the document served: next is the pending version (default current; env MOCK_API_VERSION)
   --hooks-withhold LIST     /__hooks serves and lists less, as a partial target: a hook, actions:NAME, operations[:ID], kinds:NAME, faults:NAME, a flag, data (mock/hooks/withhold.ts); comma-separated or repeated (default: none)
   --help                    print this help and exit`;
@@ -50,6 +51,7 @@ let values: {
   'public-url'?: string;
   cors?: string;
   'cors-origin'?: string[];
+  'allowed-host'?: string[];
   'api-version'?: string;
   'hooks-withhold'?: string[];
 };
@@ -70,6 +72,7 @@ try {
       'insecure-control': { type: 'boolean' },
       cors: { type: 'string' },
       'cors-origin': { type: 'string', multiple: true },
+      'allowed-host': { type: 'string', multiple: true },
       'api-version': { type: 'string' },
       'hooks-withhold': { type: 'string', multiple: true },
     },
@@ -113,6 +116,11 @@ for (const origin of corsOrigins) {
   if (!parsed || parsed.origin !== origin) fail(`--cors-origin takes origins such as http://localhost:3000, not ${JSON.stringify(origin)}`);
 }
 if (cors === 'off' && corsOrigins.length > 0) fail('--cors-origin has no effect with --cors off');
+const allowedHosts = (values['allowed-host'] ?? []).flatMap((list) => list.split(',')).map((name) => name.trim().toLowerCase()).filter((name) => name !== '');
+for (const name of allowedHosts) {
+  // A host name as the Host header carries it, without port: `tunnel.example.test`, `.example.test`, `mock`.
+  if (!/^\.?[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*\.?$/.test(name)) fail(`--allowed-host takes host names such as tunnel.example.test or .example.test (no scheme, no port), not ${JSON.stringify(name)}`);
+}
 const controlToken = values['control-token'] ?? (process.env.CGS_CONTROL_TOKEN || undefined);
 if (controlToken !== undefined && !/^[\x21-\x7e]{16,512}$/.test(controlToken)) {
   fail('--control-token (or CGS_CONTROL_TOKEN) must be 16 to 512 visible ASCII characters without spaces (it is sent as a bearer token)');
@@ -137,6 +145,7 @@ await serve({
   publicUrl,
   cors,
   corsOrigins,
+  allowedHosts,
   defects: values.defect ?? [],
   statePath: values.state,
   scenarioFile: values.scenario,

@@ -318,8 +318,8 @@ describe('npm start -- --state FILE', () => {
     const file = join(dir, 'mock-state.json');
     const first = await startMock(['--state', file, '--seed', '5']);
     expect(first.output()).toContain(`State file ${file} created`);
-    const created = (await (await fetch(`${first.origin}/__mock/accounts`, { method: 'POST', body: JSON.stringify({ name: 'Kept', empty: true }) })).json()) as { accountId: string };
-    await fetch(`${first.origin}/__mock/clock`, { method: 'POST', body: JSON.stringify({ advanceSeconds: 3600 }) });
+    const created = (await (await fetch(`${first.origin}/__mock/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Kept', empty: true }) })).json()) as { accountId: string };
+    await fetch(`${first.origin}/__mock/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advanceSeconds: 3600 }) });
     const demoKeys = first.output().split('\n').filter((l) => /^\s+\S+\s+cgs_/.test(l));
     expect(demoKeys).toHaveLength(8);
     expect(await first.stop('SIGTERM')).toBe(0);

@@ -30,6 +30,8 @@ export interface ServeFlags {
   publicUrl: string | undefined;
   cors: 'on' | 'off';
   corsOrigins: string[];
+  /** `--allowed-host` (mock/adapters/web/guard.ts). */
+  allowedHosts: string[];
   defects: string[];
   statePath: string | undefined;
   scenarioFile: string | undefined;
@@ -39,7 +41,7 @@ export interface ServeFlags {
 }
 
 export async function serve(flags: ServeFlags): Promise<void> {
-  const { port, host, seedFlag, responseCache, publicUrl, cors, corsOrigins, statePath, controlToken } = flags;
+  const { port, host, seedFlag, responseCache, publicUrl, cors, corsOrigins, allowedHosts, statePath, controlToken } = flags;
   let defects: Set<string>;
   try {
     defects = parseDefects(flags.defects);
@@ -98,7 +100,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
     defects,
     responseCache: { enabled: responseCache === 'on' },
     ...(publicUrl !== undefined ? { publicUrl } : {}),
-    web: { cors: { enabled: cors === 'on', origins: corsOrigins } },
+    web: { cors: { enabled: cors === 'on', origins: corsOrigins }, allowedHosts },
     control: {
       onReset: (s) => seedDemo(s, resetSeed),
       ...(statePath !== undefined ? { stateFile: statePath, saveStateFile: () => journal!.compact() } : {}),
@@ -174,7 +176,10 @@ export async function serve(flags: ServeFlags): Promise<void> {
   if (controlToken === undefined && !isLoopback(host)) console.warn(`mock: --insecure-control: anyone who can reach ${host}:${boundPort} can reset this mock, mint keys and read webhook secrets through /__mock`);
   console.log(`Media (images, videos, player pages; no key needed): ${services.store.publicOrigin}/media/`);
   console.log(`API reference: ${origin}${DOCS_PATH} (both documents; "Try it out" calls this mock)`);
-  console.log(cors === 'off' ? 'CORS: off (pages on other origins are refused)' : `CORS: on for ${corsOrigins.length > 0 ? corsOrigins.join(', ') : 'any origin'}`);
+  console.log(cors === 'off' ? 'CORS: off (pages on other origins are refused)' : `CORS: on for ${corsOrigins.length > 0 ? corsOrigins.join(', ') : 'any origin'} on the API`);
+  console.log(
+    `/__mock, /__hooks and /console/: pages of ${corsOrigins.length > 0 ? `${corsOrigins.join(', ')} and ` : ''}this origin only; Host: loopback names, IP addresses${publicUrl !== undefined ? `, ${new URL(publicUrl).hostname}` : ''}${allowedHosts.length > 0 ? `, ${allowedHosts.join(', ')}` : ''} (--allowed-host adds names)`,
+  );
   console.log(`Console: ${origin}/console/${controlToken !== undefined ? ' (with the control token: open /console/?token=<token> once)' : ''}`);
 
   // SIGINT, SIGTERM and SIGHUP (a closed terminal): save, close, exit, within SHUTDOWN_MS (D249).

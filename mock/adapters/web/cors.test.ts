@@ -62,7 +62,7 @@ describe('CORS on (the default, any origin)', () => {
   });
   afterAll(() => harness.close());
 
-  it.each([[`${basePath}/creatives/crv_x`], [`${basePath}/products`], ['/__mock/accounts'], ['/__mock/clock'], [`${basePath}/no-such-route?limit=-1`], ['/elsewhere']])(
+  it.each([[`${basePath}/creatives/crv_x`], [`${basePath}/products`], [`${basePath}/no-such-route?limit=-1`], ['/elsewhere'], ['/docs/']])(
     'answers a preflight to %s with 204, the origin, methods, headers and Max-Age, with no key',
     async (url) => {
       const res = await preflight(harness, url);
@@ -86,9 +86,28 @@ describe('CORS on (the default, any origin)', () => {
     expect(left(after)).toBe(left(before) - 1);
   });
 
-  it('allows Private Network Access when Chromium asks for it', async () => {
+  it('allows Private Network Access on the API when Chromium asks for it', async () => {
     const res = await send(harness, 'OPTIONS', `${basePath}/products`, { origin: 'https://preview.example', 'access-control-request-method': 'GET', 'access-control-request-private-network': 'true' });
     expect(res.headers['access-control-allow-private-network']).toBe('true');
+  });
+
+  it.each([['/__mock/accounts'], ['/__mock/clock'], ['/__hooks/capabilities'], ['/console/']])('refuses a preflight of another origin to %s (403, no Access-Control headers, no Private Network Access): D246', async (url) => {
+    const res = await send(harness, 'OPTIONS', url, { origin: APP, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type', 'access-control-request-private-network': 'true' });
+    expect(res.status).toBe(403);
+    expect(JSON.parse(res.body)).toMatchObject({ status: 403, code: 'ORIGIN_NOT_ALLOWED' });
+    expect(Object.keys(res.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);
+  });
+
+  it('answers Origin: null on the API without credentials or Private Network Access', async () => {
+    const pre = await send(harness, 'OPTIONS', `${basePath}/products`, { origin: 'null', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization', 'access-control-request-private-network': 'true' });
+    expect(pre.status).toBe(204);
+    expect(pre.headers['access-control-allow-origin']).toBe('null');
+    expect(pre.headers['access-control-allow-credentials']).toBeUndefined();
+    expect(pre.headers['access-control-allow-private-network']).toBeUndefined();
+    const res = await harness.request('GET', '/products', { key: account.key('read'), headers: { origin: 'null' } });
+    expect(res.status).toBe(200);
+    expect(res.headers['access-control-allow-origin']).toBe('null');
+    expect(res.headers['access-control-allow-credentials']).toBeUndefined();
   });
 
   it('keeps the contract answer for an OPTIONS that is not a preflight', async () => {
@@ -104,8 +123,6 @@ describe('CORS on (the default, any origin)', () => {
     ['a 429', 'GET', `${basePath}/products`, { key: 'read', prefer: 'scenario=rate_limited' }, 429],
     ['a 404 of the API', 'GET', `${basePath}/nowhere`, { key: 'read' }, 404],
     ['a 400 of the front (a broken percent-escape)', 'GET', `${basePath}/creatives/%E0%A4%A`, { key: 'read' }, 400],
-    ['a control-plane answer', 'GET', '/__mock/clock', {}, 200],
-    ['a control-plane 404', 'GET', '/__mock/nowhere', {}, 404],
     ['the API reference', 'GET', '/docs/', {}, 200],
   ] as const)('%s carries Access-Control-Allow-Origin and Expose-Headers', async (_name, method, url, options, status) => {
     const headers: Record<string, string> = { origin: APP };
@@ -140,16 +157,25 @@ describe('CORS restricted to a list of origins (--cors-origin)', () => {
 
   it('reflects a listed origin', async () => {
     expect((await preflight(harness, `${basePath}/products`, 'http://127.0.0.1:5173')).headers['access-control-allow-origin']).toBe('http://127.0.0.1:5173');
-    expect((await send(harness, 'GET', '/__mock/clock', { origin: APP })).headers['access-control-allow-origin']).toBe(APP);
+    const control = await send(harness, 'GET', '/__mock/clock', { origin: APP });
+    expect(control.status).toBe(200);
+    expect(control.headers['access-control-allow-origin']).toBe(APP);
+    const pre = await send(harness, 'OPTIONS', '/__mock/clock', { origin: APP, 'access-control-request-method': 'POST', 'access-control-request-private-network': 'true' });
+    expect(pre.status).toBe(204);
+    expect(pre.headers['access-control-allow-origin']).toBe(APP);
+    expect(pre.headers['access-control-allow-private-network']).toBe('true');
   });
 
   it('gives another origin no Access-Control headers (the browser refuses)', async () => {
     const pre = await preflight(harness, `${basePath}/products`, 'http://evil.example');
     expect(pre.status).toBe(204);
     expect(Object.keys(pre.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);
-    const res = await send(harness, 'GET', '/__mock/clock', { origin: 'http://evil.example' });
+    const res = await send(harness, 'GET', `${basePath}/products`, { origin: 'http://evil.example' });
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
     expect(res.headers['vary']).toBe('Origin');
+    const control = await send(harness, 'GET', '/__mock/clock', { origin: 'http://evil.example' });
+    expect(control.status).toBe(403);
+    expect(control.headers['access-control-allow-origin']).toBeUndefined();
   });
 });
 
@@ -167,8 +193,14 @@ describe('CORS off (--cors off)', () => {
   });
 
   it('sends no Access-Control headers on answers', async () => {
-    const res = await send(harness, 'GET', '/__mock/clock', { origin: APP });
+    const res = await send(harness, 'GET', '/docs/', { origin: APP });
     expect(res.status).toBe(200);
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('still refuses a page of another origin on the control plane (a no-cors POST needs no CORS to be sent): D246', async () => {
+    const res = await send(harness, 'POST', '/__mock/reset', { origin: APP });
+    expect(res.status).toBe(403);
+    expect(JSON.parse(res.body)).toMatchObject({ code: 'ORIGIN_NOT_ALLOWED' });
   });
 });

@@ -1,11 +1,15 @@
 /**
- * CORS for every route of the mock (the API, /__mock, /docs/), so that a browser app on another
- * origin can use it as its development backend.
+ * CORS, so that a browser app on another origin can use the mock as its development backend: the
+ * API and /docs/ for any origin (or the `--cors-origin` list); the mock's own planes (/__mock,
+ * /__hooks, /console, guard.ts) only for the origins `--cors-origin` names (D246). `Origin: null`
+ * (a sandboxed frame, a file: page) is answered `null` without credentials or Private Network
+ * Access, on the API only.
  * How it works and what it decides: docs/internals.md, "mock/adapters/web/cors.ts".
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { document, operationsList } from '../../../spec/contract.ts';
 import { controlHeaders, controlOperations } from '../../control/document.ts';
+import { isGuarded } from './guard.ts';
 
 export interface CorsOptions {
   /** Default true: `--cors off` answers as a server without CORS (browsers refuse its answers). */
@@ -92,18 +96,21 @@ export function corsHandler(options: CorsOptions = {}): (req: IncomingMessage, r
     const preflight = req.method === 'OPTIONS' && origin !== undefined && req.headers['access-control-request-method'] !== undefined;
     // The answer depends on the Origin (reflected, or refused by the list): caches must key on it.
     res.setHeader('vary', 'Origin');
-    const permitted = origin !== undefined && (allowed === undefined || allowed.has(origin));
+    // The mock's own planes: listed origins only (D246); the API and /docs/: any, or the list.
+    const permitted = origin !== undefined && (isGuarded(req.url ?? '/') ? allowed?.has(origin) === true : allowed === undefined || allowed.has(origin));
+    // An opaque origin is reflected without credentials (it can send its API key, not cookies).
+    const credentials = origin !== 'null';
     if (preflight) {
       const headers: Record<string, string> = { vary: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers', 'content-length': '0' };
       if (permitted) {
         const { methods, requestHeaders } = derived();
         headers['access-control-allow-origin'] = origin;
-        headers['access-control-allow-credentials'] = 'true';
+        if (credentials) headers['access-control-allow-credentials'] = 'true';
         headers['access-control-allow-methods'] = methods;
         headers['access-control-allow-headers'] = requestHeaders;
         headers['access-control-max-age'] = String(PREFLIGHT_MAX_AGE_SECONDS);
         // Chromium's Private Network Access: a public page may call a mock on a private address.
-        if (req.headers['access-control-request-private-network'] === 'true') headers['access-control-allow-private-network'] = 'true';
+        if (credentials && req.headers['access-control-request-private-network'] === 'true') headers['access-control-allow-private-network'] = 'true';
       }
       res.writeHead(204, headers);
       res.end();
@@ -111,7 +118,7 @@ export function corsHandler(options: CorsOptions = {}): (req: IncomingMessage, r
     }
     if (permitted) {
       res.setHeader('access-control-allow-origin', origin);
-      res.setHeader('access-control-allow-credentials', 'true');
+      if (credentials) res.setHeader('access-control-allow-credentials', 'true');
       res.setHeader('access-control-expose-headers', derived().exposed);
     }
     return false;

@@ -17,8 +17,12 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { basePath, document } from '../../../spec/contract.ts';
 import { controlDocument } from '../../control/document.ts';
+import { ownValue } from '../../core/own.ts';
 
 export const DOCS_PATH = '/docs/';
+
+/** What a page of another site may not do with /docs/ and /console/: frame them (clickjacking, issue #34). */
+export const FRAME_HEADERS: Readonly<Record<string, string>> = { 'content-security-policy': "frame-ancestors 'self'", 'x-frame-options': 'SAMEORIGIN' };
 
 /** The page: Swagger UI's standalone layout, a definition selector, nothing fetched elsewhere. */
 const INDEX_HTML = `<!doctype html>
@@ -105,7 +109,7 @@ function load(name: string): Asset | undefined {
     case 'mock-control.json':
       return { type: 'application/json', body: served(controlDocument(), { url: '/', description: 'This mock' }), cacheControl: 'no-cache' };
   }
-  const type = VENDOR_FILES[name];
+  const type = ownValue(VENDOR_FILES, name);
   if (type === undefined) return undefined;
   return { type, body: readFileSync(join(vendorDir(), name)), cacheControl: 'public, max-age=3600' };
 }
@@ -136,7 +140,7 @@ export function docsHandler(): (req: IncomingMessage, res: ServerResponse) => bo
       if (!asset) return false;
       assets.set(name, asset);
     }
-    res.writeHead(200, { 'content-type': asset.type, 'content-length': String(asset.body.length), 'cache-control': asset.cacheControl, 'x-content-type-options': 'nosniff' });
+    res.writeHead(200, { 'content-type': asset.type, 'content-length': String(asset.body.length), 'cache-control': asset.cacheControl, 'x-content-type-options': 'nosniff', ...FRAME_HEADERS });
     res.end(asset.body);
     return true;
   };

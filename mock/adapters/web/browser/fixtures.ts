@@ -80,18 +80,12 @@ export function watch(page: Page): Problems {
   };
 }
 
-export const test = base.extend<{ app: Page; problems: Problems }, { cors: CorsOptions; site: Site }>({
+export const test = base.extend<{ app: Page; problems: Problems }, { cors: CorsOptions; listApp: boolean; site: Site }>({
   cors: [{}, { option: true, scope: 'worker' }],
+  /** Start the mock with `--cors-origin <the app's origin>`: the app's page may use /__mock too (D246). */
+  listApp: [false, { option: true, scope: 'worker' }],
   site: [
-    async ({ cors }, use) => {
-      const mock = buildMock({ web: { cors } });
-      await mock.app.listen({ port: 0, host: '127.0.0.1' });
-      const address = mock.app.server.address() as AddressInfo;
-      const mockOrigin = `http://127.0.0.1:${address.port}`;
-      const created = await mock.inject({ method: 'POST', url: '/__mock/accounts', headers: { 'content-type': 'application/json' }, payload: '{"plan":"enterprise"}' });
-      expect(created.statusCode, created.body).toBe(201);
-      const key = (created.json() as { keys: Record<string, { key: string }> }).keys['all']?.key;
-      if (!key) throw new Error(`no "all" key in ${created.body}`);
+    async ({ cors, listApp }, use) => {
       const appServer = http.createServer((req, res) => {
         if (req.url === '/' || req.url === '/index.html') {
           res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
@@ -102,6 +96,14 @@ export const test = base.extend<{ app: Page; problems: Problems }, { cors: CorsO
         }
       });
       const appOrigin = await listen(appServer);
+      const mock = buildMock({ web: { cors: listApp ? { ...cors, origins: [...(cors.origins ?? []), appOrigin] } : cors } });
+      await mock.app.listen({ port: 0, host: '127.0.0.1' });
+      const address = mock.app.server.address() as AddressInfo;
+      const mockOrigin = `http://127.0.0.1:${address.port}`;
+      const created = await mock.inject({ method: 'POST', url: '/__mock/accounts', headers: { 'content-type': 'application/json' }, payload: '{"plan":"enterprise"}' });
+      expect(created.statusCode, created.body).toBe(201);
+      const key = (created.json() as { keys: Record<string, { key: string }> }).keys['all']?.key;
+      if (!key) throw new Error(`no "all" key in ${created.body}`);
       await use({ mock, mockOrigin, api: `${mockOrigin}/api/public/v1`, appOrigin, key });
       appServer.closeAllConnections();
       await new Promise((resolve) => appServer.close(resolve));

@@ -102,11 +102,27 @@ test('asks for Prefer: scenario=rate_limited and reads Retry-After', async ({ ap
   expect(limited.headers['ratelimit']).toMatch(/remaining=0/);
 });
 
-test('the control plane answers a page on another origin too', async ({ app, site }) => {
-  const clock = await pageFetch(app, `${site.mockOrigin}/__mock/clock`);
-  expect(clock.status).toBe(200);
-  const advanced = await pageFetch(app, `${site.mockOrigin}/__mock/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"advanceSeconds":1}' });
-  expect(advanced.status, JSON.stringify(advanced.body)).toBe(200);
+test('the control plane refuses a page on another origin that --cors-origin does not name (D246)', async ({ app, site, problems }) => {
+  const accounts = async () => (await site.mock.inject({ method: 'GET', url: '/__mock/accounts' })).body;
+  const before = await accounts();
+  const outcome = await app.evaluate(async (mock) => {
+    // A read: refused by the mock (403, no Access-Control headers), so the page's fetch fails.
+    let read: string;
+    try {
+      read = `answered ${(await fetch(`${mock}/__mock/accounts`)).status}`;
+    } catch (error) {
+      read = `refused: ${(error as Error).name}`;
+    }
+    // "Simple" requests a page may send without a preflight: a form reset and a text/plain create.
+    const reset = await fetch(`${mock}/__mock/reset`, { method: 'POST', mode: 'no-cors', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'x=1' });
+    const create = await fetch(`${mock}/__mock/accounts`, { method: 'POST', mode: 'no-cors', headers: { 'content-type': 'text/plain' }, body: '{"empty":true}' });
+    return { read, opaque: [reset.type, create.type] };
+  }, site.mockOrigin);
+  expect(outcome).toEqual({ read: 'refused: TypeError', opaque: ['opaque', 'opaque'] });
+  // Nothing was reset, nothing made.
+  expect(await accounts()).toBe(before);
+  await expect.poll(() => problems.list.filter((line) => line.includes('blocked by CORS policy')).length).toBe(1);
+  problems.clear();
 });
 
 test('/docs/ shows every operation and webhook of both documents, all from the mock', async ({ page, site, problems }) => {
