@@ -3,12 +3,30 @@ import { parseArgs } from 'node:util';
 import { loadLedger } from '../../../conformance/reporters/ledger.ts';
 import { runClientExam } from './client.ts';
 import { consoleSummary, exitCode, writeReports } from './report.ts';
+import { EXAM_TASKS } from '../../../mock/exam/tasks.ts';
+
+/** `--tasks`: `none`, or numbers and ranges of the task list (`1-9,10`); undefined when malformed. */
+export function parseTasks(text: string): number[] | undefined {
+  if (text.trim() === 'none') return [];
+  const out = new Set<number>();
+  for (const part of text.split(',')) {
+    const m = /^\s*(\d+)(?:-(\d+))?\s*$/.exec(part);
+    if (!m) return undefined;
+    const [from, to] = [Number(m[1]), Number(m[2] ?? m[1])];
+    if (from < 1 || to > EXAM_TASKS.length || from > to) return undefined;
+    for (let i = from; i <= to; i++) out.add(i);
+  }
+  return [...out].sort((a, b) => a - b);
+}
 
 const USAGE = `usage: cgs-client-check [options] -- <command ...>
 
 Runs the command (your SDK's example or tests) against an exam account with CGS_BASE_URL, CGS_API_KEY
 and CGS_KEYS, serves it the adversity the contract allows, and judges its requests against the
-CLIENT- rules. Exit 0: every exercised rule held; 1: one did not; 2: the exam could not run.
+CLIENT- rules and its tasks' outcomes. Exit 0: every exercised rule held and every declared task
+was done; 1: the program's fault (a rule broken, a declared task undone, a rule the tasks exercise
+left unexercised, or the program failed); 2: the exam could not run (bad options, the mock
+unreachable, the command not started or not finished in time).
 
   --seed N                the exam's schedule of adversity: the same seed, the same exam (default 1)
   --rate 0..1             probability of adversity once each kind was served (default 0.3)
@@ -16,6 +34,11 @@ CLIENT- rules. Exit 0: every exercised rule held; 1: one did not; 2: the exam co
   --control-token TOKEN   that mock's control token (default: env CGS_CONTROL_TOKEN)
   --timeout-s N           seconds the command may run before it is stopped (default 300)
   --out DIR               where rules.json, rules.md and junit.xml go (default exam-report/client)
+  --tasks LIST            the tasks of docs/client-check.md the command performs: numbers and ranges
+                          (1-9,10), or none (default 1-9, every required task)
+  --require exercised|none
+                          exercised (default): a declared task left undone, or a rule the declared
+                          tasks exercise left unexercised, fails; none: both are only reported
   --help                  print this help and exit`;
 
 export async function clientCheck(argv: string[]): Promise<number> {
@@ -24,7 +47,7 @@ export async function clientCheck(argv: string[]): Promise<number> {
   const command = split < 0 ? [] : argv.slice(split + 1);
   let values;
   try {
-    ({ values } = parseArgs({ args: own, options: { seed: { type: 'string', default: '1' }, rate: { type: 'string' }, 'mock-url': { type: 'string' }, 'control-token': { type: 'string', default: process.env.CGS_CONTROL_TOKEN }, 'timeout-s': { type: 'string', default: '300' }, out: { type: 'string', default: 'exam-report/client' }, help: { type: 'boolean' } } }));
+    ({ values } = parseArgs({ args: own, options: { seed: { type: 'string', default: '1' }, rate: { type: 'string' }, 'mock-url': { type: 'string' }, 'control-token': { type: 'string', default: process.env.CGS_CONTROL_TOKEN }, 'timeout-s': { type: 'string', default: '300' }, out: { type: 'string', default: 'exam-report/client' }, tasks: { type: 'string', default: '1-9' }, require: { type: 'string', default: 'exercised' }, help: { type: 'boolean' } } }));
   } catch (error) {
     console.error(`${error instanceof Error ? error.message : error}\n${USAGE}`);
     return 2;
@@ -36,12 +59,15 @@ export async function clientCheck(argv: string[]): Promise<number> {
   const seed = Number(values.seed);
   const rate = values.rate === undefined ? undefined : Number(values.rate);
   const timeout = Number(values['timeout-s']);
+  const tasks = parseTasks(values.tasks!);
   const problems = [
     ...(command.length ? [] : ['a command to examine is needed after --']),
     ...(Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff ? [] : ['--seed must be an integer from 0 to 4294967295']),
     ...(rate === undefined || (rate >= 0 && rate <= 1) ? [] : ['--rate must be from 0 to 1']),
     ...(Number.isFinite(timeout) && timeout > 0 ? [] : ['--timeout-s must be a positive number']),
     ...(values['mock-url'] === undefined || URL.canParse(values['mock-url']) ? [] : ['--mock-url must be a URL']),
+    ...(tasks !== undefined ? [] : [`--tasks must be none or task numbers and ranges from 1 to ${EXAM_TASKS.length} (1-9,10)`]),
+    ...(values.require === 'exercised' || values.require === 'none' ? [] : ['--require must be exercised or none']),
   ];
   if (problems.length) {
     console.error(`${problems.join('\n')}\n${USAGE}`);
@@ -54,6 +80,8 @@ export async function clientCheck(argv: string[]): Promise<number> {
     ...(values['mock-url'] !== undefined ? { mockUrl: values['mock-url'] } : {}),
     ...(values['control-token'] !== undefined ? { controlToken: values['control-token'] } : {}),
     timeoutSeconds: timeout,
+    tasks: tasks!,
+    require: values.require as 'exercised' | 'none',
     ledger: loadLedger().rules,
   });
   console.log(consoleSummary(result));
