@@ -70,7 +70,7 @@ const FAITHFUL_SEEDS = [1, 2, 3, 4];
 const NOISE_LIMIT = 1500;
 
 /** Exams at a time: each mostly waits out real Retry-After seconds. */
-const CONCURRENCY = 6;
+const CONCURRENCY = 9;
 
 async function noise(mockUrl: string): Promise<void> {
   const control = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
