@@ -34,11 +34,8 @@ unreachable, the command not started or not finished in time).
   --control-token TOKEN   that mock's control token (default: env CGS_CONTROL_TOKEN)
   --timeout-s N           seconds the command may run before it is stopped (default 300)
   --out DIR               where rules.json, rules.md and junit.xml go (default exam-report/client)
-  --tasks LIST            the tasks of docs/client-check.md the command performs: numbers and ranges
-                          (1-9,10), or none (default 1-9, every required task)
-  --require exercised|none
-                          exercised (default): a declared task left undone, or a rule the declared
-                          tasks exercise left unexercised, fails; none: both are only reported
+  --tasks LIST            the tasks of docs/client-check.md the command performs, 1-9,10 or none (default 1-9)
+  --require MODE          exercised: an undone declared task or a rule a done task leaves unexercised fails; none: reported only (default exercised)
   --help                  print this help and exit`;
 
 export async function clientCheck(argv: string[]): Promise<number> {
