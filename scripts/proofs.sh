@@ -20,7 +20,7 @@ together "a correct target behind a real network (#23): the mock's API behind a 
 
 together "the console (/console/) in a real browser: every area through the page, axe on each view (npm run test:console; mostly waits on Chromium, D237)" npm run --silent test:console
 
-together "the client exam's defect proof: cgs-client-check passes the example client and fails each of thirteen faulty variants on exactly its rules (npm run exam:proof: real Retry-After waits)" npm run --silent exam:proof
+together "the client exam's defect proof: cgs-client-check (strict, tasks 1-9) passes the example client under seeds 1-4, sequential and parallel, and beside other traffic, and fails each of seventeen faulty variants on exactly its rules and tasks, exit 1 (npm run exam:proof: 26 exams, real Retry-After waits of 1-3 s; about 300 s wall, 60 s CPU)" npm run --silent exam:proof
 
 together "the mock in a real browser: a page on another origin, CORS, /docs/; and the in-process mock (MSW) behind a service worker, examples/msw/browser (npm run test:browser; mostly waits on Chromium, D241)" npm run --silent test:browser
 

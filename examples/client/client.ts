@@ -33,7 +33,11 @@ export type Fault =
   | 'new-key-on-drop'
   | 'give-up-on-drop'
   | 'retry-401'
-  | 'strict-unknown-field';
+  | 'strict-unknown-field'
+  | 'first-page-only'
+  | 'unquoted-if-match'
+  | 'parse-429-as-json'
+  | 'backoff-ignores-value';
 
 export class ApiProblem extends Error {
   constructor(
@@ -75,7 +79,8 @@ export class Client {
       const headers: Record<string, string> = { authorization: `Bearer ${this.key}`, accept: 'application/json' };
       if (body !== undefined) headers['content-type'] = 'application/json';
       if (key !== undefined) headers['idempotency-key'] = key;
-      if (options.ifMatch !== undefined) headers['if-match'] = options.ifMatch;
+      // The fault: an ETag sent without its quotes (a list of entity tags is what the document allows).
+      if (options.ifMatch !== undefined) headers['if-match'] = this.fault === 'unquoted-if-match' ? options.ifMatch.replaceAll('"', '') : options.ifMatch;
       let response: Response;
       try {
         response = await fetch(url, { method, headers, ...(body !== undefined ? { body } : {}) });
@@ -88,16 +93,19 @@ export class Client {
         continue;
       }
       const retryAfter = response.headers.get('retry-after');
-      if (response.status === 429) {
+      if (response.status === 429 && this.fault !== 'parse-429-as-json') {
         await response.arrayBuffer(); // plain text on the read plane and writes: never parsed
       }
-      const parsed = response.status === 429 ? undefined : await parse(response);
+      // The fault: every body parsed as JSON (the plain-text 429 throws).
+      const parsed = this.fault === 'parse-429-as-json' ? await parseStrictly(response) : response.status === 429 ? undefined : await parse(response);
       // The fault: a response schema closed to members it does not know (additionalProperties: false).
       if (this.fault === 'strict-unknown-field' && JSON.stringify(parsed ?? null).includes('"examUnannouncedField"')) throw new Error('response has an unknown member');
       const code = (parsed as { code?: string } | undefined)?.code;
       const retryable = response.status === 429 || response.status === 503 || (response.status === 409 && code !== undefined && RETRYABLE.has(code));
       if (retryable && retryAfter !== null && attempt < MAX_ATTEMPTS) {
-        if (this.fault !== 'ignore-retry-after') await sleep(Number(retryAfter) * 1000);
+        // The faults: no wait at all; or a backoff of 1 s, 2 s... whatever Retry-After says.
+        if (this.fault === 'backoff-ignores-value') await sleep(attempt * 1000);
+        else if (this.fault !== 'ignore-retry-after') await sleep(Number(retryAfter) * 1000);
         if (this.fault === 'new-key-on-retry' && key !== undefined) key = randomUUID();
         continue;
       }
@@ -113,7 +121,7 @@ export class Client {
       const page = await this.request<{ data: T[]; pagination: { nextCursor: string | null } }>('GET', path, { query: { ...query, cursor } });
       yield* page.body.data;
       const next = page.body.pagination.nextCursor;
-      if (next === null) return;
+      if (next === null || this.fault === 'first-page-only') return;
       if (this.fault === 'stop-at-empty-page' && page.body.data.length === 0) return;
       cursor = this.fault === 'rebuild-cursor' ? rebuild(next) : next;
     }
@@ -139,6 +147,12 @@ async function parse(response: Response): Promise<unknown> {
   } catch {
     return text;
   }
+}
+
+/** The `parse-429-as-json` fault: every body is JSON, or this throws. */
+async function parseStrictly(response: Response): Promise<unknown> {
+  const text = await response.text();
+  return text ? JSON.parse(text) : undefined;
 }
 
 /** The `rebuild-cursor` fault: decodes the opaque cursor and encodes it again (a different string). */

@@ -4,11 +4,18 @@
  * rules of spec/rules.yaml. Each check names the rules it judges on the line that decides;
  * scripts/rules-coverage.ts requires every observable client rule to be judged by one of them.
  *
- * "The retry" of an answered request is the client's next request with the same method and path.
- * A rule is exercised when the traffic put it to the test (an answer that asks something of the
- * client, and the client acting on it); a client that gives up after an error breaks no retry rule.
+ * "The retry" of an answered request (D259) is the request that repeats it: the client's next
+ * request, sent after that answer, with the same method, path, query, Idempotency-Key and body (the
+ * exam's own identity of a request, D125), or, for a keyed write, the same method, path, query and
+ * body under another key or the same key with another body (a retry that changed what it must not).
+ * Other requests in between, sent in parallel or not, are not retries: timing rules are judged per
+ * request under any interleaving. A rule is exercised when the traffic put it to the test (an answer
+ * that asks something of the client, and the client acting on it); a client that gives up after an
+ * error breaks no retry rule, unless the program then failed (it stopped on an answer the contract
+ * allows: CLIENT-014's plain-text 429 among them).
  */
 import { UNKNOWN_FIELD, UNKNOWN_STATUS, type ExamRecord } from './session.ts';
+import { taskOutcomes, type TaskOutcome } from './tasks.ts';
 
 /** One judgement of one rule by one check, with the requests that prove it. */
 export interface Finding {
@@ -26,7 +33,9 @@ export interface ProgramOutcome {
 
 /** The checks of the client exam, by the rules each judges (scripts/rules-coverage.ts reads this). */
 export const CLIENT_CHECKS: readonly { id: string; rules: readonly string[] }[] = [
-  { id: 'retry-after-honoured', rules: ['CLIENT-001', 'CLIENT-003', 'CLIENT-004'] },
+  { id: 'retry-after-honoured', rules: ['CLIENT-001', 'CLIENT-002', 'CLIENT-003', 'CLIENT-004'] },
+  { id: 'stopped-after-answer', rules: ['CLIENT-001', 'CLIENT-002', 'CLIENT-003', 'CLIENT-004'] },
+  { id: 'request-allowed', rules: ['CLIENT-024'] },
   { id: 'retry-same-key-and-body', rules: ['CLIENT-002', 'CLIENT-003', 'CLIENT-004'] },
   { id: 'paginates-to-the-end', rules: ['CLIENT-005', 'CLIENT-007'] },
   { id: 'cursor-verbatim', rules: ['CLIENT-006'] },
@@ -60,36 +69,67 @@ export function line(r: ExamRecord, first: ExamRecord | undefined = undefined): 
 }
 
 const isWrite = (r: ExamRecord) => r.method !== 'GET' && !(r.method === 'POST' && r.path === '/runs/estimate');
-const nextSame = (records: readonly ExamRecord[], i: number) => records.slice(i + 1).find((n) => n.method === records[i]!.method && n.path === records[i]!.path);
 
-/** The rule a retryable answer asks about: 429 → CLIENT-001/002, 503 → CLIENT-003, 409 in progress → CLIENT-004. */
-function retryRule(r: ExamRecord, timing: boolean): string | undefined {
-  if (r.status === 429) return timing ? 'CLIENT-001' : isWrite(r) ? 'CLIENT-002' : undefined;
-  if (r.status === 503) return 'CLIENT-003';
-  if (r.status === 409 && r.code === 'IDEMPOTENCY_IN_PROGRESS') return 'CLIENT-004';
+/** A request's identity (D125): method, path, query, Idempotency-Key and body. */
+const identity = (r: ExamRecord) => `${r.method} ${r.path}?${queryText(r.query)} ${r.idempotencyKey ?? ''} ${r.body}`;
+
+/**
+ * The request that repeats `records[i]` (D259): the first later one sent after its answer with its
+ * identity, or, for a keyed write, its method, path, query and body under another key, or its key
+ * with another body (`exact` false: a retry that changed what it must keep).
+ */
+function retryOf(records: readonly ExamRecord[], i: number): { retry: ExamRecord; exact: boolean } | undefined {
+  const r = records[i]!;
+  const own = identity(r);
+  const keyed = isWrite(r) && r.idempotencyKey !== undefined;
+  for (const n of records.slice(i + 1)) {
+    if (n.at < r.answeredAt) continue;
+    if (identity(n) === own) return { retry: n, exact: true };
+    if (!keyed || n.method !== r.method || n.path !== r.path || queryText(n.query) !== queryText(r.query)) continue;
+    if (n.body === r.body || n.idempotencyKey === r.idempotencyKey) return { retry: n, exact: false };
+  }
   return undefined;
 }
 
-function retries(records: readonly ExamRecord[]): Finding[] {
+/** The rules a retryable answer asks about: a read's 429 → CLIENT-001, a write's → CLIENT-001 and -002, 503 → CLIENT-003, 409 in progress → CLIENT-004. */
+function retryRules(r: ExamRecord): { timing: string[]; same: string | undefined } {
+  if (r.status === 429) return isWrite(r) ? { timing: ['CLIENT-001', 'CLIENT-002'], same: 'CLIENT-002' } : { timing: ['CLIENT-001'], same: undefined };
+  if (r.status === 503) return { timing: ['CLIENT-003'], same: isWrite(r) ? 'CLIENT-003' : undefined };
+  if (r.status === 409 && r.code === 'IDEMPOTENCY_IN_PROGRESS') return { timing: ['CLIENT-004'], same: 'CLIENT-004' };
+  return { timing: [], same: undefined };
+}
+
+function retries(records: readonly ExamRecord[], outcome: ProgramOutcome | undefined): Finding[] {
   const out: Finding[] = [];
+  const failed = outcome !== undefined && outcome.exitCode !== 0;
   records.forEach((r, i) => {
     if (r.retryAfter === undefined) return;
-    const next = nextSame(records, i);
-    if (!next) return;
-    const timingRule = retryRule(r, true);
-    if (timingRule) {
-      const due = r.at + r.retryAfter * 1000;
-      // CLIENT-001 / 003 / 004: the retry comes no sooner than Retry-After on the mock's clock.
-      const held = next.at >= due - RETRY_AFTER_SLACK_MS;
-      out.push({ rule: timingRule, check: 'retry-after-honoured', held, proof: [line(r), `${line(next, r)}${held ? '' : ` (${((due - next.at) / 1000).toFixed(3)} s too soon)`}`] });
+    const { timing, same } = retryRules(r);
+    if (timing.length === 0) return;
+    const found = retryOf(records, i);
+    if (!found) {
+      // CLIENT-001 / 002 / 003 / 004: the program failed with this answer never retried: it stopped on
+      // an answer the contract allows (a plain-text 429 parsed as JSON is one: CLIENT-014).
+      if (failed) out.push({ rule: same ?? timing[0]!, check: 'stopped-after-answer', held: false, proof: [line(r), `not sent again: the command then exited ${String(outcome!.exitCode)}${r.status === 429 ? ' (a 429 asks for the same request after Retry-After; its plain-text body must not be parsed, CLIENT-014)' : ' (the answer asks for the same request after Retry-After)'}`] });
+      return;
     }
-    const sameRule = retryRule(r, false);
-    if (sameRule && isWrite(r)) {
-      // CLIENT-002 / 003 / 004: the retried write is the identical request: same key (or none), same body.
-      const held = next.idempotencyKey === r.idempotencyKey && next.body === r.body;
-      out.push({ rule: sameRule, check: 'retry-same-key-and-body', held, proof: [line(r), line(next, r)] });
-    }
+    const { retry: next, exact } = found;
+    const due = r.answeredAt + r.retryAfter * 1000;
+    // CLIENT-001 / 002 / 003 / 004: the retry comes no sooner than Retry-After after the answer, on the mock's clock.
+    const held = next.at >= due - RETRY_AFTER_SLACK_MS;
+    for (const rule of timing) out.push({ rule, check: 'retry-after-honoured', held, proof: [line(r), `${line(next, r)}${held ? '' : ` (${((due - next.at) / 1000).toFixed(3)} s too soon)`}`] });
+    // CLIENT-002 / 003 / 004: the retried write is the identical request: same key (or none), same body.
+    if (same && isWrite(r)) out.push({ rule: same, check: 'retry-same-key-and-body', held: exact, proof: [line(r), `${line(next, r)}${exact ? '' : next.idempotencyKey !== r.idempotencyKey ? ' (a new Idempotency-Key)' : ' (another body)'}`] });
   });
+  return out;
+}
+
+/** CLIENT-024 (D257): every request is one the document allows, sent again or not. */
+function allowed(records: readonly ExamRecord[]): Finding[] {
+  const bad = records.filter((r) => r.plan.disallowed !== undefined);
+  const out: Finding[] = bad.map((r) => ({ rule: 'CLIENT-024', check: 'request-allowed', held: false, proof: [line(r), `(the document does not allow it: ${r.plan.disallowed!})`] }));
+  const good = records.length - bad.length;
+  if (good > 0) out.push({ rule: 'CLIENT-024', check: 'request-allowed', held: true, proof: [`${good} of ${records.length} requests allowed by the document (parameters, headers and body against their operation)`] });
   return out;
 }
 
@@ -105,6 +145,9 @@ const cursorOf = (r: ExamRecord): string | undefined => {
   const c = r.query.cursor;
   return Array.isArray(c) ? c[0] : c;
 };
+
+/** A list, as a walk asks for it: its path and query but the cursor (six walks of /products by six skus are six lists). */
+const listOf = (r: ExamRecord) => `${r.path}?${queryText(Object.fromEntries(Object.entries(r.query).filter(([k]) => k !== 'cursor')))}`;
 
 function pagination(records: readonly ExamRecord[], outcome: ProgramOutcome | undefined): Finding[] {
   const died = outcome !== undefined && outcome.exitCode !== 0 ? records.at(-1) : undefined;
@@ -127,7 +170,7 @@ function pagination(records: readonly ExamRecord[], outcome: ProgramOutcome | un
     if (!rule) return;
     // CLIENT-005 (empty page) / CLIENT-007 (sparse page): the client's next request of this list
     // continues it (carries a cursor; whether the one served is CLIENT-006's question).
-    const following = records.slice(i + 1).find((n) => n.method === 'GET' && n.path === r.path);
+    const following = records.slice(i + 1).find((n) => n.method === 'GET' && listOf(n) === listOf(r) && n.at >= r.answeredAt);
     // A program that failed right after this page did not choose to stop the walk: CLIENT-020/-021 judge that.
     if (following === undefined && r === died) return;
     const held = following !== undefined && cursorOf(following) !== undefined;
@@ -269,7 +312,7 @@ function droppedWrites(records: readonly ExamRecord[]): Finding[] {
   const out: Finding[] = [];
   records.forEach((r, i) => {
     if (!r.plan.dropped) return;
-    const retry = nextSame(records, i);
+    const retry = retryOf(records, i)?.retry;
     // CLIENT-023: the write whose answer was lost is sent again with its key and body (a replay, no second resource).
     const held = retry !== undefined && retry.idempotencyKey === r.idempotencyKey && retry.body === r.body;
     const why = retry === undefined ? `no later ${r.method} ${r.path}: the client gave up on a write the service had applied` : held ? ' (the replay)' : retry.idempotencyKey !== r.idempotencyKey ? ' (a new Idempotency-Key: a second resource)' : ' (another body)';
@@ -280,7 +323,7 @@ function droppedWrites(records: readonly ExamRecord[]): Finding[] {
 
 /** Every finding of the traffic (and the program's outcome, when known). */
 export function judge(records: readonly ExamRecord[], outcome?: ProgramOutcome): Finding[] {
-  return [...retries(records), ...pagination(records, outcome), ...unchangedRetries(records), ...rereads(records), ...polling(records), ...keys(records), ...tolerance(records, outcome), ...droppedWrites(records)];
+  return [...retries(records, outcome), ...allowed(records), ...pagination(records, outcome), ...unchangedRetries(records), ...rereads(records), ...polling(records), ...keys(records), ...tolerance(records, outcome), ...droppedWrites(records)];
 }
 
 export type RuleResult = 'passed' | 'failed' | 'not exercised';
@@ -290,6 +333,10 @@ export interface ExamRuleReport {
   seed: number;
   requests: number;
   rules: Record<string, { result: RuleResult; findings: Finding[] }>;
+  /** Every task of the exam's task list (mock/exam/tasks.ts), by its number: done or not, from the wire. */
+  tasks: Record<string, TaskOutcome>;
+  /** The last request judged, as a proof line (what a program that then failed last heard). */
+  last?: string;
 }
 
 export function ruleReport(seed: number, records: readonly ExamRecord[], outcome?: ProgramOutcome): ExamRuleReport {
@@ -300,5 +347,6 @@ export function ruleReport(seed: number, records: readonly ExamRecord[], outcome
     const mine = findings.filter((f) => f.rule === id);
     rules[id] = { result: mine.length === 0 ? 'not exercised' : mine.every((f) => f.held) ? 'passed' : 'failed', findings: mine };
   }
-  return { seed, requests: records.length, rules };
+  const last = records.at(-1);
+  return { seed, requests: records.length, rules, tasks: taskOutcomes(records), ...(last ? { last: line(last, records[0]) } : {}) };
 }

@@ -3,11 +3,14 @@
  * the adversity the contract allows, decided per request at the pipeline's stages, and the record
  * of what the client did, judged by mock/exam/judge.ts.
  *
- * The schedule (D125): a request is known by its method, path, query, Idempotency-Key and body;
- * the first time one is seen it may meet adversity, a repeat of it never does (so a client that
- * retries correctly always gets through). Each kind of adversity is served to the first request
- * eligible for it (so a short program still meets each kind once), later ones by a draw hashed
- * from the seed and the request (the same client traffic meets the same schedule):
+ * The schedule (D125, D258): a request is known by its method, path, query, Idempotency-Key and
+ * body; the first time one is seen it may meet adversity, a repeat of it never does (so a client
+ * that retries correctly always gets through). Each kind of adversity is served to the first
+ * request eligible for it, the kinds few requests are eligible for first (so a short program, in
+ * any order, still meets each kind once), later ones by a draw hashed from the seed and the request
+ * (the same client traffic meets the same schedule). A request the document does not allow
+ * (D257) meets none: it gets its 400 or 422 straight. `Retry-After` is seconds (the document's
+ * delay-seconds, never an HTTP-date), 2 or 3 on a kind's first serving and 1 to 3 on a draw (D258):
  *
  * - a read-plane read: 429 with `Retry-After` (plain text: respond.ts decides by plane);
  * - a generation-plane read: 429 (problem+json `RATE_LIMITED`);
@@ -27,10 +30,15 @@
 import type { OperationInfo } from '../../spec/contract.ts';
 import { ApiError } from '../core/errors.ts';
 import type { RawRequest, RawResponse } from '../pipeline/types.ts';
+import { validateRequest } from '../pipeline/validate.ts';
 import { utf8 } from '../../platform/bytes.ts';
 
-/** Seconds in every `Retry-After` the exam serves (kept short: a client waits them for real). */
-export const EXAM_RETRY_AFTER = 1;
+/**
+ * The `Retry-After` seconds the exam serves (D258): from 1 to EXAM_RETRY_AFTER_MAX, at least 2 on
+ * a kind's first serving, so a client that waits a fixed or growing 1 s instead of the value is told
+ * apart on every seed. Kept short: a client waits them for real.
+ */
+export const EXAM_RETRY_AFTER_MAX = 3;
 /** The unknown member added to resource objects, and the unknown campaign status (D122). */
 export const UNKNOWN_FIELD = 'examUnannouncedField';
 export const UNKNOWN_STATUS = 'EXAM_UNANNOUNCED_STATUS';
@@ -48,6 +56,13 @@ export interface ExamOptions {
 /** What the exam decided for one request (kept by request id for the judges). */
 export interface ExamPlan {
   adversity?: Adversity;
+  /** The `Retry-After` seconds of the adversity's answer (429, 503, 409). */
+  retryAfter?: number;
+  /**
+   * What the document does not allow in the request (D257: its parameters, headers and body against
+   * the operation, as the pipeline validates them, and a query parameter the operation does not list).
+   */
+  disallowed?: string;
   /** The answer was rewritten with unknown members (and a campaign's unknown status). */
   shaped?: 'field' | 'status';
   /** The write was applied and its connection dropped before the answer (adversity `dropped`, D170). */
@@ -72,6 +87,8 @@ export interface ExamRecord {
   requestId: string;
   /** The mock clock's reading when it arrived (epoch ms). */
   at: number;
+  /** The mock clock's reading when it was answered (epoch ms): a retry is sent after it. */
+  answeredAt: number;
   method: string;
   /** Below the API base: `/creatives/abc`. */
   path: string;
@@ -91,6 +108,8 @@ export interface ExamRecord {
 }
 
 const RACING = new Set(['createCampaign', 'undeleteCampaign']);
+/** The kinds whose answer carries `Retry-After`. */
+const WAITED = new Set<Adversity>(['rate_limited', 'writes_paused', 'in_progress', 'lost_race']);
 const isWrite = (operation: OperationInfo) => operation.method !== 'get' && operation.operationId !== 'estimateRun';
 
 /** FNV-1a of the seed and a text, as a number in [0, 1). */
@@ -101,6 +120,27 @@ function draw(seed: number, text: string): number {
   h = Math.imul(h, 0x2c1b3c6d) >>> 0;
   h ^= h >>> 12;
   return (h >>> 0) / 4294967296;
+}
+
+/**
+ * What the document does not allow in a request (D257), as a validating proxy would say it: the
+ * pipeline's own validation (mock/pipeline/validate.ts: Ajv compiled from spec/openapi.yaml; its
+ * Idempotency-Key, path, query, If-Match and body checks), and a query parameter the operation does
+ * not list (the mock ignores one; the document does not describe it). A missing required
+ * Idempotency-Key is CLIENT-017's, not this. Undefined: the document allows it.
+ */
+export function disallowedBy(operation: OperationInfo, raw: RawRequest, pathParams: Record<string, string>): string | undefined {
+  const listed = new Set(operation.parameters.filter((p) => p.in === 'query').map((p) => p.name));
+  const unknown = Object.keys(raw.query).filter((name) => !listed.has(name));
+  if (unknown.length) return `query parameter${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')} not in the document's ${operation.operationId}`;
+  try {
+    validateRequest(operation, raw, pathParams);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code === 'IDEMPOTENCY_KEY_REQUIRED') return undefined;
+    const errors = (error.extensions?.errors as { field: string; message: string }[] | undefined) ?? [];
+    return `${error.code}: ${errors.length ? errors.map((e) => `${e.field} ${e.message}`).join('; ') : error.message}`;
+  }
 }
 
 function bodyText(raw: RawRequest): string {
@@ -124,21 +164,25 @@ export class ExamSession {
   }
 
   /** The adversity for one request, decided once (pipeline: after authenticate). */
-  plan(requestId: string, operation: OperationInfo, raw: RawRequest): ExamPlan {
+  plan(requestId: string, operation: OperationInfo, raw: RawRequest, pathParams: Record<string, string> = {}): ExamPlan {
     const identity = `${raw.method} ${raw.path} ${JSON.stringify(raw.query)} ${raw.headers['idempotency-key'] ?? ''} ${bodyText(raw)}`;
     const plan: ExamPlan = {};
     this.plans.set(requestId, plan);
-    if (this.seen.has(identity)) return plan;
+    const disallowed = disallowedBy(operation, raw, pathParams);
+    if (disallowed !== undefined) plan.disallowed = disallowed;
+    if (this.seen.has(identity) || disallowed !== undefined) return plan;
     this.seen.add(identity);
+    // The kinds this request is eligible for, those few requests are eligible for first (D258): a
+    // campaign create's lost race, a keyed write's drop and 409, then any write's 429 and 503.
     const kinds: Adversity[] = [];
     if (!isWrite(operation)) kinds.push('rate_limited');
     else {
+      const keyed = raw.headers['idempotency-key'] !== undefined;
       if (operation.ifMatch && raw.headers['if-match'] !== undefined) kinds.push('precondition_failed');
-      kinds.push('rate_limited', 'writes_paused');
-      if (raw.headers['idempotency-key'] !== undefined) kinds.push('in_progress');
       if (RACING.has(operation.operationId)) kinds.push('lost_race');
       // D170: applied, then the connection dropped (only with a key: the retry replays the answer)
-      if (raw.headers['idempotency-key'] !== undefined) kinds.push('dropped');
+      if (keyed) kinds.push('dropped', 'in_progress');
+      kinds.push('rate_limited', 'writes_paused');
     }
     const group = isWrite(operation) ? 'write' : operation.rateLimitGroup;
     // The first request eligible for a kind not served yet in its group meets it.
@@ -146,6 +190,8 @@ export class ExamSession {
     if (fresh) {
       this.served.add(`${group}:${fresh}`);
       plan.adversity = fresh;
+      // at least 2 s on a first serving (D258), seeded: a 1 s wait does not pass for honouring it
+      if (WAITED.has(fresh)) plan.retryAfter = 2 + Math.floor(draw(this.options.seed, `${group}:${fresh}`) * (EXAM_RETRY_AFTER_MAX - 1));
       return plan;
     }
     // The draw leaves the key out (a client's keys are random) but counts the contents seen, so the
@@ -156,24 +202,25 @@ export class ExamSession {
     const r = draw(this.options.seed, `${content} #${n}`);
     if (r < this.rate) plan.adversity = kinds[Math.floor((r / this.rate) * kinds.length)] ?? kinds[0];
     else if (r > 1 - this.rate / 3) plan.adversity = 'slow';
+    if (plan.adversity !== undefined && WAITED.has(plan.adversity)) plan.retryAfter = 1 + Math.floor(draw(this.options.seed, `${content} #${n} wait`) * EXAM_RETRY_AFTER_MAX);
     return plan;
   }
 
   /** The error a planned adversity answers with at the rate-limit stage, if any. */
   static rateLimited(plan: ExamPlan): ApiError | undefined {
     if (plan.adversity !== 'rate_limited') return undefined;
-    return new ApiError('RATE_LIMITED', 'Rate limit exceeded; retry after the number of seconds in Retry-After.', { retryAfter: EXAM_RETRY_AFTER });
+    return new ApiError('RATE_LIMITED', 'Rate limit exceeded; retry after the number of seconds in Retry-After.', { retryAfter: plan.retryAfter ?? 1 });
   }
 
   /** The error a planned adversity answers with at the faults stage (before idempotency: nothing consumed). */
   static fault(plan: ExamPlan): ApiError | undefined {
     switch (plan.adversity) {
       case 'writes_paused':
-        return new ApiError('WRITES_PAUSED', 'API writes are paused. Nothing changed and the Idempotency-Key was not consumed; retry the identical request after Retry-After.', { retryAfter: EXAM_RETRY_AFTER });
+        return new ApiError('WRITES_PAUSED', 'API writes are paused. Nothing changed and the Idempotency-Key was not consumed; retry the identical request after Retry-After.', { retryAfter: plan.retryAfter ?? 1 });
       case 'in_progress':
-        return new ApiError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still running.', { retryAfter: EXAM_RETRY_AFTER });
+        return new ApiError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still running.', { retryAfter: plan.retryAfter ?? 1 });
       case 'lost_race':
-        return new ApiError('SERVICE_UNAVAILABLE', 'Other changes on the account were in flight and this one lost the race. Nothing changed; retry with the same Idempotency-Key.', { retryAfter: EXAM_RETRY_AFTER });
+        return new ApiError('SERVICE_UNAVAILABLE', 'Other changes on the account were in flight and this one lost the race. Nothing changed; retry with the same Idempotency-Key.', { retryAfter: plan.retryAfter ?? 1 });
       case 'precondition_failed':
         return new ApiError('PRECONDITION_FAILED', 'If-Match does not match the current representation; nothing changed. Read it again and retry.');
       default:
@@ -222,7 +269,7 @@ export class ExamSession {
   }
 
   /** Records one answered request (pipeline: with the journal). */
-  record(seq: number, requestId: string, at: number, keyId: string | undefined, raw: RawRequest, response: RawResponse): void {
+  record(seq: number, requestId: string, at: number, answeredAt: number, keyId: string | undefined, raw: RawRequest, response: RawResponse): void {
     const text = typeof response.body === 'string' ? response.body : utf8(response.body);
     let json: unknown;
     if ((response.headers['content-type'] ?? '').includes('json')) {
@@ -237,6 +284,7 @@ export class ExamSession {
       seq,
       requestId,
       at,
+      answeredAt,
       method: raw.method,
       path: raw.path,
       query: raw.query,

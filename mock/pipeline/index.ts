@@ -82,7 +82,7 @@ export async function runPipeline(services: PipelineServices, raw: RawRequest): 
   const exam = account ? services.exams?.get(account.accountId) : undefined;
   if (exam) response = exam.shape(trace.requestId, response);
   if (account) journal.record(account, trace.requestId, accountAt, monotonicMs() - started, keyId, raw, response);
-  if (exam) exam.record(journal.total(account!), trace.requestId, accountAt, keyId, raw, response);
+  if (exam) exam.record(journal.total(account!), trace.requestId, accountAt, accountAt + (services.clock.now() - at), keyId, raw, response);
   return response;
 }
 
@@ -126,7 +126,7 @@ async function stages(services: PipelineServices, raw: RawRequest, trace: Trace)
     const time = clock.forAccount(account.accountId);
 
     // the client exam's adversity for this request, if its account sits an exam (mock/exam/session.ts)
-    const plan: ExamPlan | undefined = services.exams?.get(account.accountId)?.plan(requestId, operation, raw);
+    const plan: ExamPlan | undefined = services.exams?.get(account.accountId)?.plan(requestId, operation, raw, matched.pathParams);
 
     // rate-limit (a forced 429 is a fault on demand)
     const scenarios = scenariosOf(raw.headers.prefer);

@@ -1476,6 +1476,19 @@ export interface components {
                     findings: components["schemas"]["ExamFinding"][];
                 };
             };
+            /** @description The last request judged, as a proof line (what a program that then failed last heard). */
+            last?: string;
+            /** @description Every task of the exam's task list (docs/client-check.md), by its number, done or not as the requests show it (a list read to its null `nextCursor`, the edit answered 200, the run polled to final and its items read...); cgs-client-check fails a declared task left undone (D259). */
+            tasks: {
+                [key: string]: {
+                    /** @description What the task asks. */
+                    task: string;
+                    /** @description Whether the requests show it done. */
+                    done: boolean;
+                    /** @description The requests that show it. */
+                    proof: string[];
+                };
+            };
         };
         /** @description Faults to change; absent faults stay. */
         FaultsPatch: {

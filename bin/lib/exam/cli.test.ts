@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { clientCheck } from './client-cli.ts';
+import { clientCheck, parseTasks } from './client-cli.ts';
 import { webhooksCheck } from './webhooks-cli.ts';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -20,6 +20,8 @@ describe('the exams\' command lines', () => {
   it.each([
     ['cgs-client-check without a command', () => clientCheck(['--seed', '1'])],
     ['cgs-client-check with a bad seed', () => clientCheck(['--seed', '-1', '--', 'true'])],
+    ['cgs-client-check with a task outside the list', () => clientCheck(['--tasks', '1-11', '--', 'true'])],
+    ['cgs-client-check with an unknown --require', () => clientCheck(['--require', 'pinned', '--', 'true'])],
     ['cgs-webhooks-check without a secret', () => webhooksCheck(['--url', 'http://127.0.0.1:9/'])],
     ['cgs-webhooks-check with a malformed secret', () => webhooksCheck(['--url', 'http://127.0.0.1:9/', '--secret', 'whsec_short'])],
     ['cgs-webhooks-check with a URL that is not http', () => webhooksCheck(['--url', 'ftp://127.0.0.1/', '--secret', SECRET])],
@@ -53,6 +55,30 @@ describe('the exams\' command lines', () => {
     } finally {
       logs.mockRestore();
       server.close();
+    }
+  });
+
+  it('--tasks: none, numbers and ranges of the task list', () => {
+    expect(parseTasks('1-9')).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(parseTasks('10,1-3, 3')).toEqual([1, 2, 3, 10]);
+    expect(parseTasks('none')).toEqual([]);
+    expect([parseTasks('0'), parseTasks('11'), parseTasks('3-1'), parseTasks('a')]).toEqual([undefined, undefined, undefined, undefined]);
+  });
+
+  // D259: exit 1 is the program's fault (a failed run, an undone declared task), exit 2 only the exam's or the environment's
+  it.each([
+    ['a program that does nothing, tasks 1-9 declared (the default)', [], ['node', '-e', ''], 1, /FAIL task 1: list every creative/],
+    ['the same under --require none', ['--require', 'none'], ['node', '-e', ''], 0, /-\s+task 1: list every creative to the end, in small pages \(undone\)/],
+    ['the same declaring no task', ['--tasks', 'none'], ['node', '-e', ''], 0, /task 1: .*\(not declared\)/],
+    ['a program that exits 3', ['--require', 'none'], ['node', '-e', 'process.exit(3)'], 1, /FAIL the program: the command exited 3 after sending no request/],
+    ['a program that cannot start', [], ['./no-such-program-here'], 2, /could not run: the command did not start/],
+  ])('cgs-client-check, %s', async (_name, flags, command, code, printed) => {
+    const logs = vi.spyOn(console, 'log').mockImplementation(() => {});
+    try {
+      expect(await clientCheck([...flags, '--out', join(out, 'client'), '--', ...command])).toBe(code);
+      expect(logs.mock.calls.flat().join('\n')).toMatch(printed);
+    } finally {
+      logs.mockRestore();
     }
   });
 });

@@ -5,12 +5,30 @@ import { isLoopback } from '../../../mock/control/binding.ts';
 import { missingPackagesMessage, SERVER_PACKAGES } from '../help-requires.ts';
 import { runClientExam } from './client.ts';
 import { consoleSummary, exitCode, writeReports } from './report.ts';
+import { EXAM_TASKS } from '../../../mock/exam/tasks.ts';
+
+/** `--tasks`: `none`, or numbers and ranges of the task list (`1-9,10`); undefined when malformed. */
+export function parseTasks(text: string): number[] | undefined {
+  if (text.trim() === 'none') return [];
+  const out = new Set<number>();
+  for (const part of text.split(',')) {
+    const m = /^\s*(\d+)(?:-(\d+))?\s*$/.exec(part);
+    if (!m) return undefined;
+    const [from, to] = [Number(m[1]), Number(m[2] ?? m[1])];
+    if (from < 1 || to > EXAM_TASKS.length || from > to) return undefined;
+    for (let i = from; i <= to; i++) out.add(i);
+  }
+  return [...out].sort((a, b) => a - b);
+}
 
 const USAGE = `usage: cgs-client-check [options] -- <command ...>
 
 Runs the command (your SDK's example or tests) against an exam account with CGS_BASE_URL, CGS_API_KEY
 and CGS_KEYS, serves it the adversity the contract allows, and judges its requests against the
-CLIENT- rules. Exit 0: every exercised rule held; 1: one did not; 2: the exam could not run.
+CLIENT- rules and its tasks' outcomes. Exit 0: every exercised rule held and every declared task
+was done; 1: the program's fault (a rule broken, a declared task undone, a rule the tasks exercise
+left unexercised, or the program failed); 2: the exam could not run (bad options, the mock
+unreachable, the command not started or not finished in time).
 
   --seed N                the exam's schedule of adversity: the same seed, the same exam (default 1)
   --rate 0..1             probability of adversity once each kind was served (default 0.3)
@@ -23,6 +41,8 @@ CLIENT- rules. Exit 0: every exercised rule held; 1: one did not; 2: the exam co
   --port N                port the mock started here listens on (default 0: a free port)
   --timeout-s N           seconds the command may run before it is stopped (default 300)
   --out DIR               where rules.json, rules.md and junit.xml go (default exam-report/client)
+  --tasks LIST            the tasks of docs/client-check.md the command performs, 1-9,10 or none (default 1-9)
+  --require MODE          exercised: an undone declared task or a rule a done task leaves unexercised fails; none: reported only (default exercised)
   --help                  print this help and exit`;
 
 export async function clientCheck(argv: string[]): Promise<number> {
@@ -31,7 +51,7 @@ export async function clientCheck(argv: string[]): Promise<number> {
   const command = split < 0 ? [] : argv.slice(split + 1);
   let values;
   try {
-    ({ values } = parseArgs({ args: own, options: { seed: { type: 'string', default: '1' }, rate: { type: 'string' }, 'mock-url': { type: 'string' }, host: { type: 'string' }, port: { type: 'string' }, 'control-token': { type: 'string', default: process.env.CGS_CONTROL_TOKEN }, 'timeout-s': { type: 'string', default: '300' }, out: { type: 'string', default: 'exam-report/client' }, help: { type: 'boolean' } } }));
+    ({ values } = parseArgs({ args: own, options: { seed: { type: 'string', default: '1' }, rate: { type: 'string' }, 'mock-url': { type: 'string' }, host: { type: 'string' }, port: { type: 'string' }, 'control-token': { type: 'string', default: process.env.CGS_CONTROL_TOKEN }, 'timeout-s': { type: 'string', default: '300' }, out: { type: 'string', default: 'exam-report/client' }, tasks: { type: 'string', default: '1-9' }, require: { type: 'string', default: 'exercised' }, help: { type: 'boolean' } } }));
   } catch (error) {
     console.error(`${error instanceof Error ? error.message : error}\n${USAGE}`);
     return 2;
@@ -48,6 +68,7 @@ export async function clientCheck(argv: string[]): Promise<number> {
   // An empty CGS_CONTROL_TOKEN counts as unset.
   const token = values['control-token'] || undefined;
   const beyondLoopback = host !== undefined && !isLoopback(host);
+  const tasks = parseTasks(values.tasks!);
   const problems = [
     ...(command.length ? [] : ['a command to examine is needed after --']),
     ...(Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff ? [] : ['--seed must be an integer from 0 to 4294967295']),
@@ -60,6 +81,8 @@ export async function clientCheck(argv: string[]): Promise<number> {
     // As cgs-mock (D260): anyone who reaches /__mock can read the exam account's keys and steer it.
     ...(beyondLoopback && token === undefined ? [`refusing to bind the exam's mock to ${host}, which is not a loopback address, without a control token: anyone who can reach it could read the exam account's keys and reset the mock. Give --control-token TOKEN (or CGS_CONTROL_TOKEN), or leave --host out (127.0.0.1)`] : []),
     ...(beyondLoopback && token !== undefined && !/^[\x21-\x7e]{16,512}$/.test(token) ? ['--control-token (or CGS_CONTROL_TOKEN) must be 16 to 512 visible ASCII characters without spaces (it is sent as a bearer token)'] : []),
+    ...(tasks !== undefined ? [] : [`--tasks must be none or task numbers and ranges from 1 to ${EXAM_TASKS.length} (1-9,10)`]),
+    ...(values.require === 'exercised' || values.require === 'none' ? [] : ['--require must be exercised or none']),
   ];
   if (problems.length) {
     console.error(`${problems.join('\n')}\n${USAGE}`);
@@ -80,6 +103,8 @@ export async function clientCheck(argv: string[]): Promise<number> {
     ...(host !== undefined ? { host } : {}),
     ...(port !== undefined ? { port } : {}),
     timeoutSeconds: timeout,
+    tasks: tasks!,
+    require: values.require as 'exercised' | 'none',
     ledger: loadLedger().rules,
   });
   console.log(consoleSummary(result));

@@ -16,8 +16,9 @@ import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import type { Mock } from '../../../mock/adapters/node/app.ts';
 import type { ExamRuleReport } from '../../../mock/exam/judge.ts';
+import { EXAM_TASKS, REQUIRED_TASKS, rulesOfTasks } from '../../../mock/exam/tasks.ts';
 import type { Rule } from '../../../spec/types.ts';
-import { report, verdicts, type ExamReport, type Finding } from './report.ts';
+import { report, verdicts, type ExamReport, type Finding, type TaskVerdict } from './report.ts';
 
 export const API_BASE_PATH = '/api/public/v1';
 const SCOPES = ['read', 'runs:read', 'runs:write', 'creatives:write', 'creatives:review', 'assets:write', 'campaigns:write'] as const;
@@ -41,6 +42,13 @@ export interface ClientExamOptions {
   port?: number;
   /** Seconds the command may run before it is stopped (the exam then cannot judge it: exit 2). */
   timeoutSeconds?: number;
+  /** The tasks of the task list the program performs (mock/exam/tasks.ts; default every required one, 1-9). */
+  tasks?: readonly number[];
+  /**
+   * `exercised` (default): a declared task left undone, or a rule the declared tasks exercise left
+   * unexercised by a program that exited 0, fails the exam; `none`: both are only reported (D259).
+   */
+  require?: 'exercised' | 'none';
   ledger: readonly Rule[];
   /** Where the command's output goes (default: inherited). */
   stdio?: 'inherit' | 'ignore';
@@ -157,9 +165,30 @@ export async function runClientExam(options: ClientExamOptions): Promise<ExamRep
     await control.call('DELETE', `/accounts/${prepared.accountId}/exam`).catch(() => undefined);
     notes.push(`${judged.requests} requests judged`);
     const findings = Object.values(judged.rules).flatMap((r) => r.findings);
-    const result = report('cgs-client-check', rules(findings), notes, { seed: options.seed });
+    const declared = options.tasks ?? REQUIRED_TASKS;
+    const strict = (options.require ?? 'exercised') === 'exercised';
+    const exited = !ran.timedOut && exitCode === 0;
+    // --require exercised: a rule a declared task exercises when done as asked, left unexercised by a
+    // program that exited 0 though the task was done (an undone task fails by itself: its rules are
+    // not failed again; a program that failed is failed already, for what stopped it).
+    const done = declared.filter((id) => judged.tasks[String(id)]?.done === true);
+    if (strict && exited) {
+      for (const rule of rulesOfTasks(done)) {
+        if (findings.some((f) => f.rule === rule)) continue;
+        const by = EXAM_TASKS.filter((t) => done.includes(t.id) && t.rules.includes(rule)).map((t) => t.id);
+        findings.push({ rule, check: 'exercised-by-tasks', held: false, proof: [`not exercised: ${by.length ? `task ${by.join(', ')} of the task list, done,` : 'the writes of tasks 4-8 together, done,'} put it to the test when done as asked, and the traffic never did (--require none reports it as not exercised)`] });
+      }
+    }
+    const tasks: TaskVerdict[] = EXAM_TASKS.map((t) => {
+      const outcome = judged.tasks[String(t.id)];
+      const done = outcome?.done ?? false;
+      return { id: t.id, task: t.task, result: done ? 'done' : declared.includes(t.id) ? 'undone' : 'not declared', proof: outcome?.proof ?? [] };
+    });
+    notes.push(`tasks declared: ${declared.join(', ')} (--require ${strict ? 'exercised' : 'none'})`);
+    // A program that exits non-zero after answers the contract allows failed by itself: exit 1, naming the last answer it heard.
+    const programFailed = !ran.timedOut && exitCode !== 0 ? `the command exited ${exitCode} after ${judged.last ?? 'sending no request'}` : undefined;
+    const result = report('cgs-client-check', rules(findings), notes, { seed: options.seed, tasks, strict, ...(programFailed !== undefined ? { programFailed } : {}) });
     if (ran.timedOut) return { ...result, error: `the command did not finish within ${options.timeoutSeconds ?? 300} s` };
-    if (exitCode !== 0 && result.summary.failed === 0) return { ...result, error: `the command exited ${exitCode} and no rule explains it: the exam cannot say the program did its tasks` };
     return result;
   } finally {
     await mock?.app.close();

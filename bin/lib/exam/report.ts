@@ -32,11 +32,25 @@ export interface RuleVerdict {
   findings: Finding[];
 }
 
+/** A task of the client exam's task list (mock/exam/tasks.ts): declared or not, done or not. */
+export interface TaskVerdict {
+  id: number;
+  task: string;
+  result: 'done' | 'undone' | 'not declared';
+  proof: string[];
+}
+
 export interface ExamReport {
   tool: string;
   seed?: number;
   /** What the exam could not do, when it could not run (exit 2). */
   error?: string;
+  /** The examined program's own failure (a non-zero exit after answers the contract allows): exit 1. */
+  programFailed?: string;
+  /** The client exam's tasks; a declared one undone fails the exam under `--require exercised` (`strict`). */
+  tasks?: TaskVerdict[];
+  /** `--require exercised`: declared tasks undone and their rules not exercised fail (D259). */
+  strict?: boolean;
   /** Lines of context (the command and its exit status, the receiver's URL). */
   notes: string[];
   rules: RuleVerdict[];
@@ -67,16 +81,22 @@ export function verdicts(rules: readonly Rule[], party: string, findings: readon
     });
 }
 
-export function report(tool: string, rules: RuleVerdict[], notes: string[], extra: { seed?: number; error?: string } = {}): ExamReport {
+export function report(tool: string, rules: RuleVerdict[], notes: string[], extra: { seed?: number; error?: string; programFailed?: string; tasks?: TaskVerdict[]; strict?: boolean } = {}): ExamReport {
   const summary: Record<ExamResult, number> = { passed: 0, failed: 0, 'not exercised': 0, 'not judged': 0 };
   for (const r of rules) summary[r.result] += 1;
   return { tool, ...extra, notes, rules, summary };
 }
 
-/** 0: every exercised rule held; 1: one did not; 2: the exam could not run. */
+/** The declared tasks the exam counts as failed: undone, under `--require exercised`. */
+export const undoneTasks = (result: ExamReport): TaskVerdict[] => (result.strict ? (result.tasks ?? []).filter((t) => t.result === 'undone') : []);
+
+/**
+ * 0: every exercised rule held (and, strict, every declared task done); 1: the program's fault: a
+ * rule failed, a declared task was left undone, or the program failed; 2: the exam could not run.
+ */
 export function exitCode(result: ExamReport): 0 | 1 | 2 {
   if (result.error !== undefined) return 2;
-  return result.summary.failed > 0 ? 1 : 0;
+  return result.summary.failed > 0 || result.programFailed !== undefined || undoneTasks(result).length > 0 ? 1 : 0;
 }
 
 const xml = (text: string): string => text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
@@ -97,6 +117,8 @@ export function junit(result: ExamReport): string {
     `<testsuites name="${xml(result.tool)}" tests="${result.rules.length}" failures="${result.summary.failed}" errors="${errors}">`,
     `  <testsuite name="${xml(result.tool)}" tests="${result.rules.length}" failures="${result.summary.failed}" errors="${errors}" skipped="${result.summary['not exercised'] + result.summary['not judged']}">`,
     ...(result.error !== undefined ? [`    <testcase classname="${xml(result.tool)}" name="the exam runs"><error message="${xml(result.error)}"/></testcase>`] : []),
+    ...(result.programFailed !== undefined ? [`    <testcase classname="${xml(result.tool)}" name="the program exits 0"><failure message="${xml(result.programFailed)}"/></testcase>`] : []),
+    ...(result.tasks ?? []).map((t) => `    <testcase classname="${xml(result.tool)}" name="${xml(`task ${t.id}: ${t.task}`)}">${t.result === 'done' ? '' : t.result === 'undone' && result.strict ? `<failure message="${xml('undone')}">${xml(t.proof.join('\n'))}</failure>` : `<skipped message="${xml(t.result)}"/>`}</testcase>`),
     ...cases,
     '  </testsuite>',
     '</testsuites>',
@@ -110,6 +132,12 @@ export function markdown(result: ExamReport): string {
   for (const note of result.notes) lines.push(`- ${note}`);
   if (result.notes.length) lines.push('');
   if (result.error !== undefined) lines.push(`**The exam could not run:** ${result.error}`, '');
+  if (result.programFailed !== undefined) lines.push(`**The program failed:** ${result.programFailed}`, '');
+  if (result.tasks?.length) {
+    lines.push(`Tasks (${result.strict ? 'required: --require exercised' : 'reported only: --require none'}):`, '');
+    for (const t of result.tasks) lines.push(`- ${t.id}. ${t.task}: **${t.result}** (${t.proof.join('; ').replaceAll('`', "'")})`);
+    lines.push('');
+  }
   const s = result.summary;
   lines.push(`${s.passed} passed, ${s.failed} failed, ${s['not exercised']} not exercised, ${s['not judged']} not judged.`, '');
   lines.push('| Rule | Status | Result | Rule text |', '|---|---|---|---|');
@@ -135,6 +163,12 @@ export function consoleSummary(result: ExamReport): string {
   const lines = [`${result.tool}${result.seed !== undefined ? ` (seed ${result.seed})` : ''}`];
   for (const note of result.notes) lines.push(`  ${note}`);
   if (result.error !== undefined) lines.push(`  could not run: ${result.error}`);
+  if (result.programFailed !== undefined) lines.push(`  FAIL the program: ${result.programFailed}`);
+  for (const t of result.tasks ?? []) {
+    const mark = t.result === 'done' ? 'ok  ' : t.result === 'undone' && result.strict ? 'FAIL' : '-   ';
+    lines.push(`  ${mark} task ${t.id}: ${t.task}${t.result === 'done' ? '' : ` (${t.result})`}`);
+    if (t.result === 'undone') for (const p of t.proof) lines.push(`         ${p}`);
+  }
   for (const r of result.rules) {
     const mark = { passed: 'ok  ', failed: 'FAIL', 'not exercised': '-   ', 'not judged': '?   ' }[r.result];
     lines.push(`  ${mark} ${r.id} ${r.rule}${r.result === 'passed' || r.result === 'failed' ? '' : ` (${r.result})`}`);
