@@ -38,10 +38,12 @@ export async function performTasks(sdk: Sdk, keys: Record<string, string>, baseU
     const edited = await sdk.update(first.creativeId, { metadata: { exam: 'generated-client' } });
     log(`4. patched ${edited.creativeId}`);
 
-    // 5. One invalid patch (a ratio outside the delivery ratios): refused, reported, not sent again.
+    // 5. A patch the document allows that the service refuses: 51 new metadata keys (a merge may
+    //    leave at most 50): 422, reported, not sent again. (A ratio outside the delivery ratios is a
+    //    request the document does not allow: that fails CLIENT-024, docs/client-check.md.)
     try {
-      await sdk.patchUnconditionally(first.creativeId, { aspectRatio: '7:5' } as unknown as Parameters<Sdk['patchUnconditionally']>[1]);
-      throw new Error('the invalid patch was accepted');
+      await sdk.patchUnconditionally(first.creativeId, { metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`generated${i}`, 'x'])) });
+      throw new Error('the patch of 51 new metadata keys was accepted');
     } catch (error) {
       if (!(error instanceof ApiError) || error.code !== 'VALIDATION_ERROR') throw error;
       log(`5. invalid patch refused: ${error.status} ${error.code}`);
