@@ -148,11 +148,7 @@ describe('the client exam\'s dropped connection through cgs-proxy (CLIENT-023)',
     const presets = await read<{ data: { presetId: string }[] }>('/presets');
     const body = { productIds: [products.data[0]!.productId], creativesPerProduct: 1, presetId: presets.data[0]!.presetId };
     const before = (await read<{ data: unknown[] }>('/runs?limit=50')).data.length;
-    // The write group's 429, 503 and 409 go to three raw writes, so the client's create meets the drop.
-    for (const [i, status] of [429, 503, 409].entries()) {
-      const response = await fetch(`${base}/runs`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': `proxy-pre-${i}` }, body: JSON.stringify(body) });
-      expect(response.status).toBe(status);
-    }
+    // The first keyed write meets the exam's dropped connection (the rare kinds of adversity are served first, D258): the client's create.
     const client = new Client(base, key);
     const created = await client.request<{ runId: string }>('POST', '/runs', { body, idempotencyKey: client.newKey() }).catch((error: unknown) => {
       throw new Error(`the client gave up: ${error instanceof ApiProblem ? `answered ${error.status}` : String(error)}`);

@@ -371,7 +371,7 @@ describe('npm start -- --state FILE', () => {
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
     // a second exclusive lease waits up to 60 s for the first: a request in flight the whole time
     const body = JSON.stringify({ mode: 'exclusive', waitSeconds: 60 });
-    socket.write(`POST /__mock/leases HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
+    socket.write(`POST /__mock/leases HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
     for (let i = 0; i < 100 && !/"waiting"\s*:\s*\[\s*\{/.test(await (await fetch(`${mock.origin}/__mock/leases`)).text()); i++) await new Promise((resolve) => setImmediate(resolve));
     try {
       expect(await mock.stop('SIGTERM')).toBe(0);

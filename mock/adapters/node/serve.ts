@@ -154,6 +154,34 @@ export async function serve(flags: ServeFlags): Promise<void> {
     }
   }
   await journal?.flush(); // the demo account and the scenario are on disk before the mock says it is ready
+  // SIGINT, SIGTERM and SIGHUP (a closed terminal): save, close, exit, within SHUTDOWN_MS (D249).
+  // In place before the mock says it is ready: a signal right after the ready lines is handled, not
+  // the default death (a script that stops the mock as soon as it reads them).
+  let stopping = false;
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, () => {
+      if (stopping) process.exit(1); // a second signal: stop now
+      stopping = true;
+      let code = 0;
+      if (journal !== undefined) {
+        try {
+          const saved = journal.close();
+          if (saved) console.log(`State saved to ${saved.path} (${saved.accounts} accounts, ${saved.bytes} bytes)`);
+        } catch (error) {
+          console.error(`mock: saving --state ${statePath} failed (the journal beside it still holds every acknowledged write):`, error);
+          code = 1;
+        }
+      }
+      releaseLock?.();
+      // Connections kept alive, a stream or a webhook in flight do not hold the exit.
+      realTimeout(SHUTDOWN_MS, () => process.exit(code));
+      app.server.closeAllConnections?.();
+      void app.close().then(
+        () => process.exit(code),
+        () => process.exit(1),
+      );
+    });
+  }
   controlRoutes(); // read spec/mock-control.yaml now rather than on the first control request
   const address = app.server.address();
   const boundPort = typeof address === 'object' && address ? address.port : port;
@@ -181,33 +209,6 @@ export async function serve(flags: ServeFlags): Promise<void> {
     `/__mock, /__hooks and /console/: pages of ${corsOrigins.length > 0 ? `${corsOrigins.join(', ')} and ` : ''}this origin only; Host: loopback names, IP addresses${publicUrl !== undefined ? `, ${new URL(publicUrl).hostname}` : ''}${allowedHosts.length > 0 ? `, ${allowedHosts.join(', ')}` : ''} (--allowed-host adds names)`,
   );
   console.log(`Console: ${origin}/console/${controlToken !== undefined ? ' (with the control token: open /console/?token=<token> once)' : ''}`);
-
-  // SIGINT, SIGTERM and SIGHUP (a closed terminal): save, close, exit, within SHUTDOWN_MS (D249).
-  let stopping = false;
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    process.on(signal, () => {
-      if (stopping) process.exit(1); // a second signal: stop now
-      stopping = true;
-      let code = 0;
-      if (journal !== undefined) {
-        try {
-          const saved = journal.close();
-          if (saved) console.log(`State saved to ${saved.path} (${saved.accounts} accounts, ${saved.bytes} bytes)`);
-        } catch (error) {
-          console.error(`mock: saving --state ${statePath} failed (the journal beside it still holds every acknowledged write):`, error);
-          code = 1;
-        }
-      }
-      releaseLock?.();
-      // Connections kept alive, a stream or a webhook in flight do not hold the exit.
-      realTimeout(SHUTDOWN_MS, () => process.exit(code));
-      app.server.closeAllConnections?.();
-      void app.close().then(
-        () => process.exit(code),
-        () => process.exit(1),
-      );
-    });
-  }
 }
 
 /** How long a signal waits for the server to close before the process exits anyway. */
