@@ -7,7 +7,7 @@
  *
  *   npx tsx scripts/prove-real-target.ts [--hide /__mock,/__hooks] [--reasons keep|rewrite|none]
  *     [--rechunk] [--headers] [--compress] [--clock real|manual] [--pairs N] [--workers N]
- *     [--history N] [--hooks] [--pinned-only] [--min-judged PERCENT] [--http2] [-- <playwright args>]
+ *     [--history N] [--hooks] [--pinned-only] [--min-judged PERCENT] [--http2] [--plan TIER] [-- <playwright args>]
  *
  * - --hide: path prefixes the front answers 404 (default /__mock).
  * - --hooks: the suite gets no keys: it sets every scene through the conformance hooks the front
@@ -23,6 +23,8 @@
  *   the mock; conformance/defects/front.ts startH2Front): every answer arrives without its reason
  *   phrase, with lower-case field names and no Connection or Transfer-Encoding, before the front's
  *   own rewriting; the run fails unless exchanges crossed it.
+ * - --plan TIER: the plan of the accounts given as keys (default the control plane's, enterprise):
+ *   `--plan growth` is an account without 4K, whose refusals of the suite's 4K scenes are skips.
  * - --history N: before the run, N runs of the suite's own writes' kind already on the accounts
  *   (campaigns, metadata keys), so that nothing can pass by assuming an empty account.
  * Reports: test-results/real-target/ (rules.json, junit.xml, the mock's log; with --hooks also
@@ -58,6 +60,7 @@ const { values, positionals } = parseArgs({
     'pinned-only': { type: 'boolean' },
     'min-judged': { type: 'string' },
     http2: { type: 'boolean' },
+    plan: { type: 'string' },
   },
   allowPositionals: true,
   strict: true,
@@ -92,7 +95,7 @@ const control = async (method: string, path: string, body?: unknown): Promise<un
 
 type Keys = Record<string, string>;
 async function account(): Promise<{ keys: Keys; accountId: string }> {
-  const created = (await control('POST', '/__mock/accounts', {})) as { accountId: string; keys: Record<string, { key: string }> };
+  const created = (await control('POST', '/__mock/accounts', values.plan === undefined ? {} : { plan: values.plan })) as { accountId: string; keys: Record<string, { key: string }> };
   return { accountId: created.accountId, keys: Object.fromEntries(Object.entries(created.keys).map(([profile, { key }]) => [profile, key])) };
 }
 

@@ -6,8 +6,8 @@
  * limit. Scenes are set through the conformance hooks (@hook:<name>): plans, credits, the rate card.
  */
 import { expectCreatedNothing } from '../fixtures/shared-account.ts';
-import { expect, needsOperations, test, type ApiClient } from '../fixtures/index.ts';
-import { acceptedRun, createRun, credits, getRun, listRuns, presetId, runItems, setCredits, setPlan, someProductIds, type RunBody } from '../fixtures/generation.ts';
+import { expect, needsOperations, skipWhenPlanLacks, test, type ApiClient } from '../fixtures/index.ts';
+import { acceptedRun, createRun, credits, getRun, listRuns, presetId, runFeature, runItems, setCredits, setPlan, someProductIds, type RunBody } from '../fixtures/generation.ts';
 import { allAssets } from '../fixtures/resources.ts';
 import type { Schemas } from '../../spec/types.ts';
 
@@ -16,6 +16,7 @@ type Run = Schemas['Run'];
 
 async function estimate(reader: ApiClient, body: RunBody): Promise<Estimate> {
   const response = await reader.post('/runs/estimate', { body });
+  skipWhenPlanLacks(reader, response, runFeature(body));
   expect(response).toHaveStatus(200);
   return response.json as Estimate;
 }

@@ -12,7 +12,7 @@
  * after (the accounts hook), never by a price assumed.
  */
 import { isShared } from '../fixtures/shared-account.ts';
-import { expect, skipWhenAbsent, needsOperations, test, type Account, type ApiClient, type ApiResponse, type ProblemBody } from '../fixtures/index.ts';
+import { expect, skipWhenAbsent, skipWhenPlanLacks, needsOperations, test, type Account, type ApiClient, type ApiResponse, type ProblemBody } from '../fixtures/index.ts';
 import {
   allAssets,
   createRun,
@@ -37,7 +37,9 @@ import {
 import { parseRateLimit, parseRateLimitPolicy } from '../checks/grammar.ts';
 
 async function createUpscale(writer: ApiClient, body: UpscaleBody, key = idempotencyKey()): Promise<ApiResponse<Upscale>> {
-  return (await writer.post('/upscales', { body, idempotencyKey: key })) as ApiResponse<Upscale>;
+  const response = (await writer.post('/upscales', { body, idempotencyKey: key })) as ApiResponse<Upscale>;
+  skipWhenPlanLacks(writer, response, `upscales to ${body.target}`);
+  return response;
 }
 
 async function readAsset(reader: ApiClient, assetId: string): Promise<ApiResponse<Asset>> {
