@@ -99,6 +99,21 @@ describe('the judges', () => {
     expect(judge([r(0, 'POST', '/runs', 429, { retryAfter: 2, idempotencyKey: 'k' })], { exitCode: 1 }).filter((f) => !f.held).map((f) => f.rule)).toEqual(['CLIENT-002']);
   });
 
+  it('a generation-plane 429 (problem+json) never retried is not said to be plain text; a read-plane one is', () => {
+    const generation = judge([r(0, 'GET', '/presets', 429, { retryAfter: 2, code: 'RATE_LIMITED', json: { code: 'RATE_LIMITED' } })], { exitCode: 1 }).find((f) => !f.held)!;
+    expect(generation.proof.join('\n')).not.toContain('plain-text');
+    const read = judge([r(0, 'GET', '/creatives', 429, { retryAfter: 2, code: 'RATE_LIMITED' })], { exitCode: 1 }).find((f) => !f.held)!;
+    expect(read.proof.join('\n')).toContain('plain-text body must not be parsed');
+  });
+
+  it('a program that used answers carrying the unknown member and exited 1 later is not blamed on CLIENT-020 (its exit has another cause)', () => {
+    const used = [r(0, 'GET', '/creatives', 200, { json: page(5, 'c1'), plan: { shaped: 'field' } }), r(0.1, 'GET', '/creatives', 200, { query: { cursor: 'c1' }, json: page(1, null), plan: { shaped: 'field' } })];
+    const findings = judge(used, { exitCode: 1 }).filter((f) => f.rule === 'CLIENT-020');
+    expect(findings.map((f) => f.held)).toEqual([true]);
+    // the same exit right after the first such answer, nothing used: CLIENT-020 broken
+    expect(judge([used[0]!], { exitCode: 1 }).filter((f) => f.rule === 'CLIENT-020').map((f) => f.held)).toEqual([false]);
+  });
+
   it('a program that failed right after an unknown campaign status broke CLIENT-021, one that exited 0 did not', () => {
     const records = () => [r(0, 'GET', '/campaigns', 200, { plan: { shaped: 'status' } })];
     expect(judge(records(), { exitCode: 1 }).filter((f) => !f.held).map((f) => f.rule)).toEqual(['CLIENT-021']);

@@ -110,7 +110,7 @@ function retries(records: readonly ExamRecord[], outcome: ProgramOutcome | undef
     if (!found) {
       // CLIENT-001 / 002 / 003 / 004: the program failed with this answer never retried: it stopped on
       // an answer the contract allows (a plain-text 429 parsed as JSON is one: CLIENT-014).
-      if (failed) out.push({ rule: same ?? timing[0]!, check: 'stopped-after-answer', held: false, proof: [line(r), `not sent again: the command then exited ${String(outcome!.exitCode)}${r.status === 429 ? ' (a 429 asks for the same request after Retry-After; its plain-text body must not be parsed, CLIENT-014)' : ' (the answer asks for the same request after Retry-After)'}`] });
+      if (failed) out.push({ rule: same ?? timing[0]!, check: 'stopped-after-answer', held: false, proof: [line(r), `not sent again: the command then exited ${String(outcome!.exitCode)}${r.status === 429 ? ` (a 429 asks for the same request after Retry-After${r.json === undefined ? '; its plain-text body must not be parsed, CLIENT-014' : ''})` : ' (the answer asks for the same request after Retry-After)'}`] });
       return;
     }
     const { retry: next, exact } = found;
@@ -299,8 +299,9 @@ function tolerance(records: readonly ExamRecord[], outcome: ProgramOutcome | und
       .find((x) => x.use !== undefined);
     if (positive) out.push({ rule, check: 'tolerates-unknown', held: true, proof: [carried(positive.r), `${line(positive.use!, positive.r)} (${useOf(positive.r, positive.use!)!})`] });
     // CLIENT-020 / CLIENT-021 broken: the program failed right after such an answer (after an unknown
-    // campaign status, CLIENT-021 is blamed: the member came with it)...
-    if (failed && last?.plan.shaped !== undefined && (rule === 'CLIENT-021') === (last.plan.shaped === 'status')) out.push({ rule, check: 'tolerates-unknown', held: false, proof: [carried(last), `the command then exited ${String(outcome!.exitCode)}`] });
+    // campaign status, CLIENT-021 is blamed: the member came with it), unless it had already shown that
+    // it tolerates the unknown (a later request used such an answer): then its exit has another cause...
+    if (failed && !positive && last?.plan.shaped !== undefined && (rule === 'CLIENT-021') === (last.plan.shaped === 'status')) out.push({ rule, check: 'tolerates-unknown', held: false, proof: [carried(last), `the command then exited ${String(outcome!.exitCode)}`] });
     // ...or sent what it could not know back to the service.
     const echo = records.find((n) => n.seq > shaped[0]!.seq && `${queryText(n.query)} ${n.body}`.includes(unknown));
     if (echo) out.push({ rule, check: 'tolerates-unknown', held: false, proof: [carried(shaped[0]!), `${line(echo, shaped[0]!)} (sent "${unknown}" back)`] });

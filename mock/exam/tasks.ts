@@ -83,7 +83,7 @@ export const EXAM_TASKS: readonly { id: number; task: string; rules: readonly st
     },
   },
   { id: 4, task: 'patch a creative with If-Match (after a 412, read it again and retry)', rules: ['CLIENT-010'], outcome: (rs) => found('the edit landed', 'PATCH /creatives/{creativeId} with If-Match answered 200', rs.find((r) => r.method === 'PATCH' && /^\/creatives\/[^/]+$/.test(r.path) && r.ifMatch !== undefined && r.status === 200)) },
-  { id: 5, task: 'send one patch the service refuses 422, and not again', rules: ['CLIENT-009'], outcome: (rs) => found('a patch refused 422', 'PATCH /creatives/{creativeId} the document allows answered 422', rs.find((r) => r.method === 'PATCH' && /^\/creatives\/[^/]+$/.test(r.path) && r.status === 422 && r.plan.disallowed === undefined)) },
+  { id: 5, task: 'send one patch the document allows that the service refuses 422 (sending it again is CLIENT-009)', rules: ['CLIENT-009'], outcome: (rs) => found('a patch refused 422', 'PATCH /creatives/{creativeId} the document allows answered 422', rs.find((r) => r.method === 'PATCH' && /^\/creatives\/[^/]+$/.test(r.path) && r.status === 422 && r.plan.disallowed === undefined)) },
   { id: 6, task: 'approve a pending creative, with an Idempotency-Key', rules: ['CLIENT-017'], outcome: (rs) => found('a creative approved', 'POST /creatives/{creativeId}/approve answered 2xx', rs.find((r) => r.method === 'POST' && /^\/creatives\/[^/]+\/approve$/.test(r.path) && applied(r))) },
   { id: 7, task: 'create a campaign', rules: [], outcome: (rs) => found('a campaign created', 'POST /campaigns answered 2xx', rs.find((r) => r.method === 'POST' && r.path === '/campaigns' && applied(r))) },
   {
