@@ -8,10 +8,18 @@
  */
 export const LATEST_TIME_MS: number = Date.UTC(9998, 0, 1, 0, 0, 0);
 
-/** Why `ms` cannot be a clock reading (a state file's), or undefined when it can: 1970..LATEST_TIME_MS. */
+/**
+ * The latest reading a state file may hold (D251): 9998-12-31T00:00:00Z. No advance goes past
+ * LATEST_TIME_MS, but a real clock keeps running after one stopped there: a state saved by a mock left
+ * running at the bound still loads for 364 days of real time (a 365-day horizon from here still ends
+ * in 9999).
+ */
+export const LATEST_READING_MS: number = Date.UTC(9998, 11, 31, 0, 0, 0);
+
+/** Why `ms` cannot be a clock reading (a state file's), or undefined when it can: 1970..LATEST_READING_MS. */
 export function clockReadingProblem(ms: unknown): string | undefined {
   if (typeof ms !== 'number' || !Number.isFinite(ms)) return 'is not a finite number of epoch milliseconds';
-  if (ms < 0 || ms > LATEST_TIME_MS) return `is outside 1970-01-01T00:00:00Z..${new Date(LATEST_TIME_MS).toISOString()}, the times the mock keeps (D251)`;
+  if (ms < 0 || ms > LATEST_READING_MS) return `is outside 1970-01-01T00:00:00Z..${new Date(LATEST_READING_MS).toISOString()}, the times the mock keeps (no advance goes past ${new Date(LATEST_TIME_MS).toISOString()}; a real clock may run on from there for 364 days, D251)`;
   return undefined;
 }
 

@@ -4,7 +4,7 @@
  * other, large advances let the event loop turn, and dispose() ends an advance under way (D252).
  */
 import { describe, expect, it } from 'vitest';
-import { Clock, ClockRangeError, clockReadingProblem, DEFAULT_MANUAL_START, LATEST_TIME_MS, SLICE_TASKS, type OutsideWork } from './clock.ts';
+import { Clock, ClockRangeError, clockReadingProblem, DEFAULT_MANUAL_START, LATEST_READING_MS, LATEST_TIME_MS, SLICE_TASKS, type OutsideWork } from './clock.ts';
 
 const TEN_YEARS = 315_360_000;
 const idle: OutsideWork = { busy: () => false, settle: async () => undefined };
@@ -89,15 +89,26 @@ describe('the bound (D251): refused before anything moves', () => {
   it.each([
     [Number.NaN, /finite/],
     [-1, /outside/],
-    [LATEST_TIME_MS + 1, /outside 1970-01-01T00:00:00Z..9998-01-01T00:00:00.000Z/],
+    [LATEST_READING_MS + 1, /outside 1970-01-01T00:00:00Z..9998-12-31T00:00:00.000Z/],
     ['1', /finite/],
   ])('a reading of %s is not one the mock keeps', (ms, message) => {
     expect(clockReadingProblem(ms)).toMatch(message);
   });
 
-  it('a restored account advance past the bound is refused with its account named', () => {
+  it('a restored account advance past the readings a state may hold is refused with its account named', () => {
     const clock = new Clock({ mode: 'manual', start: LATEST_TIME_MS - 1_000 });
-    expect(() => clock.restoreAccountOffsets({ acc_far: 2_000 })).toThrow(/account acc_far/);
+    expect(() => clock.restoreAccountOffsets({ acc_far: LATEST_READING_MS - LATEST_TIME_MS + 2_000 })).toThrow(/account acc_far/);
+  });
+
+  it('a reading a real clock carried past the bound (a mock left running there) is one a state file may hold; an advance from it is still refused', async () => {
+    // An outsider's attack: advance to the bound in real time, wait, save, restart: the start refused its own state.
+    expect(clockReadingProblem(LATEST_TIME_MS + 2_000)).toBeUndefined();
+    expect(clockReadingProblem(LATEST_READING_MS)).toBeUndefined();
+    const clock = new Clock({ mode: 'manual', start: LATEST_TIME_MS + 2_000 });
+    clock.restoreAccountOffsets({ acc_near: 1_000 });
+    expect(clock.forAccount('acc_near').now()).toBe(LATEST_TIME_MS + 3_000);
+    await expect(clock.advanceSettled(1, idle)).rejects.toBeInstanceOf(ClockRangeError);
+    clock.dispose();
   });
 });
 

@@ -9,7 +9,7 @@
 import { advanceMs, ClockRangeError, clockReadingProblem, LATEST_TIME_MS, SLICE_TASKS } from './clock-range.ts';
 import { TaskHeap, type Scheduled } from './task-heap.ts';
 
-export { ClockRangeError, clockReadingProblem, LATEST_TIME_MS, SLICE_TASKS } from './clock-range.ts';
+export { ClockRangeError, clockReadingProblem, LATEST_READING_MS, LATEST_TIME_MS, SLICE_TASKS } from './clock-range.ts';
 export type { Scheduled } from './task-heap.ts';
 
 export type ClockMode = 'real' | 'manual';

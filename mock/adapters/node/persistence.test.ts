@@ -85,12 +85,17 @@ describe('encode / decode', () => {
 
   // D251: a clock reading the mock cannot keep (a file saved by an older mock, or edited) stops the load with its field named.
   it.each([
-    ['a reading past 9998', { epochMs: Date.UTC(9998, 0, 1) + 1 }, /clock\.epochMs .*outside 1970-01-01T00:00:00Z\.\.9998-01-01/],
+    ['a reading past 9998-12-31', { epochMs: Date.UTC(9998, 11, 31) + 1 }, /clock\.epochMs .*outside 1970-01-01T00:00:00Z\.\.9998-12-31/],
     ['a reading past what a Date holds', { epochMs: 9e15 }, /clock\.epochMs 9000000000000000\) is outside/],
     ['an account advanced past 9998', { epochMs: Date.UTC(2026, 0, 1), accountOffsetsMs: { acc_far: 8e15 } }, /the clock of account acc_far .* is outside/],
   ])('refuses a state file with %s', (_name, clock, message) => {
     const text = JSON.stringify({ format: 'cgs-mock-state', version: STATE_VERSION, clock: { now: 'x', mode: 'manual', ...clock }, store: {} });
     expect(() => parseSnapshot(text, 'state.json')).toThrow(message);
+  });
+
+  it('loads a state whose real clock ran on past the bound after the last advance (saved by a mock left running there)', () => {
+    const text = JSON.stringify({ format: 'cgs-mock-state', version: STATE_VERSION, clock: { now: 'x', mode: 'real', epochMs: Date.UTC(9998, 0, 1) + 2_000, accountOffsetsMs: { acc_near: 1_000 } }, store: {} });
+    expect(parseSnapshot(text, 'state.json').clock.epochMs).toBe(Date.UTC(9998, 0, 1) + 2_000);
   });
 
   it('a missing file loads as undefined', () => {
