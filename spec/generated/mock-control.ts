@@ -519,7 +519,7 @@ export interface paths {
          *     An advance that would take the clock, or an account ahead of it, past 9998-01-01T00:00:00Z
          *     answers 422 naming `advanceSeconds` (or `toNextTask`) with the seconds that remain, before
          *     anything moves (the mode included). A large advance lets other requests be answered while it
-         *     runs; the mock's shutdown ends an advance under way (the answer shows where it stopped).
+         *     runs; the mock's shutdown ends an advance under way at its next step (its request may get no answer: the process is exiting; the state saved shows where it stopped).
          */
         post: operations["setClock"];
         delete?: never;

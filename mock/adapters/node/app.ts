@@ -100,8 +100,13 @@ export function buildMock(options: MockOptions = {}): Mock {
     // problem+json, and the server stays up (issue #34). fastify answers its own routes' failures.
     try {
       // D75, RFC 9112 3.2.2: a server MUST accept the absolute form of a request target; it is
-      // answered as its origin form (path and query), the same for every door below.
-      if (req.url !== undefined && ABSOLUTE_FORM.test(req.url)) req.url = originForm(req.url);
+      // answered as its origin form (path and query), the same for every door below, and its host
+      // is the request's: the Host header is ignored (so the Host guard of D245 judges that host).
+      if (req.url !== undefined && ABSOLUTE_FORM.test(req.url)) {
+        const authority = authorityOf(req.url);
+        if (authority !== undefined) req.headers.host = authority;
+        req.url = originForm(req.url);
+      }
       if (web(req, res) || media(req, res) || front(req, res)) return;
       const routed: unknown = routing!(req, res);
       if (routed instanceof Promise) routed.catch((error: unknown) => answerInternalError(logError, req, res, error));
@@ -254,6 +259,15 @@ function send(reply: FastifyReply, response: RawResponse): void {
 
 /** `http://host[:port]/path?query`: a request target in absolute form (RFC 9112 3.2.2). */
 const ABSOLUTE_FORM = /^https?:\/\//i;
+
+/** The host and port of an absolute-form target, or undefined when it does not parse. */
+function authorityOf(target: string): string | undefined {
+  try {
+    return new URL(target).host || undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The origin form (path and query) of an absolute-form target; unchanged when it does not parse. */
 function originForm(target: string): string {

@@ -180,6 +180,13 @@ describe('over a real socket, with the defaults (no flags)', () => {
     expect(JSON.parse(res.body)).toMatchObject({ code: 'HOST_NOT_ALLOWED' });
   });
 
+  it('an absolute-form target is judged by its own host, not the Host header (RFC 9112 3.2.2)', async () => {
+    const foreign = await send('GET', 'http://attacker.example/__mock/accounts', { host: `127.0.0.1:${port}` });
+    expect(foreign.status).toBe(403);
+    expect(JSON.parse(foreign.body)).toMatchObject({ code: 'HOST_NOT_ALLOWED' });
+    expect((await send('GET', `http://127.0.0.1:${port}/__mock/accounts`, { host: 'attacker.example' })).status).toBe(200);
+  });
+
   it("a page's text/plain POST makes no account, and a form POST resets nothing", async () => {
     const before = (await send('GET', '/__mock/accounts', {})).body;
     const text = await send('POST', '/__mock/accounts', { origin: 'http://evil.example', 'content-type': 'text/plain;charset=UTF-8' }, '{"empty":true}');
