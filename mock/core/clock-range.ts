@@ -41,3 +41,29 @@ export function advanceMs(seconds: number): number {
   if (!(seconds >= 0) || !Number.isFinite(seconds)) throw new RangeError('advance takes a finite, non-negative number of seconds');
   return Math.round(seconds * 1000);
 }
+
+/**
+ * One queue of advances (D252): each runs after the one before it, and the milliseconds accepted and
+ * not yet done are reserved, so that two queued advances cannot pass LATEST_TIME_MS together. The
+ * mock's clock has one; each account's clock has its own.
+ */
+export class AdvanceQueue {
+  private tail: Promise<void> = Promise.resolve();
+  /** Milliseconds of advances accepted and not yet done. */
+  reservedMs = 0;
+
+  /** Checks `seconds` (`checkRoom` throws before anything is queued), then runs `step` after the advances before it. */
+  enqueue(seconds: number, checkRoom: (ms: number) => void, step: (ms: number) => Promise<void>): Promise<void> {
+    let ms: number;
+    try {
+      ms = advanceMs(seconds);
+      checkRoom(ms);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    this.reservedMs += ms;
+    const run = this.tail.then(() => step(ms)).finally(() => (this.reservedMs -= ms));
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+}

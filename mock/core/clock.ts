@@ -6,7 +6,7 @@
  * How it works and what it decides: docs/internals.md, "mock/core/clock.ts".
  */
 
-import { advanceMs, ClockRangeError, clockReadingProblem, LATEST_TIME_MS, SLICE_TASKS } from './clock-range.ts';
+import { AdvanceQueue, advanceMs, ClockRangeError, clockReadingProblem, LATEST_TIME_MS, SLICE_TASKS } from './clock-range.ts';
 import { TaskHeap, type Scheduled } from './task-heap.ts';
 
 export { ClockRangeError, clockReadingProblem, LATEST_READING_MS, LATEST_TIME_MS, SLICE_TASKS } from './clock-range.ts';
@@ -83,10 +83,8 @@ export class Clock implements TimeSource {
   /** While a task runs in manual mode, now() reads its due time. */
   private running: number | undefined;
   private draining = false;
-  /** The mock-wide advance under way (advanceSettled), so that they run one after another (D252). */
-  private advancing: Promise<void> = Promise.resolve();
-  /** Milliseconds of mock-wide advances accepted and not yet done (kept within LATEST_TIME_MS). */
-  private reservedMs = 0;
+  /** The mock-wide advances, one after another (D252), their milliseconds reserved within LATEST_TIME_MS. */
+  private readonly advances = new AdvanceQueue();
   /** Mock-wide advances under way: the real-time timer waits for them (they run what falls due). */
   private advancesUnderWay = 0;
   /** Set by dispose(): an advance under way ends at its next step. */
@@ -175,17 +173,7 @@ export class Clock implements TimeSource {
    * would take the mock or an account past LATEST_TIME_MS.
    */
   advanceSettled(seconds: number, work: OutsideWork): Promise<void> {
-    let ms: number;
-    try {
-      ms = advanceMs(seconds);
-      this.checkRoom(ms);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    this.reservedMs += ms;
-    const run = this.advancing.then(() => this.advanceInSteps(ms, work)).finally(() => (this.reservedMs -= ms));
-    this.advancing = run.catch(() => undefined);
-    return run;
+    return this.advances.enqueue(seconds, (ms) => this.checkRoom(ms), (ms) => this.advanceInSteps(ms, work));
   }
 
   /** Milliseconds the mock's clock can still move with every account (the one furthest ahead included). */
@@ -203,7 +191,7 @@ export class Clock implements TimeSource {
 
   /** The reading once every mock-wide advance accepted so far is done. */
   committedNow(): number {
-    return this.now() + this.reservedMs;
+    return this.now() + this.advances.reservedMs;
   }
 
   /** Whether dispose() was called. */
@@ -417,10 +405,8 @@ export class AccountClock implements TimeSource {
   /** While one of its tasks runs, now() reads its due time. */
   private running: number | undefined;
   private draining = false;
-  /** This account's advance under way (advanceSettled): its own queue, apart from every other (D252). */
-  private advancing: Promise<void> = Promise.resolve();
-  /** Milliseconds of this account's advances accepted and not yet done. */
-  private reservedMs = 0;
+  /** This account's advances (advanceSettled): its own queue, apart from every other (D252). */
+  private readonly advances = new AdvanceQueue();
   /** The wake-up task on the mock's clock, and the account time it is for. */
   private wake: { scheduled: Scheduled; at: number } | undefined;
 
@@ -440,7 +426,7 @@ export class AccountClock implements TimeSource {
 
   /** How far it will be ahead once every advance of it accepted so far is done. */
   get committedMs(): number {
-    return this.advance_ + this.reservedMs;
+    return this.advance_ + this.advances.reservedMs;
   }
 
   /** Milliseconds this account can still move (the mock's accepted advances counted) (D251). */
@@ -507,17 +493,7 @@ export class AccountClock implements TimeSource {
    * ahead of the mock's clock than it was, whatever the mock's clock did meanwhile.
    */
   advanceSettled(seconds: number, work: OutsideWork): Promise<void> {
-    let ms: number;
-    try {
-      ms = advanceMs(seconds);
-      this.checkRoom(ms);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    this.reservedMs += ms;
-    const run = this.advancing.then(() => this.advanceInSteps(ms, work)).finally(() => (this.reservedMs -= ms));
-    this.advancing = run.catch(() => undefined);
-    return run;
+    return this.advances.enqueue(seconds, (ms) => this.checkRoom(ms), (ms) => this.advanceInSteps(ms, work));
   }
 
   private async advanceInSteps(ms: number, work: OutsideWork): Promise<void> {
