@@ -88,10 +88,7 @@ test('PAGE-006 PAGE-005 PAGE-007 a walk through sparse and empty pages still ret
   // the test is skipped for want of that data (no hook names it: #32).
   const { expected, walked } = await walkAgainstCatalog(api, 7);
   const beforeEnd = walked.pages.slice(0, -1).map((p) => p.json.data.length);
-  test.skip(
-    !beforeEnd.some((n) => n < 7),
-    `skipped because the target served no sparse or empty page before the last one (page sizes ${beforeEnd.join(', ')} of 7), and no hook of spec/conformance-hooks.yaml makes one`,
-  );
+  test.skip(!beforeEnd.some((n) => n < 7), `skipped because the target served no sparse or empty page before the last one (page sizes ${beforeEnd.join(', ')} of 7), and no hook of spec/conformance-hooks.yaml makes one`);
   expect(walked.complete).toBe(true);
   expectWellFormedPages(walked, 7);
   const ids = walked.rows.map((p) => p.productId);
