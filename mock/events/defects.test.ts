@@ -1,7 +1,8 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { DEFECTS } from '../../conformance/defects/catalogue.ts';
-import { DefectNameError, LEAKED_KEY_ID, MOCK_DEFECTS, parseDefects, signedWithDefects, STAND_IN_RATIO, withPayloadDefects } from './defects.ts';
+import { DefectNameError, FIXED_RETRY_SECONDS, LEAKED_KEY_ID, MOCK_DEFECTS, parseDefects, retryWithDefects, signedWithDefects, STAND_IN_RATIO, withPayloadDefects } from './defects.ts';
+import { attemptTimes, DEFAULT_RETRY_POLICY } from './backoff.ts';
 import type { WebhookPayload } from './payload.ts';
 import { signatureHeaders } from './signing.ts';
 
@@ -21,7 +22,7 @@ function verifies(headers: Record<string, string>, body = BODY): boolean {
 
 describe('parseDefects', () => {
   it('reads repeated and comma-separated names of the defects the mock implements', () => {
-    expect(parseDefects(['webhook-bad-signature, webhook-id-unstable', 'webhook-actor-leaks-key', 'webhook-campaign-data-stale,webhook-previous-ratio-shown', 'webhook-campaign-created-as-creative', 'run-charges-unproduced', 'estimate-creates-run', ''])).toEqual(new Set(Object.keys(MOCK_DEFECTS)));
+    expect(parseDefects(['webhook-bad-signature, webhook-id-unstable', 'webhook-actor-leaks-key', 'webhook-campaign-data-stale,webhook-previous-ratio-shown', 'webhook-campaign-created-as-creative', 'run-charges-unproduced', 'estimate-creates-run', 'run-completed-twice,webhook-retry-fixed', ''])).toEqual(new Set(Object.keys(MOCK_DEFECTS)));
   });
 
   it('refuses a malformed name and a name the mock does not implement', () => {
@@ -89,5 +90,16 @@ describe('withPayloadDefects', () => {
   it('without the defect returns the payload as it is', () => {
     const p = payload({ kind: 'user' });
     expect(withPayloadDefects(new Set(), p)).toBe(p);
+  });
+});
+
+describe('retryWithDefects', () => {
+  it('without the defect is the schedule of the document; webhook-retry-fixed retries every 5 minutes up to the same horizon', () => {
+    expect(retryWithDefects(new Set(), DEFAULT_RETRY_POLICY)).toBe(DEFAULT_RETRY_POLICY);
+    const fixed = retryWithDefects(new Set(['webhook-retry-fixed']), DEFAULT_RETRY_POLICY);
+    const times = attemptTimes(fixed, 0, 60_000);
+    expect(times.slice(0, 4)).toEqual([60_000, 60_000 + 300_000, 60_000 + 600_000, 60_000 + 900_000]);
+    expect(times.at(-1)).toBeLessThanOrEqual(DEFAULT_RETRY_POLICY.horizonSeconds * 1000);
+    expect(new Set(times.slice(1).map((t, i) => t - times[i]!))).toEqual(new Set([FIXED_RETRY_SECONDS * 1000]));
   });
 });

@@ -10,9 +10,11 @@
  *
  *   withPayloadDefects(defects, payload)                                 the envelope
  *   signedWithDefects(defects, secret, msgId, nowMs, body, attempt)      the Standard Webhooks headers
+ *   retryWithDefects(defects, policy)                                    the retry schedule
  */
 import type { WebhookPayload } from './payload.ts';
 import { signatureHeaders, type SignatureHeaders } from './signing.ts';
+import type { RetryPolicy } from './backoff.ts';
 
 /** A defect's name: lower-case words joined by `-`, `_` or `.` (e.g. `etag-weak`). */
 export type DefectName = string;
@@ -30,6 +32,8 @@ export const MOCK_DEFECTS = {
   'webhook-campaign-created-as-creative': 'creating a campaign sends creative.updated (about its unreadable creatives) instead of campaign.created (EVT-017, EVT-018)',
   'run-charges-unproduced': 'a run item that settles failed or refused is charged its hold like a produced creative (RUN-003); applied in mock/domain/runs/scheduler.ts',
   'estimate-creates-run': 'POST /runs/estimate answers the quote and also creates the run it priced (RUN-004); applied in mock/domain/runs/operations.ts',
+  'run-completed-twice': 'a run that reaches a final status records run.completed twice, two events with ids of their own (EVT-008); applied in mock/domain/runs/scheduler.ts',
+  'webhook-retry-fixed': 'a failed delivery is retried every 5 minutes instead of after 1, 2, 4 ... minutes capped at an hour (EVT-040)',
 } as const satisfies Record<string, string>;
 
 export type MockDefect = keyof typeof MOCK_DEFECTS;
@@ -97,4 +101,13 @@ export function signedWithDefects(defects: ReadonlySet<DefectName> | undefined, 
   const headers = signatureHeaders(secret, id, nowMs, body);
   if (!hasDefect(defects, 'webhook-bad-signature')) return headers;
   return { ...headers, 'webhook-signature': signatureHeaders(secret, id, nowMs, `${body}\n`)['webhook-signature'] };
+}
+
+/** The fixed delay of `webhook-retry-fixed`: every retry 5 minutes after the failed attempt. */
+export const FIXED_RETRY_SECONDS = 300;
+
+/** The retry schedule as applied (webhook-retry-fixed: 5 minutes every time, the horizon kept). */
+export function retryWithDefects(defects: ReadonlySet<DefectName> | undefined, policy: RetryPolicy): RetryPolicy {
+  if (!hasDefect(defects, 'webhook-retry-fixed')) return policy;
+  return { ...policy, firstDelaySeconds: FIXED_RETRY_SECONDS, factor: 1, maxDelaySeconds: FIXED_RETRY_SECONDS };
 }

@@ -5,7 +5,7 @@
 import { randomHex, sha256 } from '../../platform/crypto.ts';
 import { webhookDelivery } from '../../spec/tables.ts';
 import { monotonicMs, type Clock, type TimeSource } from '../core/clock.ts';
-import { signedWithDefects, withPayloadDefects } from './defects.ts';
+import { retryWithDefects, signedWithDefects, withPayloadDefects } from './defects.ts';
 import type { AccountState, Store } from '../domain/store.ts';
 import type { AccountWebhooks, AttemptRecord, OpenDelivery, SentRequest } from './state.ts';
 import { DEFAULT_RETRY_POLICY, nextAttemptAt, type RetryPolicy } from './backoff.ts';
@@ -127,7 +127,7 @@ export class WebhookService {
     this.logError = deps.logError ?? ((error, context) => console.error(`[mock] ${context}:`, error));
     this.transport = options.transport ?? (async () => ({ error: 'no webhook transport: the way in that built this mock gave none' }));
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.retry = options.retry ?? DEFAULT_RETRY_POLICY;
+    this.retry = retryWithDefects(this.defects, options.retry ?? DEFAULT_RETRY_POLICY);
     this.maxLogRows = options.maxLogRows ?? DEFAULT_MAX_LOG_ROWS;
     this.defaultDelaySeconds = options.processingDelaySeconds ?? webhookDelivery.processingDelaySeconds;
     const problem = processingDelayProblem(this.defaultDelaySeconds);

@@ -144,4 +144,13 @@ export const runsDefects: readonly DefectEntry[] = [
     grep: inFile('estimate.spec.ts', byRules('RUN-004')),
     via: 'mock',
   },
+  // injected by the mock: the proxy cannot see a second event recorded for one run (D273)
+  {
+    name: 'run-completed-twice',
+    kind: 'runs',
+    description: 'a run that reaches a final status records run.completed twice (two events with ids of their own, each delivered)',
+    rules: ['EVT-008'],
+    grep: inFile('webhooks.spec.ts', byRules('EVT-008')),
+    via: 'mock',
+  },
 ];

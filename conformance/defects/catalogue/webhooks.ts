@@ -49,4 +49,13 @@ export const webhooksDefects: readonly DefectEntry[] = [
     grep: inFile('webhooks.spec.ts', byRules('EVT-035', 'EVT-036')),
     via: 'mock',
   },
+  // #32: judged from a run's run.completed, so a target without the actors hook (or any creative) catches it (D273)
+  {
+    name: 'webhook-retry-fixed',
+    kind: 'webhooks',
+    description: 'a failed delivery is retried every 5 minutes instead of after 1, 2, 4 ... minutes capped at an hour',
+    rules: ['EVT-040'],
+    grep: inFile('webhooks.spec.ts', byRules('EVT-040')),
+    via: 'mock',
+  },
 ];

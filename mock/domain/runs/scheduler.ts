@@ -70,6 +70,8 @@ function applyRun(env: GenerationEnv, runId: string, event: RunEvent): Run {
   if (!t.changed) return run;
   env.account.runs.set(runId, t.next);
   if (t.events.length) env.emit({ kind: 'run', id: runId }, t.events);
+  // The injected defect `run-completed-twice` (mock/events/defects.ts): the final status records run.completed once more.
+  if (env.store.defects.has('run-completed-twice') && t.events.some((e) => e.type === 'run.completed')) env.emit({ kind: 'run', id: runId }, [{ type: 'run.completed' }]);
   return t.next;
 }
 
