@@ -47,6 +47,9 @@ together "the whole suite through a front that rewrites reason phrases, re-chunk
 step "the gate on broken targets: the whole suite through cgs-conformance against a conforming mock and 6 broken ones, pinned-only (D234, D236) (conformance/defects/ proxy), each with its rule first, exit 1, its wall time beside the conforming run's (scripts/prove-gate.ts; table in conformance-report/gate/gate.md)"
 npx tsx scripts/prove-gate.ts
 
+step "the gate on a generation-plane target without the actors hook (the mock with --hooks-withhold actors,data: no creative to review), the webhook tests only, pinned-only: the conforming run judges run.completed once, signatures, retries and duplicates from a run's run.completed; run.completed recorded twice is reported EVT-008 first, retries every 5 minutes EVT-040 first, exit 1 (scripts/prove-gate.ts --without-actors, D273; about 40 s)"
+npx tsx scripts/prove-gate.ts --without-actors
+
 step "--state survives kill -9 (#34, D248): the mock with --state, a burst of concurrent writes (accounts through /__mock, campaigns through a key, settings, clock advances), SIGKILL in the middle, a restart on the same file: every acknowledged write present, lost 0 (scripts/prove-durability.ts)"
 npx tsx scripts/prove-durability.ts
 

@@ -12,10 +12,18 @@
  * The HTTP/2 hop (#23 item 2) is proven with the rewriting front in one run of
  * scripts/prove-real-target.ts --http2 (D231).
  *
- *   npx tsx scripts/prove-gate.ts [--only NAME[,NAME...]] [--max-ratio R (default 5)] [--workers N]
+ * `--without-actors` (D273) proves instead that what a generation-plane target without the actors
+ * hook can show is judged there: the mock plays such a target (`--hooks-withhold actors,data`: no
+ * actors hook, accounts holding their catalog only, so no creative to review), and only the webhook
+ * tests run (WITHOUT_ACTORS_FILES). The conforming run must pass and judge the rules of run.completed
+ * and of deliveries (JUDGED_WITHOUT_ACTORS: their tests take the event from a run, not a creative);
+ * each broken target (a defect the mock plants, `--defect`) must be reported with its rule first.
+ *
+ *   npx tsx scripts/prove-gate.ts [--only NAME[,NAME...]] [--max-ratio R (default 5)] [--workers N] [--without-actors]
  *
  * Exit 1 when a broken target is not reported with its rule first, does not exit 1, or takes more
- * than R times the conforming run; 2 on a usage error.
+ * than R times the conforming run (or, with --without-actors, a rule of JUDGED_WITHOUT_ACTORS is not
+ * judged by the conforming run); 2 on a usage error.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,11 +38,13 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT = `${ROOT}conformance-report/gate/`;
 const TSX = `${ROOT}node_modules/.bin/tsx`;
 
-/** A broken target: the defects its proxy injects (the first cause of the summary must be a rule one of them breaks). */
+/** A broken target: the defects its proxy injects and its mock plants (the first cause of the summary must be a rule one of them breaks). */
 export interface BrokenTarget {
   name: string;
   what: string;
   defects: readonly string[];
+  /** Defects the mock itself plants (`--defect`, mock/events/defects.ts): what the proxy cannot see. */
+  mockDefects?: readonly string[];
 }
 
 /**
@@ -55,6 +65,28 @@ export const BROKEN_TARGETS: readonly BrokenTarget[] = [
   { name: 'if-match-ignored', what: 'If-Match ignored on writes (one precondition)', defects: ['if-match-ignored'] },
   { name: 'run-finalized-at-moving', what: 'a final run keeps moving its finalizedAt (one state transition)', defects: ['run-finalized-at-moving'] },
 ];
+
+/** What the mock withholds to play a generation-plane target without the actors hook (D263): no actors hook, accounts with their catalog only. */
+export const WITHOUT_ACTORS = ['actors', 'data'] as const;
+/** The tests the --without-actors targets run: the webhooks file holds run.completed and every delivery test. */
+export const WITHOUT_ACTORS_FILES = ['conformance/tests/webhooks.spec.ts'] as const;
+/** Rules the conforming target without actors must judge: run.completed once, signature, retries, duplicates (#32). */
+export const JUDGED_WITHOUT_ACTORS = ['EVT-002', 'EVT-008', 'EVT-039', 'EVT-040', 'EVT-041', 'EVT-043', 'EVT-044', 'EVT-045', 'EVT-046'] as const;
+
+/** Broken generation-plane targets without the actors hook: each a defect only a run's run.completed shows there. */
+export const BROKEN_WITHOUT_ACTORS: readonly BrokenTarget[] = [
+  { name: 'no-actors-run-completed-twice', what: 'run.completed recorded (and delivered) twice, no actors hook, catalog only', defects: [], mockDefects: ['run-completed-twice'] },
+  { name: 'no-actors-webhook-retry-fixed', what: 'every retry 5 minutes later, no actors hook, catalog only', defects: [], mockDefects: ['webhook-retry-fixed'] },
+];
+
+/** The rules a broken target's defects break, proxy and mock alike. */
+export function rulesBrokenBy(target: BrokenTarget): string[] {
+  return [...target.defects, ...(target.mockDefects ?? [])].flatMap((name) => {
+    const defect = defectNamed(name);
+    if (!defect) throw new Error(`no defect named ${name} in conformance/defects/catalogue.ts`);
+    return defect.rules;
+  });
+}
 
 /** Several defects of the catalogue applied one after another by one proxy. */
 export function composeDefects(names: readonly string[]): Defect {
@@ -92,15 +124,22 @@ process.on('exit', () => children.forEach(killGroup));
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
 
 /** A fresh mock on a real clock (mock/adapters/node/launch.ts), stopped with this process whatever happens. */
-async function startMock(log: string): Promise<{ origin: string; stop(): Promise<void> }> {
-  return launchMock({ clock: 'real', log, stopWithParent: true, timeoutMs: 60_000 });
+async function startMock(log: string, args: readonly string[] = []): Promise<{ origin: string; stop(): Promise<void> }> {
+  return launchMock({ clock: 'real', log, stopWithParent: true, timeoutMs: 60_000, args });
 }
 
 interface GateRun {
   status: number | null;
   seconds: number;
   output: string;
-  report: { causes?: { rule: string; tests: number; responses: number }[]; summary: { tests: { failed: number } } } | undefined;
+  report:
+    | {
+        causes?: { rule: string; tests: number; responses: number }[];
+        summary: { tests: { failed: number } };
+        rules?: { id: string; result: string }[];
+        tests?: { title: string; outcome: string; reason?: string }[];
+      }
+    | undefined;
 }
 
 /** `cgs-conformance` (from the checkout) against `baseUrl`, reports in `reportDir`. */
@@ -131,11 +170,11 @@ function gate(baseUrl: string, reportDir: string, extra: readonly string[]): Pro
   );
 }
 
-async function against(name: string, defect: Defect | undefined, extra: readonly string[]): Promise<GateRun> {
+async function against(name: string, defect: Defect | undefined, extra: readonly string[], mockArgs: readonly string[] = []): Promise<GateRun> {
   const dir = `${OUT}${name}/`;
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const mock = await startMock(`${dir}mock.log`);
+  const mock = await startMock(`${dir}mock.log`, mockArgs);
   let proxy: Proxy | undefined;
   try {
     proxy = defect ? await startProxy(mock.origin, defect) : undefined;
@@ -152,42 +191,52 @@ async function against(name: string, defect: Defect | undefined, extra: readonly
 // ---------------------------------------------------------------------------------------------
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  let args: { only?: string; 'max-ratio': string; workers?: string };
+  let args: { only?: string; 'max-ratio': string; workers?: string; 'without-actors'?: boolean };
   try {
-    ({ values: args } = parseArgs({ options: { only: { type: 'string' }, 'max-ratio': { type: 'string', default: '5' }, workers: { type: 'string' } }, strict: true }));
+    ({ values: args } = parseArgs({ options: { only: { type: 'string' }, 'max-ratio': { type: 'string', default: '5' }, workers: { type: 'string' }, 'without-actors': { type: 'boolean' } }, strict: true }));
   } catch (error) {
     console.error(`prove-gate: ${(error as Error).message}`);
     process.exit(2);
   }
+  const withoutActors = args['without-actors'] === true;
+  const catalogue = withoutActors ? BROKEN_WITHOUT_ACTORS : BROKEN_TARGETS;
   const only = args.only?.split(',');
-  const targets = only ? BROKEN_TARGETS.filter((t) => only.includes(t.name)) : BROKEN_TARGETS;
+  const targets = only ? catalogue.filter((t) => only.includes(t.name)) : catalogue;
   if (targets.length === 0) {
-    console.error(`prove-gate: --only names none of ${BROKEN_TARGETS.map((t) => t.name).join(', ')}`);
+    console.error(`prove-gate: --only names none of ${catalogue.map((t) => t.name).join(', ')}`);
     process.exit(2);
   }
   const maxRatio = Number(args['max-ratio']);
-  const extra = args.workers ? [`--workers=${args.workers}`] : [];
+  const extra = [...(args.workers ? [`--workers=${args.workers}`] : []), ...(withoutActors ? WITHOUT_ACTORS_FILES : [])];
+  const withheld = withoutActors ? ['--hooks-withhold', WITHOUT_ACTORS.join(',')] : [];
   mkdirSync(OUT, { recursive: true });
 
   const problems: string[] = [];
-  const conforming = await against('conforming', undefined, extra);
-  if (conforming.status !== 0) problems.push(`the conforming target exited ${conforming.status} (see ${OUT}conforming/output.log)`);
+  const conformingName = withoutActors ? 'no-actors-conforming' : 'conforming';
+  const conforming = await against(conformingName, undefined, extra, withheld);
+  if (conforming.status !== 0) problems.push(`the conforming target exited ${conforming.status} (see ${OUT}${conformingName}/output.log)`);
+  if (withoutActors) {
+    const unjudged = JUDGED_WITHOUT_ACTORS.filter((id) => conforming.report?.rules?.find((r) => r.id === id)?.result !== 'passed');
+    if (unjudged.length > 0) problems.push(`without the actors hook the conforming target did not judge (pass) ${unjudged.join(', ')} (see ${OUT}${conformingName}/report/rules.md)`);
+    for (const t of conforming.report?.tests ?? []) console.log(`  ${conformingName}: ${t.outcome.padEnd(7)} ${t.title.slice(0, 110)}${t.reason ? ` (${t.reason.slice(0, 80)})` : ''}`);
+  }
   const rows = [`| target | what is broken | exit | first cause | tests failed | seconds | × conforming |`, '|---|---|---|---|---|---|---|'];
-  rows.push(`| conforming | nothing | ${conforming.status} | — | ${conforming.report?.summary.tests.failed ?? '?'} | ${conforming.seconds.toFixed(1)} | 1.00 |`);
+  rows.push(`| ${conformingName} | nothing${withoutActors ? ` (withheld: ${WITHOUT_ACTORS.join(', ')})` : ''} | ${conforming.status} | — | ${conforming.report?.summary.tests.failed ?? '?'} | ${conforming.seconds.toFixed(1)} | 1.00 |`);
   for (const target of targets) {
-    const run = await against(target.name, composeDefects(target.defects), extra);
+    const mockArgs = [...withheld, ...(target.mockDefects ?? []).flatMap((d) => ['--defect', d])];
+    const run = await against(target.name, target.defects.length > 0 ? composeDefects(target.defects) : undefined, extra, mockArgs);
     const first = run.report?.causes?.[0];
     const ratio = run.seconds / conforming.seconds;
     rows.push(
       `| ${target.name} | ${target.what} | ${run.status} | ${first ? `${first.rule} (${first.tests} tests, ${first.responses} responses)` : '—'} | ${run.report?.summary.tests.failed ?? '?'} | ${run.seconds.toFixed(1)} | ${ratio.toFixed(2)} |`,
     );
     if (run.status !== 1) problems.push(`${target.name}: exit ${run.status}, not 1 (see ${OUT}${target.name}/output.log)`);
-    const expected = composeDefects(target.defects).rules;
+    const expected = rulesBrokenBy(target);
     if (!first || !expected.includes(first.rule)) problems.push(`${target.name}: first cause ${first?.rule ?? 'none'}, expected one of the rules its defects break: ${expected.join(', ')}`);
     if (ratio > maxRatio) problems.push(`${target.name}: ${run.seconds.toFixed(1)} s, ${ratio.toFixed(2)} × the conforming run's ${conforming.seconds.toFixed(1)} s (more than ${maxRatio} ×)`);
   }
   const table = rows.join('\n');
-  writeFileSync(`${OUT}gate.md`, `# The gate on broken targets\n\n${table}\n`);
+  writeFileSync(`${OUT}${withoutActors ? 'gate-without-actors.md' : 'gate.md'}`, `# The gate on broken targets${withoutActors ? ` without the actors hook (--hooks-withhold ${WITHOUT_ACTORS.join(',')}; ${WITHOUT_ACTORS_FILES.join(', ')})` : ''}\n\n${table}\n`);
   console.log(table);
   for (const problem of problems) console.log(`PROBLEM: ${problem}`);
   console.log(problems.length ? `prove-gate: ${problems.length} problem(s)` : `prove-gate: every broken target reported with its rule first, exit 1, at most ${maxRatio} × the conforming run's time`);
