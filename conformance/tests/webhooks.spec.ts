@@ -12,6 +12,12 @@
  * (with @hook:accounts for an account the hooks know and @hook:clock to let the about-one-minute
  * processing pass on the account's clock).
  *
+ * How an event is delivered (signature, webhook-id, retries, duplicates) is judged on one event of
+ * the test's own from the smallest scene that makes one: a run's run.completed, from the catalog and
+ * a runs:write key alone, where the suite may spend; a PENDING creative's approval otherwise
+ * (`eventScene`, D272 in conformance/README.md). So a target without the actors hook, whose accounts
+ * hold only their catalog, judges them.
+ *
  * Absence is judged with a marker: a later change whose delivery is awaited. Deliveries to one
  * endpoint go out one at a time in the order they are processed, so anything an earlier change
  * caused has arrived by the time the marker does.
