@@ -16,7 +16,15 @@ cd "$(dirname "$0")/.."
 STEPS_NAME="npm run test:proofs"
 source scripts/lib/steps.sh
 
-together "a correct target behind a real network (#23): the mock's API behind a front that hides /__mock, one account pair given as keys only (with history) and shared by 4 workers, real clock: 0 failures (scripts/prove-real-target.ts)" npx tsx scripts/prove-real-target.ts --workers 4 --out real-keys
+# The keys-only run gives a growth account pair (#32 item 9, D276): the whole suite on the plan with the
+# tighter limits (no 4K, 100 campaigns); then the only tests the plan changes (skipped on growth: RUN-041
+# RUN-042, the 4K estimate and run) on an enterprise pair, so a 4K scene through keys is still judged.
+together "a correct target behind a real network (#23): the mock's API behind a front that hides /__mock, one growth account pair given as keys only (with history) and shared by 4 workers, real clock: 0 failures, the 4K scenes skipped as the plan's (D271); then the tests the plan changes (RUN-041 RUN-042) on an enterprise pair: 0 failures (scripts/prove-real-target.ts --plan growth; D276)" bash -c 'npx tsx scripts/prove-real-target.ts --workers 4 --plan growth --out real-keys && npx tsx scripts/prove-real-target.ts --workers 2 --out real-keys-4k -- --grep "RUN-041 RUN-042"'
+
+# The documented --clock manual mock, through the hooks alone, pinned-only (#32 item 10, D274-D276): the
+# suite's own volume never trips the per-IP caps (which count on real time) and nothing waits on a clock
+# nobody moves. It mostly waits (about 220 s wall, 40 s CPU), so it runs beside the rest.
+together "the whole pinned suite against the mock on --clock manual, reachable only through its API and /__hooks: 0 failures, every pinned observable rule judged (scripts/prove-real-target.ts --hooks --pinned-only --clock manual --min-judged 95; D276)" npx tsx scripts/prove-real-target.ts --hooks --pinned-only --clock manual --min-judged 95 --out real-hooks-manual
 
 together "the console (/console/) in a real browser: every area through the page, axe on each view (npm run test:console; mostly waits on Chromium, D237)" npm run --silent test:console
 

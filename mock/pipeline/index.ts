@@ -96,13 +96,15 @@ async function stages(services: PipelineServices, raw: RawRequest, trace: Trace)
   const { store, clock, limiter } = services;
   const requestId = trace.requestId;
   const now = clock.now();
+  // The per-IP caps count on real elapsed time (D274).
+  const wallNow = clock.wallNow();
   let operation: OperationInfo | undefined;
   let decision: Decision | undefined;
   try {
     // route
     const matched = matchOperation(raw.method, raw.path);
     if (!matched) {
-      decision = rateLimit(limiter, store, { operation: undefined, ip: raw.ip, tokenHash: tokenHashOf(raw) }, now);
+      decision = rateLimit(limiter, store, { operation: undefined, ip: raw.ip, tokenHash: tokenHashOf(raw) }, now, wallNow);
       if (raw.refused) throw raw.refused;
       const allow = allowedMethods(raw.path);
       if (allow.length > 0) throw new ApiError('METHOD_NOT_ALLOWED', `${raw.method} is not allowed on ${raw.fullPath}.`, { allow });
@@ -115,7 +117,7 @@ async function stages(services: PipelineServices, raw: RawRequest, trace: Trace)
     try {
       auth = authenticate(store, operation, raw.headers.authorization, (accountId) => clock.forAccount(accountId).now());
     } catch (error) {
-      decision = rateLimit(limiter, store, { operation, ip: raw.ip, tokenHash: tokenHashOf(raw) }, now);
+      decision = rateLimit(limiter, store, { operation, ip: raw.ip, tokenHash: tokenHashOf(raw) }, now, wallNow);
       if (!decision.allowed) throw rateLimited(decision);
       throw error;
     }
@@ -131,7 +133,7 @@ async function stages(services: PipelineServices, raw: RawRequest, trace: Trace)
     // rate-limit (a forced 429 is a fault on demand)
     const scenarios = scenariosOf(raw.headers.prefer);
     const examLimited = plan && ExamSession.rateLimited(plan);
-    decision = rateLimit(limiter, store, { operation, ip: raw.ip, keyId: key.keyId, account, offsetMs: time.offsetMs }, now, examLimited !== undefined || forcedRateLimit(account, scenarios));
+    decision = rateLimit(limiter, store, { operation, ip: raw.ip, keyId: key.keyId, account, offsetMs: time.offsetMs }, now, wallNow, examLimited !== undefined || forcedRateLimit(account, scenarios));
     if (!decision.allowed) throw examLimited ?? rateLimited(decision);
 
     // authorize

@@ -143,6 +143,36 @@ describe('rate limits', () => {
   });
 });
 
+describe('the per-IP caps count on real elapsed time (D274)', () => {
+  // [name, how time moves after the cap is spent, whether the next write is admitted]
+  const cases: [string, { advanceSeconds: number; wallSeconds: number; admitted: boolean }][] = [
+    ['an advance of the manual clock by a whole window does not end the window', { advanceSeconds: 60, wallSeconds: 0, admitted: false }],
+    ['a manual clock nobody advances: real time ends it', { advanceSeconds: 0, wallSeconds: 60, admitted: true }],
+    ['real time short of the window does not', { advanceSeconds: 3600, wallSeconds: 59, admitted: false }],
+  ];
+  for (const [name, { advanceSeconds, wallSeconds, admitted }] of cases) {
+    it(name, async () => {
+      let wall = 1_795_000_020_000; // a window boundary of the wall clock
+      const w = await createHarness({ handlers, wall: () => wall });
+      try {
+        expect((await w.control('PATCH', '/__mock/limits', { 'ip:writes': 2 })).status).toBe(200);
+        const a = await w.account({ empty: true });
+        const write = (n: number) => w.request('POST', '/campaigns', { key: a.key('all'), body: createBody, headers: { 'idempotency-key': `ip-${n}` } });
+        expect((await write(1)).status).toBe(201);
+        expect((await write(2)).status).toBe(201);
+        const refused = await write(3);
+        expect([refused.status, refused.headers['ratelimit'], refused.headers['retry-after']]).toEqual([429, 'limit=2, remaining=0, reset=60', '60']);
+        if (advanceSeconds > 0) w.advance(advanceSeconds);
+        wall += wallSeconds * 1000;
+        const next = await write(4);
+        expect(next.status, next.text).toBe(admitted ? 201 : 429);
+      } finally {
+        await w.close();
+      }
+    });
+  }
+});
+
 describe('validation', () => {
   const write = (opts: Parameters<Harness['request']>[2]) => h.request('POST', '/campaigns', { key: acct.key('all'), headers: { 'idempotency-key': 'v' }, ...opts });
 

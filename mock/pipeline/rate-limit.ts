@@ -106,7 +106,8 @@ export function limitsFor(store: Store, subject: RateSubject): LimitCheck[] {
   const window = rateLimits.windowSeconds;
   const account = subject.account;
   const groupQuota = quota(store, account, limits.groupLimit.name, limits.groupLimit.quota);
-  const ipCheck: LimitCheck = { counter: limits.ipCounters.of(subject.ip), quota: quota(store, account, limits.ipCap.name, limits.ipCap.quota), windowSeconds: window };
+  // A per-IP cap protects the service, whoever's account: counted on real elapsed time (D274).
+  const ipCheck: LimitCheck = { counter: limits.ipCounters.of(subject.ip), quota: quota(store, account, limits.ipCap.name, limits.ipCap.quota), windowSeconds: window, wall: true };
   if (subject.keyId && account) {
     const offset = subject.offsetMs ? { offsetMs: subject.offsetMs } : {};
     return [
@@ -119,9 +120,10 @@ export function limitsFor(store: Store, subject: RateSubject): LimitCheck[] {
   return [{ counter: limits.tokenCounters.of(subject.tokenHash ?? 'none'), quota: groupQuota, windowSeconds: window }, ipCheck];
 }
 
-export function rateLimit(limiter: Limiter, store: Store, subject: RateSubject, now: number, force = false): Decision {
+/** `now`: the mock's clock; `wallNow`: its wall reading, the per-IP caps' time (D274). */
+export function rateLimit(limiter: Limiter, store: Store, subject: RateSubject, now: number, wallNow: number, force = false): Decision {
   const checks = limitsFor(store, subject);
-  return force ? limiter.forceReject(checks, now) : limiter.hit(checks, now);
+  return force ? limiter.forceReject(checks, now, wallNow) : limiter.hit(checks, now, wallNow);
 }
 
 /**

@@ -35,6 +35,47 @@ describe('Limiter: window arithmetic', () => {
   });
 });
 
+describe('Limiter: the reading each limit counts on (D91, D274)', () => {
+  // One request's three limits, as the pipeline builds them for an account 90 s ahead of the mock:
+  // the key's group limit and the account cap on the account's clock, the per-IP cap on the wall reading.
+  const key = (quota: number): LimitCheck => ({ counter: 'key:k:read', quota, windowSeconds: W, offsetMs: 90_000 });
+  const acct = (quota: number): LimitCheck => ({ counter: 'account:a:read', quota, windowSeconds: W, offsetMs: 90_000 });
+  const ip = (quota: number): LimitCheck => ({ counter: 'ip:127.0.0.1:read', quota, windowSeconds: W, wall: true });
+  const MOCK = 1_767_225_600_000; // 2026-01-01T00:00:00Z, the manual clock's start (a window boundary)
+  const WALL = 1_795_000_020_000 + 10_000; // the wall clock, 10 s into a window
+  // [name, { exhaust: the limit spent (quota 1, the others 100), moved: how each reading moved after, want: admitted? reset? }]
+  const cases: [string, { exhausted: 'key' | 'account' | 'ip'; mockMs: number; wallMs: number; admitted: boolean; reset?: number }][] = [
+    ['a per-IP cap: an advance of the mock\'s clock (a whole window) does not end its window', { exhausted: 'ip', mockMs: 60_000, wallMs: 0, admitted: false, reset: 50 }],
+    ['a per-IP cap: on a manual clock nobody moves, real time ends its window', { exhausted: 'ip', mockMs: 0, wallMs: 50_000, admitted: true }],
+    ['a per-IP cap: its reset is the wall window\'s, whatever the mock\'s clock reads', { exhausted: 'ip', mockMs: 30_000, wallMs: 20_000, admitted: false, reset: 30 }],
+    ['a key\'s limit: an advance of the clock ends its window', { exhausted: 'key', mockMs: 60_000, wallMs: 0, admitted: true }],
+    ['a key\'s limit: real time alone does not (a manual clock)', { exhausted: 'key', mockMs: 0, wallMs: 120_000, admitted: false, reset: 30 }],
+    ['an account cap: an advance of the clock ends its window', { exhausted: 'account', mockMs: 30_000, wallMs: 0, admitted: true }],
+    ['an account cap: real time alone does not (a manual clock)', { exhausted: 'account', mockMs: 0, wallMs: 120_000, admitted: false, reset: 30 }],
+  ];
+  for (const [name, { exhausted, mockMs, wallMs, admitted, reset }] of cases) {
+    it(name, () => {
+      const limiter = new Limiter();
+      const checks = [key(exhausted === 'key' ? 1 : 100), acct(exhausted === 'account' ? 1 : 100), ip(exhausted === 'ip' ? 1 : 100)];
+      expect(limiter.hit(checks, MOCK, WALL).allowed).toBe(true);
+      expect(limiter.hit(checks, MOCK, WALL).allowed).toBe(false);
+      const later = limiter.hit(checks, MOCK + mockMs, WALL + wallMs);
+      expect(later.allowed).toBe(admitted);
+      if (!admitted) expect({ limit: later.reported.limit, retryAfter: later.retryAfter }).toEqual({ limit: 1, retryAfter: reset });
+    });
+  }
+
+  it('a sweep drops a counter by its own reading: a mock clock far ahead of the wall keeps the per-IP counter', () => {
+    const limiter = new Limiter();
+    const checks = [ip(1)];
+    limiter.hit(checks, MOCK, WALL);
+    limiter.sweep(MOCK + 10 * 3_600_000, WALL + 1_000);
+    expect(limiter.hit(checks, MOCK + 10 * 3_600_000, WALL + 1_000).allowed).toBe(false);
+    limiter.sweep(MOCK, WALL + 2 * 3_600_000);
+    expect(limiter.hit(checks, MOCK, WALL + 2 * 3_600_000).reported.remaining).toBe(0);
+  });
+});
+
 describe('Limiter: which limit the RateLimit header reports', () => {
   const cases: [string, { quotas: [string, number, number][]; want: { limit: number; remaining: number }; policy: string }][] = [
     ['RATE: the limit closest to exhaustion (lowest remaining)', { quotas: [['a', 200, 150], ['b', 1000, 10], ['c', 2000, 0]], want: { limit: 200, remaining: 49 }, policy: '200;w=60, 1000;w=60, 2000;w=60' }],
@@ -71,11 +112,12 @@ describe('Limiter: which limit the RateLimit header reports', () => {
  * exactly as this plain statement of the rules does, for any sequence of requests.
  */
 class ReferenceLimiter {
-  private readonly counters = new Map<string, { windowStart: number; count: number }>();
+  private readonly counters = new Map<string, { windowStart: number; count: number; wall: boolean }>();
 
-  hit(checks: readonly LimitCheck[], now: number): Decision {
+  hit(checks: readonly LimitCheck[], mockNow: number, wallNow: number = mockNow): Decision {
     if (checks.length === 0) throw new Error('a request is always checked against at least one limit');
     const states = checks.map((check) => {
+      const now = readingOf(check, mockNow, wallNow);
       const windowMs = check.windowSeconds * 1000;
       const windowStart = Math.floor(now / windowMs) * windowMs;
       const counter = this.counters.get(check.counter);
@@ -93,18 +135,19 @@ class ReferenceLimiter {
         retryAfter: rejecting.reset,
       };
     }
-    for (const s of states) this.counters.set(s.check.counter, { windowStart: s.windowStart, count: s.used + 1 });
+    for (const s of states) this.counters.set(s.check.counter, { windowStart: s.windowStart, count: s.used + 1, wall: s.check.wall === true });
     const ordered = referenceOrder(states.map((s) => ({ check: s.check, remaining: s.check.quota - (s.used + 1), reset: s.reset })));
     const top = ordered[0]!;
     return { allowed: true, reported: { limit: top.check.quota, remaining: top.remaining, reset: top.reset }, policy: referencePolicy(ordered) };
   }
 
-  forceReject(checks: readonly LimitCheck[], now: number): Decision {
+  forceReject(checks: readonly LimitCheck[], mockNow: number, wallNow: number = mockNow): Decision {
     const first = checks[0];
     if (!first) throw new Error('a request is always checked against at least one limit');
     const windowMs = first.windowSeconds * 1000;
+    const now = readingOf(first, mockNow, wallNow);
     const reset = Math.max(1, Math.ceil((Math.floor(now / windowMs) * windowMs + windowMs - now) / 1000));
-    const ordered = checks.map((check, i) => ({ check, remaining: i === 0 ? 0 : Math.max(0, check.quota - this.used(check, now)), reset }));
+    const ordered = checks.map((check, i) => ({ check, remaining: i === 0 ? 0 : Math.max(0, check.quota - this.used(check, readingOf(check, mockNow, wallNow))), reset }));
     return { allowed: false, reported: { limit: first.quota, remaining: 0, reset }, policy: referencePolicy(referenceOrder(ordered)), retryAfter: reset };
   }
 
@@ -118,10 +161,13 @@ class ReferenceLimiter {
     this.counters.clear();
   }
 
-  sweep(now: number): void {
-    for (const [name, counter] of this.counters) if (counter.windowStart + 3_600_000 < now) this.counters.delete(name);
+  sweep(now: number, wallNow: number = now): void {
+    for (const [name, counter] of this.counters) if (counter.windowStart + 3_600_000 < (counter.wall ? wallNow : now)) this.counters.delete(name);
   }
 }
+
+/** The reading a limit counts on: the wall's for a per-IP cap, else the mock's plus the account's advance. */
+const readingOf = (check: LimitCheck, mockNow: number, wallNow: number): number => (check.wall ? wallNow : mockNow + (check.offsetMs ?? 0));
 
 type Ranked = { check: LimitCheck; remaining: number; reset: number };
 const referenceOrder = (items: Ranked[]): Ranked[] => [...items].sort((a, b) => a.remaining - b.remaining || a.check.quota - b.check.quota);
@@ -148,10 +194,13 @@ describe('Limiter: same decisions as the plain statement of the rules', () => {
       const quotas = [1, 2, 2, 3, 5, 5, 8, 60];
       const windows = [1, 2, 10, 60];
       let now = 1_700_000_000_000 + random(60_000);
+      // The wall reading runs apart from the mock's (a manual clock, advances): per-IP checks count on it.
+      let wall = 1_795_000_000_000 + random(60_000);
       let allowed = 0;
       let rejected = 0;
       for (let step = 0; step < 6000; step++) {
         now += random(10) === 0 ? random(120_000) : random(1500);
+        if (random(3) === 0) wall += random(10) === 0 ? random(120_000) : random(1500);
         const action = random(100);
         if (action === 0) {
           limiter.clear();
@@ -160,17 +209,23 @@ describe('Limiter: same decisions as the plain statement of the rules', () => {
         }
         if (action === 1) {
           const at = now + random(2) * 3_700_000;
-          limiter.sweep(at);
-          reference.sweep(at);
+          const wallAt = wall + random(2) * 3_700_000;
+          limiter.sweep(at, wallAt);
+          reference.sweep(at, wallAt);
           continue;
         }
         const count = 1 + random(4);
         const checks: LimitCheck[] = [];
-        for (let i = 0; i < count; i++) checks.push({ counter: names[random(names.length)]!, quota: quotas[random(quotas.length)]!, windowSeconds: windows[random(windows.length)]! });
+        for (let i = 0; i < count; i++) {
+          const counter = names[random(names.length)]!;
+          // A per-IP counter on the wall reading, a key's or an account's sometimes ahead on its account's clock.
+          const base = counter.startsWith('ip:') ? { wall: true as const } : random(3) === 0 ? { offsetMs: random(90_000) } : {};
+          checks.push({ counter, quota: quotas[random(quotas.length)]!, windowSeconds: windows[random(windows.length)]!, ...base });
+        }
         const force = action < 10;
-        const got = force ? limiter.forceReject(checks, now) : limiter.hit(checks, now);
-        const want = force ? reference.forceReject(checks, now) : reference.hit(checks, now);
-        expect(got, `step ${step}: ${force ? 'forceReject' : 'hit'} ${JSON.stringify(checks)} at ${now}`).toStrictEqual(want);
+        const got = force ? limiter.forceReject(checks, now, wall) : limiter.hit(checks, now, wall);
+        const want = force ? reference.forceReject(checks, now, wall) : reference.hit(checks, now, wall);
+        expect(got, `step ${step}: ${force ? 'forceReject' : 'hit'} ${JSON.stringify(checks)} at ${now}, wall ${wall}`).toStrictEqual(want);
         if (want.allowed) allowed++;
         else rejected++;
       }
@@ -194,7 +249,7 @@ function referenceLimitsFor(store: Store, subject: RateSubject): LimitCheck[] {
   const window = rateLimits.windowSeconds;
   const quota = (name: string, fallback: number) => subject.account?.limitOverrides[name] ?? store.limitOverrides[name] ?? fallback;
   const groupQuota = quota(`group:${group}`, rateLimits.groups[group]!.limit);
-  const ipCheck = { counter: `ip:${subject.ip}:${traffic}`, quota: quota(`ip:${traffic}`, caps.ip), windowSeconds: window };
+  const ipCheck = { counter: `ip:${subject.ip}:${traffic}`, quota: quota(`ip:${traffic}`, caps.ip), windowSeconds: window, wall: true as const };
   if (subject.keyId && subject.account) {
     return [
       { counter: `key:${subject.keyId}:${group}`, quota: groupQuota, windowSeconds: window },

@@ -3,8 +3,11 @@
  *
  * Each request is checked against every limit that applies to it: its group's limit for the key,
  * the account-wide cap and the per-source-IP cap of its kind of traffic. Windows are fixed 60-second
- * windows aligned on the injected clock. A request counts against all its limits only when all of
- * them admit it (a rejected request consumes nothing).
+ * windows aligned on a reading of the injected clock: a key's and an account's on the account's time
+ * (D91), a per-source-IP cap on real elapsed time, the clock's wall reading (D274: a protection of
+ * the service, not account state, so no advance ends its window and a manual clock does not freeze
+ * it). A request counts against all its limits only when all of them admit it (a rejected request
+ * consumes nothing).
  *
  * Headers: `RateLimit` reports the limit closest to exhaustion (lowest remaining; a tie goes to the
  * smaller limit); on a 429 it reports the limit that rejected, with remaining=0. `RateLimit-Policy`
@@ -18,6 +21,11 @@ export interface LimitCheck {
   windowSeconds: number;
   /** The account's own clock advance (ms) for a key's or an account's limit (D91); absent: none. */
   offsetMs?: number;
+  /**
+   * Counted on real elapsed time, the clock's wall reading (`wallNow`), whatever the mock's or an
+   * account's clock does: the per-source-IP caps (D274).
+   */
+  wall?: true;
 }
 
 export interface LimitState {
@@ -39,6 +47,8 @@ export interface Decision {
 interface Counter {
   windowStart: number;
   count: number;
+  /** Its windows are on the wall reading (`LimitCheck.wall`). */
+  wall: boolean;
 }
 
 /**
@@ -64,14 +74,17 @@ export class Limiter {
   private readonly slots: Slot[] = [];
   private readonly order: Slot[] = [];
 
-  /** Check and, when every limit admits the request, count it. */
-  hit(checks: readonly LimitCheck[], now: number): Decision {
+  /**
+   * Check and, when every limit admits the request, count it. `now` is the mock's clock, `wallNow`
+   * its wall reading (the per-IP caps' time, D274; default `now`, for a caller without one).
+   */
+  hit(checks: readonly LimitCheck[], now: number, wallNow: number = now): Decision {
     const n = checks.length;
     if (n === 0) throw new Error('a request is always checked against at least one limit');
     // The limit that rejects, if any: of the exhausted limits, the smallest (the first listed on a tie).
     let rejecting: Slot | undefined;
     for (let i = 0; i < n; i++) {
-      const slot = this.evaluate(i, checks[i]!, now);
+      const slot = this.evaluate(i, checks[i]!, now, wallNow);
       if (slot.used >= slot.check.quota && (rejecting === undefined || slot.check.quota < rejecting.check.quota)) rejecting = slot;
     }
     if (rejecting) {
@@ -97,7 +110,7 @@ export class Limiter {
         slot.counter.windowStart = slot.windowStart;
         slot.counter.count = count;
       } else {
-        this.counters.set(slot.check.counter, { windowStart: slot.windowStart, count });
+        this.counters.set(slot.check.counter, { windowStart: slot.windowStart, count, wall: slot.check.wall === true });
       }
     }
     const order = this.orderClosest(n);
@@ -109,22 +122,22 @@ export class Limiter {
    * A forced 429 (faults on demand): the request is refused by its first limit (the group limit)
    * as if that limit were exhausted, counting nothing.
    */
-  forceReject(checks: readonly LimitCheck[], now: number): Decision {
+  forceReject(checks: readonly LimitCheck[], now: number, wallNow: number = now): Decision {
     const first = checks[0];
     if (!first) throw new Error('a request is always checked against at least one limit');
     const n = checks.length;
     for (let i = 0; i < n; i++) {
-      const slot = this.evaluate(i, checks[i]!, now);
+      const slot = this.evaluate(i, checks[i]!, now, wallNow);
       slot.remaining = i === 0 ? 0 : Math.max(0, slot.check.quota - slot.used);
     }
     const reset = this.slots[0]!.reset;
     return { allowed: false, reported: { limit: first.quota, remaining: 0, reset }, policy: policyOf(this.orderClosest(n), n), retryAfter: reset };
   }
 
-  /** Fill slot i with `check` in the window that holds `now` (windows are aligned on the clock). */
-  private evaluate(i: number, check: LimitCheck, mockNow: number): Slot {
-    // A key's and an account's windows run on the account's clock (D91); the per-IP caps on the mock's.
-    const now = check.offsetMs === undefined ? mockNow : mockNow + check.offsetMs;
+  /** Fill slot i with `check` in the window that holds its reading (windows are aligned on it). */
+  private evaluate(i: number, check: LimitCheck, mockNow: number, wallNow: number): Slot {
+    // A key's and an account's windows run on the account's clock (D91); the per-IP caps on real time (D274).
+    const now = check.wall ? wallNow : check.offsetMs === undefined ? mockNow : mockNow + check.offsetMs;
     const windowMs = check.windowSeconds * 1000;
     const windowStart = Math.floor(now / windowMs) * windowMs;
     const counter = this.counters.get(check.counter);
@@ -165,10 +178,10 @@ export class Limiter {
     this.counters.clear();
   }
 
-  /** Drop counters of past windows (bounded memory on a long-running shared mock). */
-  sweep(now: number): void {
+  /** Drop counters of past windows, each by its own reading (bounded memory on a long-running shared mock). */
+  sweep(now: number, wallNow: number = now): void {
     for (const [name, counter] of this.counters) {
-      if (counter.windowStart + 3_600_000 < now) this.counters.delete(name);
+      if (counter.windowStart + 3_600_000 < (counter.wall ? wallNow : now)) this.counters.delete(name);
     }
   }
 }

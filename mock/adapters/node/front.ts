@@ -34,7 +34,7 @@ const BODYLESS = new Set(['GET', 'HEAD', 'TRACE']);
  */
 export function edgeResponse(services: PipelineServices, error: ApiError, url: string | undefined, ip: string | undefined): RawResponse {
   const instance = (url ?? '/').split('?')[0] ?? '/';
-  const decision = rateLimit(services.limiter, services.store, { operation: undefined, ip: ip ?? 'unknown' }, services.clock.now());
+  const decision = rateLimit(services.limiter, services.store, { operation: undefined, ip: ip ?? 'unknown' }, services.clock.now(), services.clock.wallNow());
   return withRateLimitHeaders(errorResponse(error, undefined, instance, nextRequestId()), decision);
 }
 
