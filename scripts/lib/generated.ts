@@ -140,6 +140,22 @@ async function renderNextPatch(root: string): Promise<string> {
   return `${JSON.stringify(payload)}\n`;
 }
 
+/** The faker modules the demo data reads (mock/seed/demo.ts), whole: their methods read nothing else of the locale. */
+export const DEMO_FAKER_MODULES = ['metadata', 'commerce', 'company', 'lorem', 'person', 'word'] as const;
+
+/**
+ * The English definitions of the faker modules the demo data reads (D287), copied from the pinned
+ * @faker-js/faker: mock/seed/faker.ts builds its Faker from them and faker's base locale, so the
+ * demo data's chunk carries about 94 kB of word lists instead of the whole English locale (288 kB).
+ * mock/seed/demo.test.ts proves the data the same as with `@faker-js/faker/locale/en`.
+ */
+async function renderFakerDemo(root: string): Promise<string> {
+  const { en } = await import('@faker-js/faker');
+  const definitions = Object.fromEntries(DEMO_FAKER_MODULES.map((name) => [name, en[name]]));
+  const payload = { $comment: header(`${await toolName(root, '@faker-js/faker')} (en: ${DEMO_FAKER_MODULES.join(', ')})`, 'node_modules/@faker-js/faker/locale/en').slice(3), definitions };
+  return `${JSON.stringify(payload)}\n`;
+}
+
 async function renderJsonSchema(root: string, file: string): Promise<string> {
   const source = `${SCHEMAS_DIR}/${file}`;
   const code = await compileFromFile(join(root, source), {
@@ -162,6 +178,7 @@ export async function renderGenerated(root: string): Promise<Map<string, string>
     ['openapi.json', await renderYamlJson(root, OPENAPI_SOURCE, 'spec/contract.ts')],
     ['openapi.next.json', await renderNextJson(root)],
     ['openapi.next-patch.json', await renderNextPatch(root)],
+    ['faker-en-demo.json', await renderFakerDemo(root)],
     ['mock-control.ts', await renderControl(root)],
     ['mock-control.json', await renderYamlJson(root, CONTROL_SOURCE, 'mock/control/document.ts')],
     ['conformance-hooks.ts', await renderHooks(root)],
