@@ -8,12 +8,13 @@
  * operations, and spec/tables.ts reads the document's `x-` tables (rate limits, plans, webhook
  * delivery, event types).
  */
-import { parse } from 'yaml';
+import type { parse as ParseYaml } from 'yaml';
 import { sha256Hex } from '../platform/crypto.ts';
 import { nodeBuiltin, type NodeFs } from '../platform/node.ts';
 import { chosenApiVersion, type ApiVersion } from './api-versions.ts';
 import currentJson from './generated/openapi.json' with { type: 'json' };
-import nextJson from './generated/openapi.next.json' with { type: 'json' };
+import nextPatchJson from './generated/openapi.next-patch.json' with { type: 'json' };
+import { applyDocumentPatch, type PatchOp } from './document-patch.ts';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
@@ -144,6 +145,17 @@ export function readDocument(yamlUrl: URL = documentUrl, jsonUrl: URL = generate
  * in a Node process that can read the YAML beside it and finds it changed since `npm run generate`,
  * the YAML itself (so that an edited document is never read stale).
  */
+/**
+ * The `yaml` package's parse, loaded only where a YAML is read: in Node, when the generated JSON is
+ * missing or older than the YAML (D286). A static import put yaml (205 kB, 103 kB minified) into
+ * every browser bundle of the in-process mock, which never reads a YAML file.
+ */
+function parseYaml(text: string): unknown {
+  const module = nodeBuiltin<{ createRequire(url: string | URL): (id: string) => unknown }>('node:module');
+  if (!module) throw new Error('parsing the YAML needs Node');
+  return (module.createRequire(moduleUrl)('yaml') as { parse: typeof ParseYaml }).parse(text);
+}
+
 export function bundledOrYaml(bundled: GeneratedDocument, yamlUrl: URL): unknown {
   const fs = nodeBuiltin<NodeFs>('node:fs');
   if (!fs) {
@@ -159,7 +171,7 @@ export function bundledOrYaml(bundled: GeneratedDocument, yamlUrl: URL): unknown
     throw error;
   }
   if (bundled.document !== undefined && bundled.sha256 === sha256Hex(text)) return bundled.document;
-  return parse(text);
+  return parseYaml(text);
 }
 
 const overlayUrl = new URL('./overlays/next.yaml', moduleUrl);
@@ -174,17 +186,23 @@ function readable(fs: NodeFs, url: URL): boolean {
 }
 
 /**
- * The pending version (spec/overlays/next.yaml applied): spec/generated/openapi.next.json, checked
- * against both inputs where they can be read. Stale, it is refused (npm run generate applies the
- * overlay; spec/versions.ts does it for the tools).
+ * The pending version (spec/overlays/next.yaml applied): the changes of
+ * spec/generated/openapi.next-patch.json applied to the generated current document (D286: the
+ * bundle carries the changes, not a second document), checked against both inputs where they can
+ * be read. Stale, it is refused (npm run generate applies the overlay; spec/versions.ts does it
+ * for the tools).
  */
 function readNext(): unknown {
+  const next = nextPatchJson as { sha256?: unknown; base?: unknown; patch: PatchOp[] };
   const fs = nodeBuiltin<NodeFs>('node:fs');
+  const stale = 'spec/generated/openapi.next-patch.json is older than spec/openapi.yaml or spec/overlays/next.yaml: run npm run generate';
   if (fs && readable(fs, documentUrl) && readable(fs, overlayUrl)) {
     const sha = sha256Hex(`${fs.readFileSync(documentUrl, 'utf8')}\0${fs.readFileSync(overlayUrl, 'utf8')}`);
-    if (sha !== (nextJson as GeneratedDocument).sha256) throw new Error('spec/generated/openapi.next.json is older than spec/openapi.yaml or spec/overlays/next.yaml: run npm run generate');
+    if (sha !== next.sha256) throw new Error(stale);
   }
-  return (nextJson as GeneratedDocument).document;
+  const current = currentJson as GeneratedDocument;
+  if (next.base !== current.sha256) throw new Error(stale.replace('spec/openapi.yaml or ', 'spec/generated/openapi.json, spec/openapi.yaml or '));
+  return applyDocumentPatch(current.document, next.patch);
 }
 
 /**

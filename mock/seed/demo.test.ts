@@ -8,6 +8,7 @@ import { isReadable, type Creative } from '../domain/creatives/model.ts';
 import { handlers } from '../services/handlers.ts';
 import { newAccountState, type AccountState } from '../domain/store.ts';
 import { createHarness, violations, type Harness } from '../testkit/harness.ts';
+import { faker as englishFaker } from '@faker-js/faker/locale/en';
 import { DELIVERY_RATIOS, seedAccount, seedLarge } from './demo.ts';
 
 const NOW = Date.UTC(2026, 0, 1, 0, 0, 0);
@@ -39,6 +40,12 @@ function dump(account: AccountState): string {
 describe('seedAccount: determinism', () => {
   it('the same seed gives an identical state', () => {
     expect(dump(seeded(42))).toBe(dump(seeded(42)));
+  });
+
+  it.each([42, 1, 7, 2026])("seed %i: the demo's Faker (94 kB of English, D287) gives the state faker's whole English locale gives", (seed) => {
+    const whole = blank();
+    seedAccount(whole, { now: NOW, seed }, englishFaker);
+    expect(dump(seeded(seed))).toBe(dump(whole));
   });
 
   it('a different seed gives a different state', () => {

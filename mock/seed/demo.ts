@@ -5,9 +5,10 @@
  * the dashboard before the API was used (EVT-007: earlier changes are never replayed).
  * How it works and what it decides: docs/internals.md, "mock/seed/demo.ts".
  */
-// The English-only entry point loads in tens of milliseconds (the full package takes about a second).
-import { faker } from '@faker-js/faker/locale/en';
+// Faker over the English definitions the demo reads (D287): loads in tens of milliseconds, and a
+// browser's chunk of the demo data carries 94 kB of them instead of the whole English locale.
 import type { Faker } from '@faker-js/faker';
+import { demoFaker } from './faker.ts';
 import { resolvePointer } from '../../spec/contract.ts';
 import type { Asset } from '../domain/assets/model.ts';
 import type { Campaign } from '../domain/campaigns/model.ts';
@@ -33,7 +34,8 @@ const DAY = 24 * HOUR;
 /** D4: the delivery ratios, read from the document (`DeliveryRatio`) so they never drift. */
 export const DELIVERY_RATIOS: readonly string[] = (resolvePointer('#/components/schemas/DeliveryRatio') as { enum: string[] }).enum;
 
-export function seedAccount(account: AccountState, options: SeedOptions): void {
+/** `faker`: the demo's own (mock/seed/faker.ts); a test passes `@faker-js/faker/locale/en`'s to prove them the same. */
+export function seedAccount(account: AccountState, options: SeedOptions, faker: Faker = demoFaker): void {
   faker.seed(options.seed); // synchronous from here on: the shared instance stays deterministic
   const { now } = options;
 

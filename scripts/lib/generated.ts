@@ -12,6 +12,7 @@ import { compileFromFile } from 'json-schema-to-typescript';
 import { parse as parseYaml } from 'yaml';
 import { createHash } from 'node:crypto';
 import { OVERLAY_FILE, nextInputsSha, renderNext } from '../../spec/versions.ts';
+import { applyDocumentPatch, diffDocuments } from '../../spec/document-patch.ts';
 
 export const OPENAPI_SOURCE = 'spec/openapi.yaml';
 export const CONTROL_SOURCE = 'spec/mock-control.yaml';
@@ -115,6 +116,46 @@ async function renderNextJson(root: string): Promise<string> {
   return `${JSON.stringify(payload)}\n`;
 }
 
+/**
+ * The pending version as the changes from the current document (spec/document-patch.ts, D286):
+ * what spec/contract.ts imports, so that a bundle of the in-process mock does not carry the
+ * document twice. `sha256` keys it to both inputs as openapi.next.json; `base` is the sha256 of the
+ * YAML the current document (openapi.json) was made from. Refused here unless applying it to the
+ * current document gives `next` exactly (same JSON, same key order).
+ */
+async function renderNextPatch(root: string): Promise<string> {
+  const documentText = await readFile(join(root, OPENAPI_SOURCE), 'utf8');
+  const overlayText = await readFile(join(root, OVERLAY_FILE), 'utf8');
+  const asJson = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
+  const current = asJson(parseYaml(documentText));
+  const next = asJson(renderNext(documentText, overlayText));
+  const patch = diffDocuments(current, next);
+  if (JSON.stringify(applyDocumentPatch(current, patch)) !== JSON.stringify(next)) throw new Error(`${OVERLAY_FILE}: the patch from the current document does not rebuild next`);
+  const payload = {
+    $comment: header('spec/document-patch.ts (next as changes to current)', `${OPENAPI_SOURCE}+${OVERLAY_FILE}`).slice(3),
+    sha256: nextInputsSha(documentText, overlayText),
+    base: createHash('sha256').update(documentText).digest('hex'),
+    patch,
+  };
+  return `${JSON.stringify(payload)}\n`;
+}
+
+/** The faker modules the demo data reads (mock/seed/demo.ts), whole: their methods read nothing else of the locale. */
+export const DEMO_FAKER_MODULES = ['metadata', 'commerce', 'company', 'lorem', 'person', 'word'] as const;
+
+/**
+ * The English definitions of the faker modules the demo data reads (D287), copied from the pinned
+ * @faker-js/faker: mock/seed/faker.ts builds its Faker from them and faker's base locale, so the
+ * demo data's chunk carries about 94 kB of word lists instead of the whole English locale (288 kB).
+ * mock/seed/demo.test.ts proves the data the same as with `@faker-js/faker/locale/en`.
+ */
+async function renderFakerDemo(root: string): Promise<string> {
+  const { en } = await import('@faker-js/faker');
+  const definitions = Object.fromEntries(DEMO_FAKER_MODULES.map((name) => [name, en[name]]));
+  const payload = { $comment: header(`${await toolName(root, '@faker-js/faker')} (en: ${DEMO_FAKER_MODULES.join(', ')})`, 'node_modules/@faker-js/faker/locale/en').slice(3), definitions };
+  return `${JSON.stringify(payload)}\n`;
+}
+
 async function renderJsonSchema(root: string, file: string): Promise<string> {
   const source = `${SCHEMAS_DIR}/${file}`;
   const code = await compileFromFile(join(root, source), {
@@ -136,6 +177,8 @@ export async function renderGenerated(root: string): Promise<Map<string, string>
     ['openapi.ts', await renderOpenApi(root)],
     ['openapi.json', await renderYamlJson(root, OPENAPI_SOURCE, 'spec/contract.ts')],
     ['openapi.next.json', await renderNextJson(root)],
+    ['openapi.next-patch.json', await renderNextPatch(root)],
+    ['faker-en-demo.json', await renderFakerDemo(root)],
     ['mock-control.ts', await renderControl(root)],
     ['mock-control.json', await renderYamlJson(root, CONTROL_SOURCE, 'mock/control/document.ts')],
     ['conformance-hooks.ts', await renderHooks(root)],

@@ -88,7 +88,7 @@ describe('the in-process mock in a browser bundle', () => {
     expect([decoded.width, decoded.height]).toEqual([64, 48]);
   });
 
-  it('keeps what only the control plane, a scenario, the hooks or the demo data need out of the chunk that imports it (D198, D221)', async () => {
+  it('keeps what only the control plane, a scenario, the hooks, the demo data, a YAML or `next` need out of the chunk that imports it (D198, D221, D286, D287)', async () => {
     const result = await build({ entryPoints: [`${ROOT}/mock/adapters/msw/msw.ts`], bundle: true, splitting: true, format: 'esm', platform: 'browser', outdir: '/nowhere', write: false, metafile: true, external: ['msw'], logLevel: 'silent' });
     const outputs = Object.values(result.metafile.outputs);
     const entry = outputs.find((o) => o.entryPoint === 'mock/adapters/msw/msw.ts')!;
@@ -101,5 +101,16 @@ describe('the in-process mock in a browser bundle', () => {
     walk(entry);
     expect([...loaded]).toContain('mock/pipeline/index.ts');
     for (const deferred of ['mock/control/routes.ts', 'spec/generated/mock-control.json', 'mock/scenario/apply.ts', 'mock/exam/judge.ts', 'mock/hooks/routes.ts', 'mock/seed/demo.ts']) expect([...loaded], deferred).not.toContain(deferred);
+    // D286, D287 (issue #35): faker (the demo data's) and yaml in chunks loaded on demand, and the
+    // `next` document only as its changes (openapi.next-patch.json), never a second copy.
+    const everywhere = Object.values(result.metafile.outputs).flatMap((o) => Object.keys(o.inputs));
+    for (const pkg of ['@faker-js/faker', 'yaml']) {
+      const inside = new RegExp(`(^|/)node_modules/${pkg}/`);
+      expect(everywhere.some((input) => inside.test(input)), `${pkg} is bundled somewhere (the check below is not vacuous)`).toBe(true);
+      expect([...loaded].filter((input) => inside.test(input)), `${pkg} in the initial chunk`).toEqual([]);
+    }
+    expect([...loaded]).toContain('spec/generated/openapi.json');
+    expect([...loaded]).toContain('spec/generated/openapi.next-patch.json');
+    expect(everywhere).not.toContain('spec/generated/openapi.next.json');
   });
 });
