@@ -16,6 +16,7 @@ import type { Rule } from '../../spec/types.ts';
 import { causeLines, causesOf, firstRuleOf, judgeWith, UNSERVED_TEXT, rulesInMessage, rulesOfAssertion, type Cause, type CauseInput, type FailureRecord } from './causes.ts';
 import { loadLedger, namingProblems, ruleIdsIn, rulesById } from './ledger.ts';
 import { workingDigest } from '../../spec/versions.ts';
+import { areasCalled, resourceOf, taggedAreas } from '../areas.ts';
 
 /** `blocked`: the test failed at a contract violation of other rules, before judging its own. */
 type Outcome = 'passed' | 'failed' | 'blocked' | 'skipped';
@@ -35,6 +36,9 @@ export interface TestRecord {
   checked: string[];
   violated: string[];
   warnings: string[];
+  /** The operations of the document the test called, and the areas they and its hooks touch (conformance/areas.ts). */
+  operations?: string[];
+  areas?: string[];
   /** A failed test: its first violation (causes.ts). */
   failure?: FailureRecord;
 }
@@ -139,6 +143,9 @@ export function recordOf(test: TestCase, rules: ReadonlyMap<string, Rule>, maxFa
   const checkerStop = outcome === 'failed' && isCheckerStop(test);
   const named = ruleIdsIn(titles);
   const failure = outcome === 'failed' ? failureOf(test.results.at(-1), { named, rules }) : undefined;
+  const operations = annotation(test, 'operations').flatMap((d) => d.split(' ')).filter(Boolean);
+  const hooksUsed = annotation(test, 'hooks-used').flatMap((d) => d.split(' ')).filter(Boolean);
+  const areas = areasCalled(operations, hooksUsed);
   return {
     checkerStop,
     title: titles.join(' › '),
@@ -151,6 +158,8 @@ export function recordOf(test: TestCase, rules: ReadonlyMap<string, Rule>, maxFa
     checked: annotation(test, 'rules-checked').flatMap((d) => d.split(' ')).filter(Boolean),
     violated,
     warnings: annotation(test, 'assumption-warning'),
+    ...(operations.length > 0 ? { operations } : {}),
+    ...(areas.length > 0 ? { areas } : {}),
     ...(failure ? { failure } : {}),
   };
 }
@@ -302,6 +311,21 @@ export function listRules(namedByTest: readonly (readonly string[])[], ledger: R
   ];
 }
 
+/**
+ * A test that touched an area it is not tagged with (`--area` would run it on a target that lacks
+ * that area): the operations of each such area it called. Tags of areas it did not touch this run
+ * are left alone (a case may call them only where the account has the data).
+ */
+export function areaProblems(record: Pick<TestRecord, 'tags' | 'operations' | 'areas'>): string[] {
+  const tagged = taggedAreas(record.tags);
+  return (record.areas ?? [])
+    .filter((area) => !tagged.includes(area))
+    .map((area) => {
+      const ops = (record.operations ?? []).filter((op) => resourceOf(op) === area);
+      return `touches area ${area} (${ops.length > 0 ? ops.join(', ') : 'the webhooks hook'}) but is not tagged @area:${area} (conformance/areas.ts)`;
+    });
+}
+
 /** The rules report of a run: rules.json as written (`rules.md` is rendered from it). */
 export interface RulesReport {
   generatedAt: string;
@@ -363,7 +387,7 @@ export function judgeRules(records: TestRecord[], ledger: ReturnType<typeof load
     };
   });
 
-  const naming = records.flatMap((r) => namingProblems(r.named, r.tags, rules).map((p) => `${r.file}: "${r.title}" ${p}`));
+  const naming = records.flatMap((r) => [...namingProblems(r.named, r.tags, rules), ...areaProblems(r)].map((p) => `${r.file}: "${r.title}" ${p}`));
   const count = (filter: (r: RuleReport) => boolean) => {
     const selected = reports.filter(filter);
     return {
