@@ -359,3 +359,60 @@ describe('test file filters as the docs name them (#32 item 7)', () => {
     expect(planRun([], '/work', () => '', {}).list).toBe(false);
   });
 });
+
+describe('--area: gating a partial implementation (#32 item 7, D277)', () => {
+  it('plans a run of the chosen areas: the suite told (CONFORMANCE_AREA), nothing left out by grep (the fixtures skip the rest, so the report names their rules)', () => {
+    const run = planRun(['--area', 'read,webhooks', '--pinned-only'], '/work', () => '', {});
+    expect(run.area).toEqual({ list: 'read,webhooks', resources: ['products', 'creatives', 'campaigns', 'assets', 'deliveries', 'webhooks'] });
+    expect(run.env['CONFORMANCE_AREA']).toBe('read,webhooks');
+    expect(run.playwrightArgs).toEqual(['--max-failures=10', '--grep-invert=@assumed']);
+    expect(planRun([], '/work', () => '', { CONFORMANCE_AREA: 'generation' }).area?.resources).toEqual(['presets', 'runs', 'estimate', 'upscales']);
+    expect(planRun([], '/work', () => '', {}).area).toBeUndefined();
+  });
+
+  it('with --list, leaves the tests of other areas out of the listing (no target needed)', () => {
+    const listed = planRun(['--list', '--area=read', '--pinned-only'], '/work', () => '', {});
+    expect(listed.target).toBeUndefined();
+    expect(listed.playwrightArgs).toContain('--grep-invert=(?:@assumed)|(?:@area:(?:presets|runs|estimate|upscales|webhooks)(?![\\w-]))');
+  });
+
+  it('refuses an unknown area (exit 2), naming the known ones', () => {
+    expect(() => plan('--area', 'read,billing')).toThrow(UsageError);
+    expect(() => plan('--area', 'read,billing')).toThrow(/unknown area billing; the areas are the planes read, generation/);
+    expect(() => plan('--area')).toThrow('--area needs a value');
+  });
+
+  it('reads `area` from the config file, checked by its schema', () => {
+    files['/work/area.config.json'] = JSON.stringify({ area: ['read', 'webhooks'] });
+    files['/work/bad-area.config.json'] = JSON.stringify({ area: ['billing'] });
+    expect(plan('--config', 'area.config.json').env['CONFORMANCE_AREA']).toBe('read,webhooks');
+    expect(plan('--config', 'area.config.json', '--area', 'products').area?.resources).toEqual(['products']);
+    expect(() => plan('--config', 'bad-area.config.json')).toThrow(/\/area\/0 must be equal to one of the allowed values/);
+  });
+
+  const report = (outside: number, inArea: number): RulesJson => ({
+    target: 'http://t/api/public/v1',
+    summary: { pinnedObservable: { total: 1 + outside + inArea, passed: 1, failed: 0, notRun: outside + inArea }, tests: { total: 3, passed: 2, failed: 0, skipped: 1 } },
+    rules: [
+      { id: 'PROD-001', section: 'Catalog', result: 'passed', status: 'pinned', observable: true },
+      ...Array.from({ length: outside }, (_, i) => ({ id: `RUN-00${i}`, section: 'Runs', result: 'not run' as const, status: 'pinned', observable: true, judgeWith: ['outside --area read'], outsideArea: ['runs'] })),
+      ...Array.from({ length: inArea }, (_, i) => ({ id: `CAMP-00${i}`, section: 'Campaigns', result: 'not run' as const, status: 'pinned', observable: true, judgeWith: ['--allow-spend'] })),
+    ],
+  });
+  const requirePinned: VerdictContext = { requirements: { pinned: true, hooks: [], keyProfiles: [] }, sharded: false };
+
+  it('--require pinned asks for every pinned rule of the chosen areas, not those outside them: counted and named apart', () => {
+    const verdict = summarize(report(2, 0), 0, '/r', requirePinned);
+    expect(verdict.exit).toBe(EXIT.conforms);
+    expect(verdict.lines).toContain('  outside --area read: 2 pinned rule(s) not judged, named only by tests of other areas (not required by --require pinned; rules.md "Pinned rules outside --area" lists each)');
+    expect(verdict.lines.at(-1)).toBe('  verdict: CONFORMS on --area read (every pinned rule its tests name was judged; 2 of 3 pinned rules lie outside it)');
+  });
+
+  it('--require pinned still fails on a rule the chosen areas\' tests left unjudged', () => {
+    const verdict = summarize(report(2, 1), 0, '/r', requirePinned);
+    expect(verdict.exit).toBe(EXIT.doesNotConform);
+    expect(verdict.lines).toContain('    CAMP-000 (Campaigns): --allow-spend');
+    expect(verdict.lines.join('\n')).not.toContain('RUN-000 (Runs)');
+    expect(verdict.lines.at(-1)).toBe('  verdict: DOES NOT CONFORM (1 pinned rule(s) not judged, and --require pinned asks for every one)');
+  });
+});

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ConformanceConfig } from '../../spec/generated/conformance-config.ts';
+import { expandAreas, outsideGrep } from '../../conformance/areas.ts';
 
 /**
  * The gate stops a run after this many failed tests unless told otherwise (--max-failures): every
@@ -25,7 +26,7 @@ export const DEFAULT_MAX_FAILURES = 10;
 
 export const USAGE = `usage: cgs-conformance [--config FILE] [--base-url URL] [--keys FILE|JSON] [--keys-b FILE|JSON]
                        [--control-token TOKEN] [--hooks-url URL] [--hooks-token TOKEN] [--allow-spend]
-                       [--real-time] [--real-time-budget SECONDS] [--pinned-only] [--require WHAT]...
+                       [--real-time] [--real-time-budget SECONDS] [--pinned-only] [--area LIST] [--require WHAT]...
                        [--report-dir DIR] [--shard I/N] [--reporter list|dot|line] [playwright options]
 
   --config FILE         cgs-conformance.config.json (spec/schemas/conformance-config.schema.json): the
@@ -44,8 +45,13 @@ export const USAGE = `usage: cgs-conformance [--config FILE] [--base-url URL] [-
   --real-time           tests that need time to pass wait in real time when there is no clock hook
                         (CONFORMANCE_REAL_TIME=1), each up to --real-time-budget seconds (default 120)
   --pinned-only         leave out the tests of decided gaps (--grep-invert @assumed): what the interface pins
+  --area LIST           the areas a partial implementation serves, comma-separated (CONFORMANCE_AREA):
+                        planes read, generation, or resources products, creatives, campaigns, assets,
+                        deliveries, presets, runs, estimate, upscales, webhooks. Only the tests whose
+                        areas are all in LIST run; the rules of the others are reported "outside --area".
   --require WHAT        repeatable (CONFORMANCE_REQUIRE, comma-separated):
-                          pinned             every pinned rule not judged fails the gate (exit 1)
+                          pinned             every pinned rule not judged fails the gate (exit 1);
+                                             with --area, those outside the areas excepted
                           hook:NAME          the run stops (exit 2) when the target does not serve this hook
                           key-profile:NAME   the run stops (exit 2) when the keys lack this profile
   --report-dir DIR      junit.xml, html/, rules.json, rules.md, test-results/ (default ./conformance-report)
@@ -118,6 +124,8 @@ export interface ConformancePlan {
   sharded: boolean;
   allowSpend: boolean;
   pinnedOnly: boolean;
+  /** `--area`: the list as given and the resources it selects (conformance/areas.ts). */
+  area: { list: string; resources: string[] } | undefined;
   /** `--list`: list the tests and their rules; no target is probed and nothing is judged. */
   list: boolean;
 }
@@ -132,7 +140,7 @@ export function fileFilterFor(filter: string, suiteExtension: string): string {
   return filter.replace(/\.ts((?::\d+){0,2})$/, '.js$1');
 }
 
-const VALUE_FLAGS = new Set(['base-url', 'keys', 'keys-b', 'report-dir', 'shard', 'control-token', 'reporter', 'hooks-url', 'hooks-token', 'real-time-budget', 'require', 'config', 'grep-invert', 'max-failures']);
+const VALUE_FLAGS = new Set(['area', 'base-url', 'keys', 'keys-b', 'report-dir', 'shard', 'control-token', 'reporter', 'hooks-url', 'hooks-token', 'real-time-budget', 'require', 'config', 'grep-invert', 'max-failures']);
 const BOOLEAN_FLAGS = new Set(['allow-spend', 'pinned-only', 'help', 'real-time']);
 /** Playwright's own options passed through (value-taking, then boolean); -c and --reporter are the gate's. */
 const PLAYWRIGHT_VALUE = new Set(['grep', 'g', 'workers', 'j', 'retries', 'timeout', 'global-timeout', 'repeat-each', 'trace', 'project', 'output', 'tsconfig']);
@@ -228,6 +236,7 @@ export function configArgs(path: string, readFile: (path: string) => string, env
   if (c.hooksToken !== undefined) args.push('--hooks-token', secret('hooksToken', c.hooksToken));
   if (c.allowSpend) args.push('--allow-spend');
   if (c.pinnedOnly) args.push('--pinned-only');
+  if (c.area !== undefined) args.push('--area', c.area.join(','));
   if (c.realTime) args.push('--real-time');
   if (c.realTimeBudget !== undefined) args.push('--real-time-budget', String(c.realTimeBudget));
   for (const requirement of c.require ?? []) args.push('--require', requirement);
@@ -369,7 +378,22 @@ export function planRun(
   if (required.length > 0) env['CONFORMANCE_REQUIRE'] = [...new Set(required)].join(',');
 
   // The rules reporter lists the tests' rules instead of judging them (nothing runs).
-  if (passthrough.includes('--list')) env['CONFORMANCE_LIST'] = '1';
+  const list = passthrough.includes('--list');
+  if (list) env['CONFORMANCE_LIST'] = '1';
+  let area: ConformancePlan['area'];
+  const areaList = values.get('area') ?? (environment['CONFORMANCE_AREA'] || undefined);
+  if (areaList !== undefined) {
+    try {
+      area = { list: areaList.split(',').map((a) => a.trim()).filter(Boolean).join(','), resources: expandAreas(areaList) };
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    env['CONFORMANCE_AREA'] = area.list;
+    // A run skips the tests outside the areas (fixtures/index.ts), so that the report names their
+    // rules "outside --area"; a listing leaves them out, to show what a run would judge.
+    const outside = outsideGrep(area.resources);
+    if (list && outside !== undefined) grepInvert.push(outside);
+  }
   const playwrightArgs: string[] = [];
   const shard = values.get('shard');
   if (shard !== undefined) {
@@ -408,6 +432,7 @@ export function planRun(
     sharded: shard !== undefined,
     allowSpend: flags.has('allow-spend') || environment['CONFORMANCE_ALLOW_SPEND'] === '1',
     pinnedOnly: flags.has('pinned-only'),
-    list: passthrough.includes('--list'),
+    area,
+    list,
   };
 }

@@ -9,7 +9,7 @@ export interface RulesJson {
     pinnedObservable: { total: number; passed: number; failed: number; notRun: number };
     tests: { total: number; passed: number; failed: number; skipped: number };
   };
-  rules: { id: string; section: string; result: 'passed' | 'failed' | 'not run'; status?: string; observable?: boolean; party?: string; judgeWith?: string[] }[];
+  rules: { id: string; section: string; result: 'passed' | 'failed' | 'not run'; status?: string; observable?: boolean; party?: string; judgeWith?: string[]; outsideArea?: string[] }[];
   causes?: Cause[];
   tests?: { title: string; outcome: string; reason?: string; tags: string[] }[];
   /** Errors outside any test (the reporter's onError: globalSetup, a file that does not load). */
@@ -36,11 +36,27 @@ export interface VerdictContext {
 
 const NO_REQUIREMENTS: VerdictContext = { requirements: { pinned: false, hooks: [], keyProfiles: [] }, sharded: false };
 
-/** The service's pinned, observable rules no test judged, with what would judge each (a client's or receiver's rules are the exams'). */
+/** The service's pinned, observable rules no test judged, with what would judge each (a client's or receiver's rules are the exams'), those outside --area apart. */
+function pinnedNotRun(report: RulesJson): RulesJson['rules'] {
+  return report.rules.filter((r) => r.status === 'pinned' && r.observable !== false && (r.party === undefined || r.party === 'server') && r.result === 'not run');
+}
+
+/**
+ * The service's pinned, observable rules the run left unjudged, with what would judge each: not
+ * those named only by tests outside --area (outsideArea), which the run chose not to judge (D277).
+ */
 export function unjudgedPinned(report: RulesJson): { id: string; section: string; judgeWith: string[] }[] {
-  return report.rules
-    .filter((r) => r.status === 'pinned' && r.observable !== false && (r.party === undefined || r.party === 'server') && r.result === 'not run')
+  return pinnedNotRun(report)
+    .filter((r) => r.outsideArea === undefined)
     .map((r) => ({ id: r.id, section: r.section, judgeWith: r.judgeWith ?? [] }));
+}
+
+/** The pinned rules named only by tests outside --area, and the --area (from what would judge them). */
+export function outsideAreaPinned(report: RulesJson): { area: string; ids: string[] } | undefined {
+  const outside = pinnedNotRun(report).filter((r) => r.outsideArea !== undefined);
+  if (outside.length === 0) return undefined;
+  const area = (outside[0]!.judgeWith ?? []).find((j) => j.startsWith('outside --area '))?.slice('outside --area '.length) ?? '?';
+  return { area, ids: outside.map((r) => r.id) };
 }
 
 /** `12 × --allow-spend; 3 × hook clock (--hooks-url)`: what the unjudged rules wait for, most first. */
@@ -126,6 +142,9 @@ export function summarize(report: RulesJson | undefined, playwrightStatus: numbe
   if (tests.passed === 0) reasons.push('no test passed: nothing was checked');
 
   const unjudged = unjudgedPinned(report);
+  const outside = outsideAreaPinned(report);
+  // D277: what --area leaves out is counted and named, and --require pinned does not ask for it.
+  if (outside) lines.push(`  outside --area ${outside.area}: ${outside.ids.length} pinned rule(s) not judged, named only by tests of other areas (not required by --require pinned; rules.md "Pinned rules outside --area" lists each)`);
   if (unjudged.length > 0 && context.requirements.pinned && !context.sharded) {
     reasons.push(`${unjudged.length} pinned rule(s) not judged, and --require pinned asks for every one`);
     lines.push(`  pinned rules not judged (--require pinned), with what would judge each:`);
@@ -135,13 +154,15 @@ export function summarize(report: RulesJson | undefined, playwrightStatus: numbe
     lines.push(`  verdict: DOES NOT CONFORM (${reasons.join('; ')})`);
     return { exit: EXIT.doesNotConform, conforming: false, lines };
   }
-  if (unjudged.length === 0) {
+  if (unjudged.length === 0 && outside) {
+    lines.push(`  verdict: CONFORMS on --area ${outside.area} (every pinned rule its tests name was judged; ${outside.ids.length} of ${pinned.total} pinned rules lie outside it)`);
+  } else if (unjudged.length === 0) {
     lines.push('  verdict: CONFORMS (every pinned rule judged)');
   } else if (context.sharded && context.requirements.pinned) {
     lines.push(`  verdict: CONFORMS in this shard; ${unjudged.length} pinned rule(s) not judged here, which --require pinned judges on the merged report (cgs-conformance-merge --require pinned)`);
   } else {
     lines.push(
-      `  verdict: CONFORMS on what was judged, but ${unjudged.length} of ${pinned.total} pinned rules were NOT judged (${tally(unjudged)}); rules.md lists each. Add --require pinned to fail the gate when pinned rules go unjudged.`,
+      `  verdict: CONFORMS on what was judged${outside ? ` of --area ${outside.area}` : ''}, but ${unjudged.length} of ${pinned.total} pinned rules were NOT judged (${tally(unjudged)}); rules.md lists each. Add --require pinned to fail the gate when pinned rules go unjudged.`,
     );
   }
   return { exit: EXIT.conforms, conforming: true, lines };

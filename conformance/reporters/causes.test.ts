@@ -2,7 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import { causesOf, firstRuleOf, judgeWith, rulesInMessage, UNATTRIBUTED, type CauseInput } from './causes.ts';
 import { loadLedger, rulesById } from './ledger.ts';
-import { failureOf, isCheckerStop, judgeRules, type TestRecord } from './rules-reporter.ts';
+import { failureOf, isCheckerStop, judgeRules, listRules, outsideAreaLines, writeRulesReport, type TestRecord } from './rules-reporter.ts';
+import { outsideReason } from '../areas.ts';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const ledger = loadLedger();
 const rules = rulesById(ledger);
@@ -165,5 +169,49 @@ describe('an unserved endpoint is its own cause (#32 item 12)', () => {
     expect(causes).toHaveLength(1);
     expect(causes[0]).toMatchObject({ rule: 'serve /campaigns', tests: 2, blocked: ['IDEM-006', 'CAMP-022', 'GEN-004'] });
     expect(causes[0]!.text).toMatch(/does not serve this path/);
+  });
+});
+
+describe('the rules --area leaves out (#32 item 7, D277)', () => {
+  const reason = outsideReason('read', ['runs']);
+  const tests = [
+    record({ title: 'RUN-002 a run starts', named: ['RUN-002'], outcome: 'skipped', reason, tags: ['@area:products', '@area:runs'] }),
+    record({ title: 'RUN-010 spends', named: ['RUN-010'], outcome: 'skipped', reason: outsideReason('read', ['presets', 'runs']), tags: ['@area:presets', '@area:runs', '@spend'] }),
+    // Named by a test of the area that went unjudged for a lack of the target: not "outside".
+    record({ title: 'RUN-011 in the area, but spends', named: ['RUN-011'], outcome: 'skipped', reason: '@spend: spends credits; set CONFORMANCE_ALLOW_SPEND=1 to run it', tags: ['@area:products', '@spend'] }),
+    record({ title: 'RUN-011 outside', named: ['RUN-011'], outcome: 'skipped', reason, tags: ['@area:runs'] }),
+    record({ title: 'PROD-001 lists', named: ['PROD-001'], outcome: 'passed', tags: ['@area:products'] }),
+  ];
+  const report = judgeRules(tests, ledger);
+  const byId = new Map(report.rules.map((r) => [r.id, r]));
+
+  it('are "outside --area", with the areas their tests touch beyond it, never blamed on a hook or a flag', () => {
+    expect(judgeWith({ outcome: 'skipped', reason, tags: ['@hook:clock', '@spend'], violated: [] })).toBe('outside --area read');
+    expect(byId.get('RUN-002')).toMatchObject({ result: 'not run', judgeWith: ['outside --area read'], outsideArea: ['runs'] });
+    expect(byId.get('RUN-010')).toMatchObject({ judgeWith: ['outside --area read'], outsideArea: ['presets', 'runs'] });
+    expect(byId.get('RUN-011')!.outsideArea).toBeUndefined();
+    expect(byId.get('RUN-011')!.judgeWith).toEqual(['--allow-spend', 'outside --area read']);
+  });
+
+  it('are counted and named in the summary and rules.md, apart from the rules the chosen areas left unjudged', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'area-report-'));
+    try {
+      const lines = writeRulesReport(dir, { generatedAt: 'now', target: 't', ...report });
+      const outside = ledger.rules.filter((r) => r.status === 'pinned' && r.observable && (r.party ?? 'server') === 'server' && ['RUN-002', 'RUN-010'].includes(r.id)).map((r) => r.id);
+      expect(outsideAreaLines(report.rules)).toEqual([`  outside --area read: ${outside.length} pinned rule(s) not judged, their tests touching runs (${outside.length})${outside.includes('RUN-010') ? ', presets (1)' : ''}: ${outside.join(' ')}`]);
+      expect(lines).toContain(outsideAreaLines(report.rules)[0]);
+      expect(lines).toContain('    3 × outside --area read');
+      const md = readFileSync(join(dir, 'rules.md'), 'utf8');
+      const section = md.split('## Pinned rules outside --area read')[1]!.split('\n## ')[0]!;
+      for (const id of outside) expect(section).toContain(`| ${id} |`);
+      expect(section).not.toContain('RUN-011');
+      expect(md.split('## Pinned rules not judged')[1]!.split('\n## ')[0]).not.toContain('| RUN-002 |');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a listing of --area says its unnamed pinned rules lie outside it', () => {
+    expect(listRules([['PROD-001']], ledger, 'read')[2]).toMatch(/^ {2}pinned rules no listed test names: \d+, outside --area read \(or left out by a file filter or --grep; .*D277\): /);
   });
 });

@@ -12,6 +12,7 @@
  *   limits or a capability flag, `needs key profile <p>`, `needs --real-time`, `needs --allow-spend`,
  *   `skipped because <data absent>`), else from the test's tags (@spend, @hook:<name>, @control).
  */
+import { areaOfReason } from '../areas.ts';
 import type { Rule } from '../../spec/types.ts';
 import { RULE_ID } from './ledger.ts';
 
@@ -133,6 +134,9 @@ export function judgeWith(record: Pick<CauseInput, 'outcome' | 'reason' | 'tags'
   if (record.outcome !== 'skipped') return undefined;
   const reason = record.reason ?? '';
   if (/^not run: the run stopped after/.test(reason)) return '--max-failures 0 (the run stopped at its first failures)';
+  // A test of another area than --area chose (conformance/areas.ts): not the target's lack, the run's choice.
+  const area = areaOfReason(reason);
+  if (area !== undefined) return `outside --area ${area}`;
   // An entry of a hook's limits or a flag (`actors.actions revokeKey`, `accounts.rateCard`): exactly that.
   const capability = /needs capability ([a-z][A-Za-z0-9.-]*(?: [A-Za-z0-9_-]+)?):/.exec(reason)?.[1];
   if (capability) return `capability ${capability} (--hooks-url)`;

@@ -16,6 +16,13 @@ import type { Rule } from '../../spec/types.ts';
 import { causeLines, causesOf, firstRuleOf, judgeWith, UNSERVED_TEXT, rulesInMessage, rulesOfAssertion, type Cause, type CauseInput, type FailureRecord } from './causes.ts';
 import { loadLedger, namingProblems, ruleIdsIn, rulesById } from './ledger.ts';
 import { workingDigest } from '../../spec/versions.ts';
+import { areaOfReason, areasCalled, expandAreas, RESOURCES, resourceOf, taggedAreas } from '../areas.ts';
+
+/** The resources of the --area a skip reason names. */
+function areaSelection(reason: string | undefined): string[] | undefined {
+  const list = areaOfReason(reason);
+  return list === undefined ? undefined : expandAreas(list);
+}
 
 /** `blocked`: the test failed at a contract violation of other rules, before judging its own. */
 type Outcome = 'passed' | 'failed' | 'blocked' | 'skipped';
@@ -35,6 +42,9 @@ export interface TestRecord {
   checked: string[];
   violated: string[];
   warnings: string[];
+  /** The operations of the document the test called, and the areas they and its hooks touch (conformance/areas.ts). */
+  operations?: string[];
+  areas?: string[];
   /** A failed test: its first violation (causes.ts). */
   failure?: FailureRecord;
 }
@@ -52,6 +62,8 @@ export interface RuleReport {
   tests: { title: string; file: string; outcome: Outcome; via: 'title' | 'checker'; reason?: string }[];
   /** A rule no test judged: what would judge it (the hook, key profile or flag the tests naming it lack). */
   judgeWith?: string[];
+  /** A rule not judged only because every test naming it lies outside `--area`: the areas those tests touch beyond it. */
+  outsideArea?: string[];
 }
 
 export interface RulesReporterOptions {
@@ -139,6 +151,9 @@ export function recordOf(test: TestCase, rules: ReadonlyMap<string, Rule>, maxFa
   const checkerStop = outcome === 'failed' && isCheckerStop(test);
   const named = ruleIdsIn(titles);
   const failure = outcome === 'failed' ? failureOf(test.results.at(-1), { named, rules }) : undefined;
+  const operations = annotation(test, 'operations').flatMap((d) => d.split(' ')).filter(Boolean);
+  const hooksUsed = annotation(test, 'hooks-used').flatMap((d) => d.split(' ')).filter(Boolean);
+  const areas = areasCalled(operations, hooksUsed);
   return {
     checkerStop,
     title: titles.join(' › '),
@@ -151,6 +166,8 @@ export function recordOf(test: TestCase, rules: ReadonlyMap<string, Rule>, maxFa
     checked: annotation(test, 'rules-checked').flatMap((d) => d.split(' ')).filter(Boolean),
     violated,
     warnings: annotation(test, 'assumption-warning'),
+    ...(operations.length > 0 ? { operations } : {}),
+    ...(areas.length > 0 ? { areas } : {}),
     ...(failure ? { failure } : {}),
   };
 }
@@ -266,7 +283,7 @@ export default class RulesReporter implements Reporter {
   onEnd(): void {
     if (!this.suite) return;
     if (listing()) {
-      console.log(listRules(this.suite.allTests().map((test) => ruleIdsIn(test.titlePath().slice(3))), this.ledger).join('\n'));
+      console.log(listRules(this.suite.allTests().map((test) => ruleIdsIn(test.titlePath().slice(3))), this.ledger, process.env['CONFORMANCE_AREA'] || undefined).join('\n'));
       return;
     }
     const records: TestRecord[] = this.suite.allTests().map((test) => recordOf(test, this.rules, this.maxFailures));
@@ -291,15 +308,36 @@ function listing(): boolean {
  * rules the listed tests name, and the service's pinned, observable rules none of them names, which
  * a run of this selection leaves unjudged.
  */
-export function listRules(namedByTest: readonly (readonly string[])[], ledger: ReturnType<typeof loadLedger>): string[] {
+export function listRules(namedByTest: readonly (readonly string[])[], ledger: ReturnType<typeof loadLedger>, area?: string): string[] {
   const named = new Set(namedByTest.flat());
   const pinned = ledger.rules.filter((r) => r.status === 'pinned' && r.observable && (r.party ?? 'server') === 'server');
   const left = pinned.filter((r) => !named.has(r.id)).map((r) => r.id);
   return [
     '',
-    `Rules: the ${namedByTest.length} listed test(s) name ${named.size} rule(s), ${pinned.length - left.length} of the ${pinned.length} pinned, observable rules of the service.`,
-    ...(left.length > 0 ? [`  pinned rules no listed test names (a run of this selection leaves them unjudged): ${left.join(' ')}`] : []),
+    `Rules: the ${namedByTest.length} listed test(s)${area ? ` of --area ${area}` : ''} name ${named.size} rule(s), ${pinned.length - left.length} of the ${pinned.length} pinned, observable rules of the service.`,
+    ...(left.length > 0
+      ? [
+          area
+            ? `  pinned rules no listed test names: ${left.length}, outside --area ${area} (or left out by a file filter or --grep; a run of this selection leaves them unjudged, and --require pinned does not ask for them, D277): ${left.join(' ')}`
+            : `  pinned rules no listed test names (a run of this selection leaves them unjudged): ${left.join(' ')}`,
+        ]
+      : []),
   ];
+}
+
+/**
+ * A test that touched an area it is not tagged with (`--area` would run it on a target that lacks
+ * that area): the operations of each such area it called. Tags of areas it did not touch this run
+ * are left alone (a case may call them only where the account has the data).
+ */
+export function areaProblems(record: Pick<TestRecord, 'tags' | 'operations' | 'areas'>): string[] {
+  const tagged = taggedAreas(record.tags);
+  return (record.areas ?? [])
+    .filter((area) => !tagged.includes(area))
+    .map((area) => {
+      const ops = (record.operations ?? []).filter((op) => resourceOf(op) === area);
+      return `touches area ${area} (${ops.length > 0 ? ops.join(', ') : 'the webhooks hook'}) but is not tagged @area:${area} (conformance/areas.ts)`;
+    });
 }
 
 /** The rules report of a run: rules.json as written (`rules.md` is rendered from it). */
@@ -348,6 +386,11 @@ export function judgeRules(records: TestRecord[], ledger: ReturnType<typeof load
       }
     }
     const result = ruleResult(evidence);
+    // Every test naming it skipped for --area: the run's choice of areas, not a lack of the target.
+    const outsideArea =
+      result === 'not run' && judges.size > 0 && [...judges].every((j) => j.startsWith('outside --area '))
+        ? RESOURCES.filter((area) => records.some((r) => r.named.includes(rule.id) && areaOfReason(r.reason) !== undefined && taggedAreas(r.tags).includes(area) && !(areaSelection(r.reason) ?? []).includes(area)))
+        : undefined;
     if (result === 'not run' && tests.every((t) => t.via === 'checker')) judges.add(tests.length ? 'a test that names it (only the response checker saw it, in tests that did not pass)' : 'a test that names it: none ran in this run (--grep, --shard or a file filter left it out), or none exists');
     return {
       id: rule.id,
@@ -360,10 +403,11 @@ export function judgeRules(records: TestRecord[], ledger: ReturnType<typeof load
       result,
       tests,
       ...(result === 'not run' ? { judgeWith: [...judges] } : {}),
+      ...(outsideArea ? { outsideArea } : {}),
     };
   });
 
-  const naming = records.flatMap((r) => namingProblems(r.named, r.tags, rules).map((p) => `${r.file}: "${r.title}" ${p}`));
+  const naming = records.flatMap((r) => [...namingProblems(r.named, r.tags, rules), ...areaProblems(r)].map((p) => `${r.file}: "${r.title}" ${p}`));
   const count = (filter: (r: RuleReport) => boolean) => {
     const selected = reports.filter(filter);
     return {
@@ -404,10 +448,13 @@ export function writeRulesReport(outputDir: string, report: RulesReport): string
   ];
   const failed = reports.filter((r) => r.result === 'failed').map((r) => r.id);
   if (failed.length) out.push(`  failed: ${failed.join(' ')}`);
+  out.push(...outsideAreaLines(reports));
   // cgs-conformance prints them in its own summary, last on the screen (CONFORMANCE_GATE=1).
   if (report.causes.length && process.env['CONFORMANCE_GATE'] !== '1') out.push('  failures by their first violated rule (fix the first first):', ...causeLines(report.causes));
   const reasons = new Map<string, number>();
-  for (const r of records) if (r.outcome === 'skipped') reasons.set(r.reason ?? '(no reason given)', (reasons.get(r.reason ?? '(no reason given)') ?? 0) + 1);
+  // The tests outside --area on one line (their reasons differ only by the areas each touches).
+  const reasonOf = (r: TestRecord) => (areaOfReason(r.reason) !== undefined ? `outside --area ${areaOfReason(r.reason)}` : (r.reason ?? '(no reason given)'));
+  for (const r of records) if (r.outcome === 'skipped') reasons.set(reasonOf(r), (reasons.get(reasonOf(r)) ?? 0) + 1);
   if (reasons.size) {
     out.push('  skipped tests, by reason:');
     for (const [reason, n] of reasons) out.push(`    ${n} × ${reason}`);
@@ -440,7 +487,16 @@ function markdown(version: string, target: string, summary: { all: Counts; pinne
     for (const c of causes) lines.push(`| ${c.rule} | ${escapeCell(c.section)} | ${escapeCell(c.text)} | ${c.tests} | ${c.responses} | ${escapeCell(c.first)} | ${c.blocked.join(' ') || '—'} |`);
     lines.push('');
   }
-  const unjudged = reports.filter((r) => r.status === 'pinned' && r.observable && r.party === undefined && r.result === 'not run');
+  const pinnedNotRun = reports.filter((r) => r.status === 'pinned' && r.observable && r.party === undefined && r.result === 'not run');
+  const unjudged = pinnedNotRun.filter((r) => r.outsideArea === undefined);
+  const outside = pinnedNotRun.filter((r) => r.outsideArea !== undefined);
+  if (outside.length) {
+    const area = areaOfJudge(outside[0]!);
+    lines.push(`## Pinned rules outside --area ${area}`, '', `${outside.length} pinned rule(s) named only by tests that touch an area outside --area ${area}: not judged by this run, not required by \`--require pinned\` (D277). A run with their areas judges them.`, '');
+    lines.push('| Rule | Section | Its tests also touch |', '|---|---|---|');
+    for (const r of outside) lines.push(`| ${r.id} | ${escapeCell(r.section)} | ${r.outsideArea!.join(', ')} |`);
+    lines.push('');
+  }
   if (unjudged.length) {
     lines.push('## Pinned rules not judged', '', 'What would judge each (`cgs-conformance --require pinned` fails the gate on them).', '');
     lines.push('| Rule | Section | Would be judged with |', '|---|---|---|');
@@ -455,6 +511,25 @@ function markdown(version: string, target: string, summary: { all: Counts; pinne
     lines.push(`| ${r.id} | ${status} | ${r.result} | ${named.join('<br>') || '—'} | ${checker ? `${checker} test(s)` : '—'} |`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** `outside --area read` → `read`. */
+function areaOfJudge(rule: Pick<RuleReport, 'judgeWith'>): string {
+  return (rule.judgeWith ?? []).find((j) => j.startsWith('outside --area '))?.slice('outside --area '.length) ?? '?';
+}
+
+/**
+ * The summary's line for the pinned rules a run's --area left out (named only by tests of other
+ * areas): counted and named apart from the rules the chosen areas' tests left unjudged.
+ */
+export function outsideAreaLines(reports: readonly RuleReport[]): string[] {
+  const outside = reports.filter((r) => r.status === 'pinned' && r.observable && r.party === undefined && r.result === 'not run' && r.outsideArea !== undefined);
+  if (outside.length === 0) return [];
+  const byArea = new Map<string, number>();
+  for (const r of outside) for (const a of r.outsideArea!) byArea.set(a, (byArea.get(a) ?? 0) + 1);
+  return [
+    `  outside --area ${areaOfJudge(outside[0]!)}: ${outside.length} pinned rule(s) not judged, their tests touching ${[...byArea].map(([a, n]) => `${a} (${n})`).join(', ')}: ${outside.map((r) => r.id).join(' ')}`,
+  ];
 }
 
 interface Counts {

@@ -22,7 +22,7 @@ import {
 const assetPath = (id: string): string => `/assets/${encodeURIComponent(id)}`;
 const actionPath = (id: string, action: 'archive' | 'unarchive' | 'undelete'): string => `/assets/${encodeURIComponent(id)}/${action}`;
 
-test('ASST-001 ASST-002 ASST-003 ASST-005 ASST-015 GEN-005 GEN-007 PAGE-003 ETAG-002 GET /assets lists assets with their pinned fields, each readable by id with a strong ETag', async ({ api }) => {
+test('ASST-001 ASST-002 ASST-003 ASST-005 ASST-015 GEN-005 GEN-007 PAGE-003 ETAG-002 GET /assets lists assets with their pinned fields, each readable by id with a strong ETag', { tag: ['@area:assets'] }, async ({ api }) => {
   const assets = await allAssets(api);
   skipWhenAbsent(assets.length === 0, 'the account has no live asset');
   const everyId = new Set((await allAssets(api, true)).map((a) => a.assetId));
@@ -42,7 +42,7 @@ test('ASST-001 ASST-002 ASST-003 ASST-005 ASST-015 GEN-005 GEN-007 PAGE-003 ETAG
   }
 });
 
-test('ASST-003 ASST-007 a still image is STATIC with durationSec null, a video VIDEO with a duration', { tag: '@assumed' }, async ({ api }) => {
+test('ASST-003 ASST-007 a still image is STATIC with durationSec null, a video VIDEO with a duration', { tag: ['@assumed', '@area:assets'] }, async ({ api }) => {
   const assets = await allAssets(api, true);
   skipWhenAbsent(assets.length === 0, 'the account has no asset');
   for (const a of assets) {
@@ -52,7 +52,7 @@ test('ASST-003 ASST-007 a still image is STATIC with durationSec null, a video V
   }
 });
 
-test('PAGE-009 PAGE-010 PAGE-011 GEN-002 ASST-015 deleted assets are listed and read only with showDeleted=true', async ({ api }) => {
+test('PAGE-009 PAGE-010 PAGE-011 GEN-002 ASST-015 deleted assets are listed and read only with showDeleted=true', { tag: ['@area:assets'] }, async ({ api }) => {
   const live = await allAssets(api);
   const all = await allAssets(api, true);
   const deleted = pick(all, (a) => a.deletedAt !== null, 'the account has no deleted asset');
@@ -65,7 +65,7 @@ test('PAGE-009 PAGE-010 PAGE-011 GEN-002 ASST-015 deleted assets are listed and 
   expect(read.header('etag'), read.describe()).toMatch(/^"[^"]*"$/);
 });
 
-test('ASST-008 ASST-009 ASST-004 ASST-017 GEN-008 EVT-035 archive changes the status and records asset.archived; unarchive brings it back and records asset.unarchived', { tag: ['@hook:accounts', '@hook:events'] }, async ({ api, hooks, account }) => {
+test('ASST-008 ASST-009 ASST-004 ASST-017 GEN-008 EVT-035 archive changes the status and records asset.archived; unarchive brings it back and records asset.unarchived', { tag: ['@hook:accounts', '@hook:events', '@area:assets'] }, async ({ api, hooks, account }) => {
   const asset = pick(await allAssets(api), () => true, 'the account has no live asset');
   const writer = api.as('assets:write');
   // Start from a live (not archived) asset whatever it was.
@@ -95,7 +95,7 @@ test('ASST-008 ASST-009 ASST-004 ASST-017 GEN-008 EVT-035 archive changes the st
   );
 });
 
-test('ERR-045 ERR-040 archive, unarchive and undelete take no body, like approve: a field answers 422 VALIDATION_ERROR naming it and the asset is unchanged', { tag: '@assumed' }, async ({ api }) => {
+test('ERR-045 ERR-040 archive, unarchive and undelete take no body, like approve: a field answers 422 VALIDATION_ERROR naming it and the asset is unchanged', { tag: ['@assumed', '@area:assets'] }, async ({ api }) => {
   const asset = (await allAssets(api))[0];
   skipWhenAbsent(asset === undefined, 'the account has no live asset');
   const before = ok(await getAsset(api, asset!.assetId));
@@ -107,7 +107,7 @@ test('ERR-045 ERR-040 archive, unarchive and undelete take no body, like approve
   expect(ok(await getAsset(api, asset!.assetId)), 'nothing changed').toEqual(before);
 });
 
-test('ASST-014 an asset reads active, archived after archive; a repeated archive or unarchive is a no-op; an archived asset deleted and restored comes back archived', { tag: ['@hook:accounts', '@hook:events', '@assumed'] }, async ({ api, hooks, account }) => {
+test('ASST-014 an asset reads active, archived after archive; a repeated archive or unarchive is a no-op; an archived asset deleted and restored comes back archived', { tag: ['@hook:accounts', '@hook:events', '@assumed', '@area:assets'] }, async ({ api, hooks, account }) => {
   const asset = pick(await allAssets(api), (a) => a.status === 'active', 'the account has no active asset');
   const writer = api.as('assets:write');
   expect((ok(await writer.post(actionPath(asset.assetId, 'archive'), { idempotencyKey: newKey('archive') })) as Asset).status).toBe('archived');
@@ -124,7 +124,7 @@ test('ASST-014 an asset reads active, archived after archive; a repeated archive
   expect(await mark.since(), 'a repeated unarchive records nothing').toEqual([]);
 });
 
-test('ASST-010 ASST-011 ASST-012 ASST-017 GEN-002 GEN-008 ETAG-003 PAGE-009 PAGE-010 EVT-035 deleting an asset sets deletedAt and records asset.deleted; undelete makes it live and records asset.restored; a repeat is a no-op', { tag: ['@hook:accounts', '@hook:events'] }, async ({ api, hooks, account }) => {
+test('ASST-010 ASST-011 ASST-012 ASST-017 GEN-002 GEN-008 ETAG-003 PAGE-009 PAGE-010 EVT-035 deleting an asset sets deletedAt and records asset.deleted; undelete makes it live and records asset.restored; a repeat is a no-op', { tag: ['@hook:accounts', '@hook:events', '@area:assets'] }, async ({ api, hooks, account }) => {
   const asset = pick(await allAssets(api), () => true, 'the account has no live asset');
   const writer = api.as('assets:write');
   const events = await markEvents(hooks, account);
@@ -162,7 +162,7 @@ test('ASST-010 ASST-011 ASST-012 ASST-017 GEN-002 GEN-008 ETAG-003 PAGE-009 PAGE
   expect((await events.since()).length, 'the no-op records nothing').toBe(2);
 });
 
-test('GEN-003 ASST-011 an asset deleted days ago is restored (no time limit)', { tag: ['@hook:accounts', '@hook:clock'] }, async ({ api, clock }) => {
+test('GEN-003 ASST-011 an asset deleted days ago is restored (no time limit)', { tag: ['@hook:accounts', '@hook:clock', '@area:assets'] }, async ({ api, clock }) => {
   const asset = pick(await allAssets(api), () => true, 'the account has no live asset');
   const writer = api.as('assets:write');
   const deleted = await writer.delete(assetPath(asset.assetId));
@@ -176,7 +176,7 @@ test('GEN-003 ASST-011 an asset deleted days ago is restored (no time limit)', {
   expect(ok(await getAsset(api, asset.assetId)).deletedAt).toBeNull();
 });
 
-test('ASST-013 ASST-016 GEN-008 ETAG-003 EVT-035 a PATCH of favorited, notes or metadata keeps the asset\'s state, answers it as GET does and records asset.updated', { tag: ['@hook:accounts', '@hook:events'] }, async ({ api, hooks, account }) => {
+test('ASST-013 ASST-016 GEN-008 ETAG-003 EVT-035 a PATCH of favorited, notes or metadata keeps the asset\'s state, answers it as GET does and records asset.updated', { tag: ['@hook:accounts', '@hook:events', '@area:assets'] }, async ({ api, hooks, account }) => {
   const asset = pick(await allAssets(api), () => true, 'the account has no live asset');
   const writer = api.as('assets:write');
   const events = await markEvents(hooks, account);
@@ -194,7 +194,7 @@ test('ASST-013 ASST-016 GEN-008 ETAG-003 EVT-035 a PATCH of favorited, notes or 
   expectEventsByKey(await events.since(), changes.map(() => ['asset.updated', asset.assetId] as const), account.keyId('assets:write'));
 });
 
-test('ASST-016 EVT-020 an asset PATCH that alters nothing answers 200 and records nothing', { tag: ['@hook:accounts', '@hook:events'] }, async ({ api, hooks, account }) => {
+test('ASST-016 EVT-020 an asset PATCH that alters nothing answers 200 and records nothing', { tag: ['@hook:accounts', '@hook:events', '@area:assets'] }, async ({ api, hooks, account }) => {
   const asset = pick(await allAssets(api), () => true, 'the account has no live asset');
   const writer = api.as('assets:write');
   const set = await writer.patch(assetPath(asset.assetId), { body: { notes: 'conformance', metadata: { conformance: 'yes' } } });
@@ -210,7 +210,7 @@ test('ASST-016 EVT-020 an asset PATCH that alters nothing answers 200 and record
   expect(await events.since(), 'a change that alters nothing records nothing').toEqual([]);
 });
 
-test('ASST-008 ASST-013 EVT-035 EVT-036 an archive in the dashboard and an edit by staff record asset.archived and asset.updated with that actor and no apiKeyId', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+test('ASST-008 ASST-013 EVT-035 EVT-036 an archive in the dashboard and an edit by staff record asset.archived and asset.updated with that actor and no apiKeyId', { tag: ['@hook:accounts', '@hook:actors', '@hook:events', '@area:assets'] }, async ({ api, hooks, account }) => {
   const asset = pick(await allAssets(api), () => true, 'the account has no live asset');
   const writer = api.as('assets:write');
   expect(await writer.post(actionPath(asset.assetId, 'unarchive'), { idempotencyKey: newKey('unarchive') })).toHaveStatus(200);

@@ -20,7 +20,7 @@ function unknownKeyLike(key: string): string {
   return `${key.slice(0, -1)}${last}`;
 }
 
-test('AUTH-001 AUTH-002 AUTH-033 AUTH-035 a missing, malformed or unknown key answers 401 with one uniform body', async ({ api, account }) => {
+test('AUTH-001 AUTH-002 AUTH-033 AUTH-035 a missing, malformed or unknown key answers 401 with one uniform body', { tag: ['@area:products'] }, async ({ api, account }) => {
   const key = account.key('read');
   const causes: Record<string, string | null> = {
     'no Authorization header': null,
@@ -45,7 +45,7 @@ test('AUTH-001 AUTH-002 AUTH-033 AUTH-035 a missing, malformed or unknown key an
   await expect(await api.get('/products', { query: { limit: 1 } })).toHaveStatus(200);
 });
 
-test('AUTH-004 AUTH-033 another mechanism (Basic, another scheme, a cookie) does not authenticate', async ({ api, account }) => {
+test('AUTH-004 AUTH-033 another mechanism (Basic, another scheme, a cookie) does not authenticate', { tag: ['@area:products'] }, async ({ api, account }) => {
   const key = account.key('read');
   const attempts: Record<string, { authorization: string | null; headers?: Record<string, string> }> = {
     'Basic with the key as user name': { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` },
@@ -58,7 +58,7 @@ test('AUTH-004 AUTH-033 another mechanism (Basic, another scheme, a cookie) does
   }
 });
 
-test('RATE-025 a 401 for an unknown key lists only the key limit and the per-IP cap in RateLimit-Policy', async ({ api, account }) => {
+test('RATE-025 a 401 for an unknown key lists only the key limit and the per-IP cap in RateLimit-Policy', { tag: ['@area:products'] }, async ({ api, account }) => {
   const unknown = await api.get('/products', { authorization: `Bearer ${unknownKeyLike(account.key('read'))}` });
   expect(unknown).toHaveStatus(401);
   const known = await api.get('/products', { query: { limit: 1 } });
@@ -81,7 +81,7 @@ test('RATE-025 a 401 for an unknown key lists only the key limit and the per-IP 
   }
 });
 
-test('AUTH-013 a creatives:write key PATCHes, DELETEs and undeletes a creative, and reads', { tag: ['@hook:accounts', '@hook:actors'] }, async ({ api, hooks, account }) => {
+test('AUTH-013 a creatives:write key PATCHes, DELETEs and undeletes a creative, and reads', { tag: ['@hook:accounts', '@hook:actors', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { creatives } = await readyCampaign(api, hooks, account, 1);
   const id = encodeURIComponent(creatives[0]!.creativeId);
   const writer = api.as('creatives:write');
@@ -92,7 +92,7 @@ test('AUTH-013 a creatives:write key PATCHes, DELETEs and undeletes a creative, 
   expect(await writer.get('/products', { query: { limit: 1 } }), 'read the catalog').toHaveStatus(200);
 });
 
-test('AUTH-035 a plan that lapsed answers the 401 of a bad key: the detail text does not tell them apart', { tag: '@hook:accounts' }, async ({ api, hooks, account }) => {
+test('AUTH-035 a plan that lapsed answers the 401 of a bad key: the detail text does not tell them apart', { tag: ['@hook:accounts', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const campaign = pick(await allCampaigns(api), () => true, 'the account has no live campaign');
   const writer = api.as('campaigns:write');
   const path = `/campaigns/${encodeURIComponent(campaign.campaignId)}`;
@@ -105,13 +105,13 @@ test('AUTH-035 a plan that lapsed answers the 401 of a bad key: the detail text 
   expect({ title: lapsed.problem.title, detail: lapsed.problem.detail }, 'the same title and detail').toEqual({ title: badKey.problem.title, detail: badKey.problem.detail });
 });
 
-test('AUTH-036 a 401 on the read plane and on the generation plane carries code UNAUTHORIZED', { tag: '@assumed' }, async ({ api }) => {
+test('AUTH-036 a 401 on the read plane and on the generation plane carries code UNAUTHORIZED', { tag: ['@assumed', '@area:products', '@area:presets'] }, async ({ api }) => {
   for (const path of ['/products', '/presets']) {
     await expect(await api.get(path, { authorization: null })).toBeProblem(401, 'UNAUTHORIZED');
   }
 });
 
-test('AUTH-040 every 401 (no key, a bad key, on a read and on a write) carries the Bearer challenge, the same for every cause', { tag: '@assumed' }, async ({ api, account }) => {
+test('AUTH-040 every 401 (no key, a bad key, on a read and on a write) carries the Bearer challenge, the same for every cause', { tag: ['@assumed', '@area:products', '@area:creatives', '@area:presets'] }, async ({ api, account }) => {
   const bad = `Bearer ${unknownKeyLike(account.key('read'))}`;
   const answers = [
     await api.get('/products', { authorization: null }),
@@ -125,7 +125,7 @@ test('AUTH-040 every 401 (no key, a bad key, on a read and on a write) carries t
   expect(new Set(answers.map((r) => r.header('www-authenticate'))).size, 'one challenge whatever the cause').toBe(1);
 });
 
-test('AUTH-032 AUTH-035 a revoked key answers 401 on its next request, with the uniform body', { tag: ['@hook:accounts', '@hook:actors'] }, async ({ api, account, hooks }) => {
+test('AUTH-032 AUTH-035 a revoked key answers 401 on its next request, with the uniform body', { tag: ['@hook:accounts', '@hook:actors', '@area:products'] }, async ({ api, account, hooks }) => {
   await expect(await api.get('/products', { query: { limit: 1 } })).toHaveStatus(200);
   // Revoked the way the dashboard does (the public API has no key management).
   await dashboard(hooks, account, 'revokeKey', { keyId: account.keyId('read') });
@@ -137,7 +137,7 @@ test('AUTH-032 AUTH-035 a revoked key answers 401 on its next request, with the 
   await expect(await api.as('runs:read').get('/products', { query: { limit: 1 } })).toHaveStatus(200);
 });
 
-test('AUTH-029 AUTH-035 an expired key answers 401 on every request, with the uniform body', { tag: ['@hook:accounts', '@hook:clock'] }, async ({ accounts, apiFor, clock }) => {
+test('AUTH-029 AUTH-035 an expired key answers 401 on every request, with the uniform body', { tag: ['@hook:accounts', '@hook:clock', '@area:products', '@area:presets', '@area:runs'] }, async ({ accounts, apiFor, clock }) => {
   // A write key that expires in 30 days on the account's clock, and a read key (no expiry) beside it.
   const owner = await accounts.create({ keys: { read: { scopes: ['read'] }, 'runs:write': { scopes: ['runs:write'], expiresInDays: 30 } } });
   const api = apiFor(owner);
@@ -154,7 +154,7 @@ test('AUTH-029 AUTH-035 an expired key answers 401 on every request, with the un
   expect(uniformPart(expired)).toEqual(uniformPart(unknown));
 });
 
-test('AUTH-034 AUTH-035 a key without the scope answers 403 API_TOKEN_SCOPE_DENIED with the detail of a 401', async ({ api }) => {
+test('AUTH-034 AUTH-035 a key without the scope answers 403 API_TOKEN_SCOPE_DENIED with the detail of a 401', { tag: ['@area:presets'] }, async ({ api }) => {
   const denied = await api.get('/presets');
   await expect(denied).toBeProblem(403, 'API_TOKEN_SCOPE_DENIED');
   const unauthorized = await api.get('/presets', { authorization: null });
@@ -162,14 +162,14 @@ test('AUTH-034 AUTH-035 a key without the scope answers 403 API_TOKEN_SCOPE_DENI
   expect(denied.problem.detail, 'a missing scope and a bad token cannot be told apart by detail text').toEqual(unauthorized.problem.detail);
 });
 
-test('AUTH-008 a read key cannot reach the generation plane', async ({ api }) => {
+test('AUTH-008 a read key cannot reach the generation plane', { tag: ['@area:presets', '@area:runs', '@area:upscales'] }, async ({ api }) => {
   const paths = ['/presets', '/runs', '/runs/run_conformance_unknown', '/runs/run_conformance_unknown/items', '/upscales/ups_conformance_unknown'];
   for (const path of paths) {
     await expect(await api.get(path), path).toBeProblem(403, 'API_TOKEN_SCOPE_DENIED');
   }
 });
 
-test('AUTH-010 AUTH-011 AUTH-013 AUTH-014 AUTH-016 AUTH-017 a key of any scope also reads the catalog', async ({ api, account }) => {
+test('AUTH-010 AUTH-011 AUTH-013 AUTH-014 AUTH-016 AUTH-017 a key of any scope also reads the catalog', { tag: ['@area:products'] }, async ({ api, account }) => {
   const profiles = ['runs:read', 'runs:write', 'creatives:write', 'creatives:review', 'assets:write', 'campaigns:write'].filter((p) => caseWhenPresent(account.has(p), `no "${p}" key profile is configured`));
   skipWhenAbsent(profiles.length === 0, 'no key profile other than read is configured');
   for (const profile of profiles) {
@@ -178,14 +178,14 @@ test('AUTH-010 AUTH-011 AUTH-013 AUTH-014 AUTH-016 AUTH-017 a key of any scope a
   }
 });
 
-test('AUTH-007 a read key reaches every read-plane list', async ({ api, target }) => {
+test('AUTH-007 a read key reaches every read-plane list', { tag: ['@area:products', '@area:creatives', '@area:campaigns', '@area:assets', '@area:deliveries'] }, async ({ api, target }) => {
   needsOperations(target, 'listProducts', 'listCreatives', 'listCampaigns', 'listAssets', 'listDeliveries');
   for (const path of ['/products', '/creatives', '/campaigns', '/assets', '/deliveries']) {
     expect(await api.get(path, { query: { limit: 1 } }), path).toHaveStatus(200);
   }
 });
 
-test('AUTH-009 AUTH-011 a runs:write key reads the generation plane (runs:write implies runs:read)', async ({ api, target }) => {
+test('AUTH-009 AUTH-011 a runs:write key reads the generation plane (runs:write implies runs:read)', { tag: ['@area:presets', '@area:runs'] }, async ({ api, target }) => {
   needsOperations(target, 'listPresets', 'listRuns');
   const runs = api.as('runs:write');
   for (const path of ['/presets', '/runs']) {

@@ -4,7 +4,7 @@
  */
 import { expect, test } from '../fixtures/index.ts';
 
-test('VER-001 the API answers under the base URL, which includes /api/public/v1; the same path without the prefix is not the API', async ({ api, account, target, transport }) => {
+test('VER-001 the API answers under the base URL, which includes /api/public/v1; the same path without the prefix is not the API', { tag: ['@area:products'] }, async ({ api, account, target, transport }) => {
   expect(target.basePath, `the base URL ${target.baseURL} includes the versioned prefix`).toMatch(/\/api\/public\/v1$/);
   await expect(await api.get('/products', { query: { limit: 1 } })).toHaveStatus(200);
   const bare = await transport.get(`${target.origin}/products?limit=1`, { headers: { authorization: `Bearer ${account.key('read')}` }, failOnStatusCode: false, maxRedirects: 0 });

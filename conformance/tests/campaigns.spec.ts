@@ -42,7 +42,7 @@ const undeletePath = (id: string): string => `/campaigns/${encodeURIComponent(id
 // ---------------------------------------------------------------------------------------------
 // Reading
 
-test('CAMP-003 CAMP-020 GEN-005 GEN-007 PAGE-003 ETAG-002 GET /campaigns lists the owner\'s live campaigns with their pinned fields, each readable by id', async ({ api }) => {
+test('CAMP-003 CAMP-020 GEN-005 GEN-007 PAGE-003 ETAG-002 GET /campaigns lists the owner\'s live campaigns with their pinned fields, each readable by id', { tag: ['@area:campaigns'] }, async ({ api }) => {
   const campaigns = await allCampaigns(api);
   skipWhenAbsent(campaigns.length === 0, 'the account has no live campaign');
   for (const c of campaigns) {
@@ -57,7 +57,7 @@ test('CAMP-003 CAMP-020 GEN-005 GEN-007 PAGE-003 ETAG-002 GET /campaigns lists t
   }
 });
 
-test('CAMP-020 GET /campaigns lists campaigns newest first (by createdAt), with or without showDeleted', async ({ api, target }) => {
+test('CAMP-020 GET /campaigns lists campaigns newest first (by createdAt), with or without showDeleted', { tag: ['@area:campaigns'] }, async ({ api, target }) => {
   // Mock defect (reported): the demo seed inserts campaigns out of createdAt order and the list follows insertion order.
   for (const showDeleted of [false, true]) {
     const campaigns = await allCampaigns(api, showDeleted);
@@ -68,7 +68,7 @@ test('CAMP-020 GET /campaigns lists campaigns newest first (by createdAt), with 
   }
 });
 
-test('PAGE-009 PAGE-010 PAGE-011 GEN-002 deleted campaigns are listed and read only with showDeleted=true', async ({ api }) => {
+test('PAGE-009 PAGE-010 PAGE-011 GEN-002 deleted campaigns are listed and read only with showDeleted=true', { tag: ['@area:campaigns'] }, async ({ api }) => {
   const before = await allCampaigns(api, true);
   const live = await allCampaigns(api);
   const after = new Map((await allCampaigns(api, true)).map((c) => [c.campaignId, JSON.stringify(c)]));
@@ -87,7 +87,7 @@ test('PAGE-009 PAGE-010 PAGE-011 GEN-002 deleted campaigns are listed and read o
   expect(read.json).toEqual(deleted);
 });
 
-test('CAMP-021 GET /campaigns?status= lists exactly the campaigns of that status (exact match)', async ({ api, account }) => {
+test('CAMP-021 GET /campaigns?status= lists exactly the campaigns of that status (exact match)', { tag: ['@area:campaigns'] }, async ({ api, account }) => {
   const all = await allCampaigns(api);
   skipWhenAbsent(all.length === 0, 'the account has no live campaign');
   const statuses = [...new Set(all.map((c) => c.status))];
@@ -125,7 +125,7 @@ test('CAMP-021 GET /campaigns?status= lists exactly the campaigns of that status
 // ---------------------------------------------------------------------------------------------
 // Create and update
 
-test('CAMP-022 CAMP-019 ETAG-003 GEN-001 GEN-008 EVT-035 POST /campaigns answers 201 with the campaign, its Location and ETag, and records campaign.created', async ({ api, target, hooks, account }) => {
+test('CAMP-022 CAMP-019 ETAG-003 GEN-001 GEN-008 EVT-035 POST /campaigns answers 201 with the campaign, its Location and ETag, and records campaign.created', { tag: ['@area:products', '@area:campaigns'] }, async ({ api, target, hooks, account }) => {
   const { brandId, productIds } = await brandWithProducts(api, 2);
   // The events hook, where the target serves it on an account of the test's own, judges the event too.
   const events = hooks.has('events') && account.accountId !== undefined ? await markEvents(hooks, account) : undefined;
@@ -148,7 +148,7 @@ test('CAMP-022 CAMP-019 ETAG-003 GEN-001 GEN-008 EVT-035 POST /campaigns answers
   if (events) expectEventsByKey(await events.since(), [['campaign.created', campaign.campaignId]], account.keyId('campaigns:write'));
 });
 
-test('CAMP-018 CAMP-023 GEN-008 ETAG-003 EVT-035 a PATCH of name or metadata answers the campaign as GET does and records campaign.updated', { tag: ['@hook:accounts', '@hook:events'] }, async ({ api, hooks, account }) => {
+test('CAMP-018 CAMP-023 GEN-008 ETAG-003 EVT-035 a PATCH of name or metadata answers the campaign as GET does and records campaign.updated', { tag: ['@hook:accounts', '@hook:events', '@area:products', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { campaign } = await newCampaign(api, 1);
   const writer = api.as('campaigns:write');
   const events = await markEvents(hooks, account);
@@ -172,7 +172,7 @@ test('CAMP-018 CAMP-023 GEN-008 ETAG-003 EVT-035 a PATCH of name or metadata ans
   );
 });
 
-test('CAMP-027 a campaign PATCH that changes nothing answers 200 and records nothing', { tag: ['@hook:accounts', '@hook:events'] }, async ({ api, hooks, account }) => {
+test('CAMP-027 a campaign PATCH that changes nothing answers 200 and records nothing', { tag: ['@hook:accounts', '@hook:events', '@area:products', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { campaign } = await newCampaign(api, 1, { metadata: { quarter: 'Q1' } });
   const writer = api.as('campaigns:write');
   const before = await getCampaign(api, campaign.campaignId);
@@ -186,7 +186,7 @@ test('CAMP-027 a campaign PATCH that changes nothing answers 200 and records not
   expect(await events.since(), 'a PATCH that changes nothing records nothing').toEqual([]);
 });
 
-test('CAMP-028 ERR-040 the POST /campaigns body is closed and bounded: an unknown field, an empty name or no products answer 422 and create nothing', { tag: '@assumed' }, async ({ api, account }) => {
+test('CAMP-028 ERR-040 the POST /campaigns body is closed and bounded: an unknown field, an empty name or no products answer 422 and create nothing', { tag: ['@assumed', '@area:products', '@area:campaigns'] }, async ({ api, account }) => {
   const { brandId, productIds } = await brandWithProducts(api, 1);
   const before = await allCampaigns(api, true);
   const name = uniqueName('refused');
@@ -204,14 +204,14 @@ test('CAMP-028 ERR-040 the POST /campaigns body is closed and bounded: an unknow
   expectCreatedNothing(account, 'the refused bodies', before, await allCampaigns(api, true), (c) => c.campaignId, (c) => c.name === name || c.name === '');
 });
 
-test('CAMP-031 POST /campaigns accepts an empty metadata map, as PATCH does: 201 and the campaign carries no metadata', { tag: '@assumed' }, async ({ api }) => {
+test('CAMP-031 POST /campaigns accepts an empty metadata map, as PATCH does: 201 and the campaign carries no metadata', { tag: ['@assumed', '@area:products', '@area:campaigns'] }, async ({ api }) => {
   const { brandId, productIds } = await brandWithProducts(api, 1);
   const created = await postCampaign(api, { brandId, productIds, metadata: {} });
   expect(created).toHaveStatus(201);
   expect('metadata' in (created.json as object), created.describe()).toBe(false);
 });
 
-test('CAMP-004 a campaign reads CREATING while being created, IN_PROGRESS while a creative is unreviewed, COMPLETED when every live creative is reviewed', { tag: ['@hook:accounts', '@hook:clock', '@hook:faults', '@hook:actors', '@assumed'] }, async ({ api, hooks, account, clock }) => {
+test('CAMP-004 a campaign reads CREATING while being created, IN_PROGRESS while a creative is unreviewed, COMPLETED when every live creative is reviewed', { tag: ['@hook:accounts', '@hook:clock', '@hook:faults', '@hook:actors', '@assumed', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account, clock }) => {
   await setFaults(hooks, account, { campaignCreationSeconds: 120 });
   const { campaign } = await clockWindow(clock, 120, () => newCampaign(api, 2));
   expect(campaign.status).toBe('CREATING');
@@ -232,7 +232,7 @@ async function creativesOf(api: Parameters<typeof allCreatives>[0], campaignId: 
   return (await allCreatives(api, true)).filter((c) => c.campaignId === campaignId);
 }
 
-test('CAMP-005 CAMP-006 CAMP-023 GEN-008 ETAG-003 EVT-035 deleting a campaign sets deletedAt, deletes every creative in it (creative.deleted each) and records campaign.deleted', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+test('CAMP-005 CAMP-006 CAMP-023 GEN-008 ETAG-003 EVT-035 deleting a campaign sets deletedAt, deletes every creative in it (creative.deleted each) and records campaign.deleted', { tag: ['@hook:accounts', '@hook:actors', '@hook:events', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { campaign, creatives } = await readyCampaign(api, hooks, account, 2);
   const events = await markEvents(hooks, account);
   const deleted = await api.as('campaigns:write').delete(campaignPath(campaign.campaignId));
@@ -257,7 +257,7 @@ test('CAMP-005 CAMP-006 CAMP-023 GEN-008 ETAG-003 EVT-035 deleting a campaign se
   );
 });
 
-test('CAMP-011 CAMP-012 CAMP-013 CRTV-022 CRTV-021 GEN-002 EVT-035 restoring a campaign restores exactly the creatives deleted with it; one deleted on its own stays deleted', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+test('CAMP-011 CAMP-012 CAMP-013 CRTV-022 CRTV-021 GEN-002 EVT-035 restoring a campaign restores exactly the creatives deleted with it; one deleted on its own stays deleted', { tag: ['@hook:accounts', '@hook:actors', '@hook:events', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { campaign, creatives } = await readyCampaign(api, hooks, account, 3);
   const [a, b, own] = creatives as [Creative, Creative, Creative];
   expect(await api.as('creatives:write').delete(`/creatives/${own.creativeId}`), 'the creative deleted on its own').toHaveStatus(200);
@@ -293,7 +293,7 @@ test('CAMP-011 CAMP-012 CAMP-013 CRTV-022 CRTV-021 GEN-002 EVT-035 restoring a c
   expect((ownRestored.json as Creative).deletedAt ?? null).toBeNull();
 });
 
-test('CAMP-016 undeleting a live campaign is a no-op 200 that records nothing', { tag: ['@hook:accounts', '@hook:events'] }, async ({ api, hooks, account }) => {
+test('CAMP-016 undeleting a live campaign is a no-op 200 that records nothing', { tag: ['@hook:accounts', '@hook:events', '@area:products', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { campaign } = await newCampaign(api, 1);
   const before = await getCampaign(api, campaign.campaignId);
   const events = await markEvents(hooks, account);
@@ -304,7 +304,7 @@ test('CAMP-016 undeleting a live campaign is a no-op 200 that records nothing', 
   expect(await events.since()).toEqual([]);
 });
 
-test('CAMP-009 ERR-010 deleting a campaign that holds QUEUED or GENERATING creatives answers 409 CAMPAIGN_NOT_DELETABLE with generatingCount and changes nothing', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+test('CAMP-009 ERR-010 deleting a campaign that holds QUEUED or GENERATING creatives answers 409 CAMPAIGN_NOT_DELETABLE with generatingCount and changes nothing', { tag: ['@hook:accounts', '@hook:actors', '@hook:events', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   // Through the actions of the hooks contract: generated to PENDING, then one regenerated (QUEUED)
   // and one regenerated and started (GENERATING).
   const { campaign, creatives } = await readyCampaign(api, hooks, account, 3);
@@ -329,7 +329,7 @@ test('CAMP-009 ERR-010 deleting a campaign that holds QUEUED or GENERATING creat
   expect(await api.as('campaigns:write').delete(campaignPath(campaign.campaignId)), 'deletable once generation finished').toHaveStatus(200);
 });
 
-test('CAMP-010 ERR-010 deleting a campaign that is still being created answers 409 CAMPAIGN_NOT_DELETABLE with reason still_being_created', { tag: ['@hook:accounts', '@hook:clock', '@hook:faults'] }, async ({ api, hooks, account, clock }) => {
+test('CAMP-010 ERR-010 deleting a campaign that is still being created answers 409 CAMPAIGN_NOT_DELETABLE with reason still_being_created', { tag: ['@hook:accounts', '@hook:clock', '@hook:faults', '@area:products', '@area:campaigns'] }, async ({ api, hooks, account, clock }) => {
   await setFaults(hooks, account, { campaignCreationSeconds: 120 });
   const { campaign, refused } = await clockWindow(clock, 120, async () => {
     const { campaign } = await newCampaign(api, 1);
@@ -342,7 +342,7 @@ test('CAMP-010 ERR-010 deleting a campaign that is still being created answers 4
   expect(await api.as('campaigns:write').delete(campaignPath(campaign.campaignId)), 'deletable once created').toHaveStatus(200);
 });
 
-test('CAMP-017 ERR-028 ERR-025 while a delete or restore is still finishing its creatives, the next delete or undelete (a repeated delete included) answers 409 CAMPAIGN_CASCADE_PENDING with Retry-After and changes nothing; the same request succeeds after it', { tag: ['@hook:accounts', '@hook:clock', '@hook:faults', '@hook:actors'] }, async ({ api, hooks, account, clock }) => {
+test('CAMP-017 ERR-028 ERR-025 while a delete or restore is still finishing its creatives, the next delete or undelete (a repeated delete included) answers 409 CAMPAIGN_CASCADE_PENDING with Retry-After and changes nothing; the same request succeeds after it', { tag: ['@hook:accounts', '@hook:clock', '@hook:faults', '@hook:actors', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account, clock }) => {
   await setFaults(hooks, account, { cascadePendingSeconds: 120 });
   const writer = api.as('campaigns:write');
   // One scene, made again on fresh state when another worker's clock move spoiled it: a new
@@ -380,7 +380,7 @@ test('CAMP-017 ERR-028 ERR-025 while a delete or restore is still finishing its 
   for (const c of first.creatives) expect(ok(await getCreative(api, c.creativeId)).creativeId).toBe(c.creativeId);
 });
 
-test('EVT-035 EVT-036 CAMP-018 CAMP-006 CAMP-012 changes by a dashboard user, staff or a partner operator record the same events, with that actor and no apiKeyId', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+test('EVT-035 EVT-036 CAMP-018 CAMP-006 CAMP-012 changes by a dashboard user, staff or a partner operator record the same events, with that actor and no apiKeyId', { tag: ['@hook:accounts', '@hook:actors', '@hook:events', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { campaign, creatives } = await readyCampaign(api, hooks, account, 2);
   const id = campaign.campaignId;
   const steps: [Parameters<typeof actAs>[2], string, Record<string, string>, unknown, string[]][] = [
@@ -402,7 +402,7 @@ test('EVT-035 EVT-036 CAMP-018 CAMP-006 CAMP-012 changes by a dashboard user, st
 // ---------------------------------------------------------------------------------------------
 // Plan limits
 
-test('CAMP-024 CAMP-015 CAMP-011 ERR-011 ERR-018 CAMP-029 at the plan\'s campaign limit, creating or restoring a campaign answers 403 LIMIT_EXCEEDED with limitKey, limit and current, and changes nothing', { tag: '@hook:accounts' }, async ({ api, hooks, account }) => {
+test('CAMP-024 CAMP-015 CAMP-011 ERR-011 ERR-018 CAMP-029 at the plan\'s campaign limit, creating or restoring a campaign answers 403 LIMIT_EXCEEDED with limitKey, limit and current, and changes nothing', { tag: ['@hook:accounts', '@area:products', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { brandId, productIds } = await brandWithProducts(api, 1);
   const { campaign: doomed } = await newCampaign(api, 1);
   expect(await api.as('campaigns:write').delete(campaignPath(doomed.campaignId))).toHaveStatus(200);
@@ -429,7 +429,7 @@ test('CAMP-024 CAMP-015 CAMP-011 ERR-011 ERR-018 CAMP-029 at the plan\'s campaig
   expect((underLimit.json as Campaign).deletedAt).toBeNull();
 });
 
-test('CAMP-025 ERR-011 ERR-018 a campaign covering more products than the plan\'s products-per-campaign limit answers 403 LIMIT_EXCEEDED and is not created', { tag: '@hook:accounts' }, async ({ api, hooks, account }) => {
+test('CAMP-025 ERR-011 ERR-018 a campaign covering more products than the plan\'s products-per-campaign limit answers 403 LIMIT_EXCEEDED and is not created', { tag: ['@hook:accounts', '@area:products', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { brandId, productIds } = await brandWithProducts(api, 3);
   await setPlan(hooks, account, { productsPerCampaign: 2 });
   const before = await allCampaigns(api, true);
@@ -442,7 +442,7 @@ test('CAMP-025 ERR-011 ERR-018 a campaign covering more products than the plan\'
   expect(await postCampaign(api, { brandId, productIds: productIds.slice(0, 2) }), 'two products are within the limit').toHaveStatus(201);
 });
 
-test('CAMP-030 ERR-011 restoring a campaign that would cover more products than the plan now allows answers 403 LIMIT_EXCEEDED and it stays deleted', { tag: '@hook:accounts' }, async ({ api, hooks, account }) => {
+test('CAMP-030 ERR-011 restoring a campaign that would cover more products than the plan now allows answers 403 LIMIT_EXCEEDED and it stays deleted', { tag: ['@hook:accounts', '@area:products', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { campaign } = await newCampaign(api, 3);
   expect(await api.as('campaigns:write').delete(campaignPath(campaign.campaignId))).toHaveStatus(200);
   await setPlan(hooks, account, { productsPerCampaign: 2 });
@@ -454,7 +454,7 @@ test('CAMP-030 ERR-011 restoring a campaign that would cover more products than 
   expect(await api.as('campaigns:write').post(undeletePath(campaign.campaignId), { idempotencyKey: newKey('undelete') }), 'within the limit the restore succeeds').toHaveStatus(200);
 });
 
-test('ERR-012 limitKey is campaigns for the campaign limit and productsPerCampaign for the products limit', { tag: ['@hook:accounts', '@assumed'] }, async ({ api, hooks, account }) => {
+test('ERR-012 limitKey is campaigns for the campaign limit and productsPerCampaign for the products limit', { tag: ['@hook:accounts', '@assumed', '@area:products', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { brandId, productIds } = await brandWithProducts(api, 2);
   await setPlan(hooks, account, { productsPerCampaign: 1 });
   const products = await postCampaign(api, { brandId, productIds });
@@ -466,7 +466,7 @@ test('ERR-012 limitKey is campaigns for the campaign limit and productsPerCampai
   expect(campaigns.problem['limitKey']).toBe('campaigns');
 });
 
-test('CAMP-026 creating a campaign on a plan without campaigns answers 403 TIER_REQUIRED and creates nothing', { tag: '@hook:accounts' }, async ({ api, hooks, account }) => {
+test('CAMP-026 creating a campaign on a plan without campaigns answers 403 TIER_REQUIRED and creates nothing', { tag: ['@hook:accounts', '@area:products', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { brandId, productIds } = await brandWithProducts(api, 1);
   await setPlan(hooks, account, { campaigns: false });
   const before = await allCampaigns(api, true);
@@ -478,7 +478,7 @@ test('CAMP-026 creating a campaign on a plan without campaigns answers 403 TIER_
 // ---------------------------------------------------------------------------------------------
 // Runs
 
-test('CAMP-008 deleting a campaign never cancels a run of its products', { tag: ['@hook:accounts', '@hook:clock', '@hook:actors', '@spend'] }, async ({ api, hooks, account, clock }) => {
+test('CAMP-008 deleting a campaign never cancels a run of its products', { tag: ['@hook:accounts', '@hook:clock', '@hook:actors', '@spend', '@area:products', '@area:creatives', '@area:campaigns', '@area:presets', '@area:runs'] }, async ({ api, hooks, account, clock }) => {
   const { campaign, productIds } = await readyCampaign(api, hooks, account, 1);
   const runs = api.as('runs:write');
   const run = await acceptedRun(runs, { productIds, creativesPerProduct: 2, presetId: await presetId(runs) });

@@ -37,7 +37,7 @@ const creativePath = (id: string): string => `/creatives/${encodeURIComponent(id
 // ---------------------------------------------------------------------------------------------
 // Reading
 
-test('CRTV-003 CRTV-004 CRTV-005 CRTV-006 CRTV-007 CRTV-009 CRTV-010 GEN-001 GEN-005 GEN-007 PAGE-003 ETAG-002 GET /creatives lists usable image and video creatives with their pinned fields, each readable by id', async ({ api }) => {
+test('CRTV-003 CRTV-004 CRTV-005 CRTV-006 CRTV-007 CRTV-009 CRTV-010 GEN-001 GEN-005 GEN-007 PAGE-003 ETAG-002 GET /creatives lists usable image and video creatives with their pinned fields, each readable by id', { tag: ['@area:creatives'] }, async ({ api }) => {
   const page = await api.get('/creatives', { query: { limit: 1 } });
   expect(page).toHaveStatus(200);
   expect(page.contentType, 'responses are JSON').toBe('application/json');
@@ -54,7 +54,7 @@ test('CRTV-003 CRTV-004 CRTV-005 CRTV-006 CRTV-007 CRTV-009 CRTV-010 GEN-001 GEN
   }
 });
 
-test('PAGE-009 PAGE-010 PAGE-011 GEN-002 ETAG-002 deleted creatives are listed and read only with showDeleted=true, every row then carrying deletedAt', async ({ api }) => {
+test('PAGE-009 PAGE-010 PAGE-011 GEN-002 ETAG-002 deleted creatives are listed and read only with showDeleted=true, every row then carrying deletedAt', { tag: ['@area:creatives'] }, async ({ api }) => {
   const live = await allCreatives(api);
   const all = await allCreatives(api, true);
   for (const c of all) {
@@ -73,7 +73,7 @@ test('PAGE-009 PAGE-010 PAGE-011 GEN-002 ETAG-002 deleted creatives are listed a
   expect(read.header('etag'), `a deleted creative read with showDeleted carries a strong ETag: ${read.describe()}`).toMatch(/^"[^"]*"$/);
 });
 
-test('CRTV-001 CAMP-001 a campaign opens one creative per product that is neither listed nor readable until it is generated', { tag: ['@hook:accounts', '@hook:actors'] }, async ({ api, hooks, account }) => {
+test('CRTV-001 CAMP-001 a campaign opens one creative per product that is neither listed nor readable until it is generated', { tag: ['@hook:accounts', '@hook:actors', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { campaign, productIds, brandId } = await newCampaign(api, 2);
   const ofCampaign = async (): Promise<Creative[]> => (await allCreatives(api, true)).filter((c) => c.campaignId === campaign.campaignId);
   expect(await ofCampaign(), 'the NOT_GENERATED creatives of a new campaign are not listed').toEqual([]);
@@ -91,7 +91,7 @@ test('CRTV-001 CAMP-001 a campaign opens one creative per product that is neithe
   expect(rows.every((c) => c.brandId === brandId)).toBe(true);
 });
 
-test('CRTV-001 a creative queued for its first generation has no public representation: GET /creatives/{id} answers 404 CREATIVE_NOT_FOUND', { tag: ['@hook:accounts', '@hook:actors'] }, async ({ api, hooks, account }) => {
+test('CRTV-001 a creative queued for its first generation has no public representation: GET /creatives/{id} answers 404 CREATIVE_NOT_FOUND', { tag: ['@hook:accounts', '@hook:actors', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   // The id of a creative without a public representation: a first generation stopped at QUEUED
   // (`until` of generateCreatives, hooks contract 0.2.0; skipped where the target does not say it
   // honours it, D151).
@@ -103,14 +103,14 @@ test('CRTV-001 a creative queued for its first generation has no public represen
   expect((await allCreatives(api, true)).filter((c) => c.creativeId === queued), 'nor listed').toEqual([]);
 });
 
-test('CRTV-008 a creative without a ratio of its own shows the ratio of its campaign', { tag: ['@hook:accounts', '@hook:actors'] }, async ({ api, hooks, account }) => {
+test('CRTV-008 a creative without a ratio of its own shows the ratio of its campaign', { tag: ['@hook:accounts', '@hook:actors', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { creatives } = await readyCampaign(api, hooks, account, 2, { aspectRatio: '4:5' });
   for (const c of creatives) expect(c.aspectRatio, JSON.stringify(c)).toBe('4:5');
   const listed = (await allCreatives(api)).filter((c) => creatives.some((k) => k.creativeId === c.creativeId));
   expect(listed.map((c) => c.aspectRatio)).toEqual(['4:5', '4:5']);
 });
 
-test('PAGE-001 PAGE-002 expand=product joins each creative\'s product under `product`', { tag: '@assumed' }, async ({ api }) => {
+test('PAGE-001 PAGE-002 expand=product joins each creative\'s product under `product`', { tag: ['@assumed', '@area:products', '@area:creatives'] }, async ({ api }) => {
   const page = await api.get('/creatives', { query: { expand: 'product', limit: 10 } });
   expect(page).toHaveStatus(200);
   const rows = (page.json as { data: (Creative & { product?: { productId: string } })[] }).data;
@@ -134,7 +134,7 @@ function holdsObjectLike(value: unknown, expected: Readonly<Record<string, unkno
   return Object.values(record).some((v) => holdsObjectLike(v, expected));
 }
 
-test('PAGE-001 expand=product joins each creative\'s linked product (pinned part: the product is there, wherever the join puts it)', async ({ api }) => {
+test('PAGE-001 expand=product joins each creative\'s linked product (pinned part: the product is there, wherever the join puts it)', { tag: ['@area:products', '@area:creatives'] }, async ({ api }) => {
   // The member that holds the join and its shape are a gap (PAGE-002, @assumed above); the interface
   // pins that the linked product is joined: a product object with the creative's productId and the
   // title GET /products/{id} shows (Product carries productId, sku and title).
@@ -160,7 +160,7 @@ test('PAGE-001 expand=product joins each creative\'s linked product (pinned part
   expect(holdsObjectLike(extra, { productId: rows[0]!.productId, title: titles.get(rows[0]!.productId) }), `GET /creatives/{id}?expand=product adds the product: ${one.text}`).toBe(true);
 });
 
-test('ERR-024 PATCH of a creative with an aspectRatio that is no ratio at all answers 422 VALIDATION_ERROR and changes nothing', async ({ api, account }) => {
+test('ERR-024 PATCH of a creative with an aspectRatio that is no ratio at all answers 422 VALIDATION_ERROR and changes nothing', { tag: ['@area:creatives'] }, async ({ api, account }) => {
   // Which ratios are the delivery ratios is a gap (CRTV-012, @assumed); these values are none.
   const c = (await allCreatives(api))[0];
   skipWhenAbsent(c === undefined, 'the account has no readable creative');
@@ -177,7 +177,7 @@ test('ERR-024 PATCH of a creative with an aspectRatio that is no ratio at all an
 // ---------------------------------------------------------------------------------------------
 // Review
 
-test('CRTV-014 CRTV-009 CRTV-029 GEN-008 ETAG-003 EVT-035 approving a PENDING creative sets approvedAt, answers it as GET does and records creative.approved', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+test('CRTV-014 CRTV-009 CRTV-029 GEN-008 ETAG-003 EVT-035 approving a PENDING creative sets approvedAt, answers it as GET does and records creative.approved', { tag: ['@hook:accounts', '@hook:actors', '@hook:events', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { creatives } = await readyCampaign(api, hooks, account, 1);
   const before = creatives[0]!;
   expect(before.approvedAt, 'approvedAt is null until approved').toBeNull();
@@ -193,7 +193,7 @@ test('CRTV-014 CRTV-009 CRTV-029 GEN-008 ETAG-003 EVT-035 approving a PENDING cr
   expectEventsByKey(await events.since(), [['creative.approved', before.creativeId]], account.keyId('creatives:review'));
 });
 
-test('CRTV-015 CRTV-030 CRTV-029 EVT-035 rejecting a PENDING creative, with or without a rejectionReason of up to 500 characters, records creative.rejected', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+test('CRTV-015 CRTV-030 CRTV-029 EVT-035 rejecting a PENDING creative, with or without a rejectionReason of up to 500 characters, records creative.rejected', { tag: ['@hook:accounts', '@hook:actors', '@hook:events', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { creatives } = await readyCampaign(api, hooks, account, 2);
   const [withReason, without] = creatives as [Creative, Creative];
   const events = await markEvents(hooks, account);
@@ -217,7 +217,7 @@ test('CRTV-015 CRTV-030 CRTV-029 EVT-035 rejecting a PENDING creative, with or w
   );
 });
 
-test('CRTV-030 ERR-040 ERR-008 a rejectionReason of 0 or 501 characters answers 422 VALIDATION_ERROR naming it, and the creative stays pending', { tag: ['@hook:accounts', '@hook:actors', '@hook:events', '@assumed'] }, async ({ api, hooks, account }) => {
+test('CRTV-030 ERR-040 ERR-008 a rejectionReason of 0 or 501 characters answers 422 VALIDATION_ERROR naming it, and the creative stays pending', { tag: ['@hook:accounts', '@hook:actors', '@hook:events', '@assumed', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { creatives } = await readyCampaign(api, hooks, account, 1);
   const c = creatives[0]!;
   const events = await markEvents(hooks, account);
@@ -231,7 +231,7 @@ test('CRTV-030 ERR-040 ERR-008 a rejectionReason of 0 or 501 characters answers 
   await expect(await api.as('creatives:review').post(approvePath(c.creativeId), { idempotencyKey: newKey('approve') }), 'still pending, so it can be approved').toHaveStatus(200);
 });
 
-test('CRTV-030 ERR-040 ERR-008 approve and reject refuse an unknown body field alike: 422 VALIDATION_ERROR with one errors entry naming it, and the creative stays pending', { tag: ['@hook:accounts', '@hook:actors', '@assumed'] }, async ({ api, hooks, account }) => {
+test('CRTV-030 ERR-040 ERR-008 approve and reject refuse an unknown body field alike: 422 VALIDATION_ERROR with one errors entry naming it, and the creative stays pending', { tag: ['@hook:accounts', '@hook:actors', '@assumed', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { creatives } = await readyCampaign(api, hooks, account, 1);
   const c = creatives[0]!;
   const reviewer = api.as('creatives:review');
@@ -243,7 +243,7 @@ test('CRTV-030 ERR-040 ERR-008 approve and reject refuse an unknown body field a
   expect((await getCreative(api, c.creativeId)).json).toEqual(c);
 });
 
-test('CRTV-016 approving an approved creative, or rejecting a rejected one, is a no-op 200 that records nothing', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+test('CRTV-016 approving an approved creative, or rejecting a rejected one, is a no-op 200 that records nothing', { tag: ['@hook:accounts', '@hook:actors', '@hook:events', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { creatives } = await readyCampaign(api, hooks, account, 2);
   const [a, r] = creatives as [Creative, Creative];
   const review = api.as('creatives:review');
@@ -264,7 +264,7 @@ test('CRTV-016 approving an approved creative, or rejecting a rejected one, is a
   expect(await events.since(), 'a repeated review records nothing and sends no event').toEqual([]);
 });
 
-test('CRTV-017 ERR-009 the opposite review answers 409 CREATIVE_NOT_PENDING with currentStatus and leaves the creative unchanged', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+test('CRTV-017 ERR-009 the opposite review answers 409 CREATIVE_NOT_PENDING with currentStatus and leaves the creative unchanged', { tag: ['@hook:accounts', '@hook:actors', '@hook:events', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { creatives } = await readyCampaign(api, hooks, account, 2);
   const [a, r] = creatives as [Creative, Creative];
   const review = api.as('creatives:review');
@@ -291,7 +291,7 @@ test('CRTV-017 ERR-009 the opposite review answers 409 CREATIVE_NOT_PENDING with
   expect(await events.since(), 'a refused review records nothing').toEqual([]);
 });
 
-test('CRTV-011 CRTV-017 ERR-009 review outcomes read APPROVED and REJECTED, and currentStatus names them', { tag: ['@hook:accounts', '@hook:actors', '@assumed'] }, async ({ api, hooks, account }) => {
+test('CRTV-011 CRTV-017 ERR-009 review outcomes read APPROVED and REJECTED, and currentStatus names them', { tag: ['@hook:accounts', '@hook:actors', '@assumed', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { creatives } = await readyCampaign(api, hooks, account, 2);
   const [a, r] = creatives as [Creative, Creative];
   expect(creatives.map((c) => c.status)).toEqual(['PENDING', 'PENDING']);
@@ -305,7 +305,7 @@ test('CRTV-011 CRTV-017 ERR-009 review outcomes read APPROVED and REJECTED, and 
   expect(refusedToo.problem['currentStatus']).toBe('REJECTED');
 });
 
-test('CRTV-017 ERR-009 approving or rejecting a QUEUED or GENERATING creative answers 409 CREATIVE_NOT_PENDING with its currentStatus', { tag: ['@hook:accounts', '@hook:actors', '@assumed'] }, async ({ api, hooks, account }) => {
+test('CRTV-017 ERR-009 approving or rejecting a QUEUED or GENERATING creative answers 409 CREATIVE_NOT_PENDING with its currentStatus', { tag: ['@hook:accounts', '@hook:actors', '@assumed', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { creatives } = await readyCampaign(api, hooks, account, 1);
   const c = creatives[0]!;
   const review = api.as('creatives:review');
@@ -320,7 +320,7 @@ test('CRTV-017 ERR-009 approving or rejecting a QUEUED or GENERATING creative an
   }
 });
 
-test('CRTV-014 CRTV-016 EVT-035 EVT-036 a review through a review link records creative.approved with actor share_link and no apiKeyId', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+test('CRTV-014 CRTV-016 EVT-035 EVT-036 a review through a review link records creative.approved with actor share_link and no apiKeyId', { tag: ['@hook:accounts', '@hook:actors', '@hook:events', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { creatives } = await readyCampaign(api, hooks, account, 1);
   const c = creatives[0]!;
   const events = await markEvents(hooks, account);
@@ -339,7 +339,7 @@ test('CRTV-014 CRTV-016 EVT-035 EVT-036 a review through a review link records c
 // ---------------------------------------------------------------------------------------------
 // Delete and undelete
 
-test('CRTV-018 CRTV-029 GEN-002 GEN-008 ETAG-003 PAGE-009 PAGE-010 PAGE-011 EVT-035 deleting a live creative sets deletedAt, hides it without showDeleted and records creative.deleted', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+test('CRTV-018 CRTV-029 GEN-002 GEN-008 ETAG-003 PAGE-009 PAGE-010 PAGE-011 EVT-035 deleting a live creative sets deletedAt, hides it without showDeleted and records creative.deleted', { tag: ['@hook:accounts', '@hook:actors', '@hook:events', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { creatives } = await readyCampaign(api, hooks, account, 2);
   const [gone, kept] = creatives as [Creative, Creative];
   const events = await markEvents(hooks, account);
@@ -364,7 +364,7 @@ test('CRTV-018 CRTV-029 GEN-002 GEN-008 ETAG-003 PAGE-009 PAGE-010 PAGE-011 EVT-
   expectEventsByKey(await events.since(), [['creative.deleted', gone.creativeId]], account.keyId('creatives:write'));
 });
 
-test('CRTV-020 ERR-009 ERR-027 deleting a QUEUED or GENERATING creative answers 409 CREATIVE_NOT_DELETABLE with currentStatus, and the same delete succeeds once generation finished', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+test('CRTV-020 ERR-009 ERR-027 deleting a QUEUED or GENERATING creative answers 409 CREATIVE_NOT_DELETABLE with currentStatus, and the same delete succeeds once generation finished', { tag: ['@hook:accounts', '@hook:actors', '@hook:events', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { creatives } = await readyCampaign(api, hooks, account, 1);
   const c = creatives[0]!;
   const writer = api.as('creatives:write');
@@ -391,7 +391,7 @@ test('CRTV-020 ERR-009 ERR-027 deleting a QUEUED or GENERATING creative answers 
   expectEventsByKey(await events.since(), [['creative.deleted', c.creativeId]], account.keyId('creatives:write'));
 });
 
-test('CRTV-021 CRTV-023 CRTV-029 ETAG-003 EVT-035 undeleting a deleted creative makes it live and records creative.restored; undeleting a live one is a no-op 200', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+test('CRTV-021 CRTV-023 CRTV-029 ETAG-003 EVT-035 undeleting a deleted creative makes it live and records creative.restored; undeleting a live one is a no-op 200', { tag: ['@hook:accounts', '@hook:actors', '@hook:events', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { creatives } = await readyCampaign(api, hooks, account, 1);
   const c = creatives[0]!;
   const writer = api.as('creatives:write');
@@ -416,7 +416,7 @@ test('CRTV-021 CRTV-023 CRTV-029 ETAG-003 EVT-035 undeleting a deleted creative 
   expect((await events.since()).length, 'the no-op records nothing').toBe(1);
 });
 
-test('GEN-003 CRTV-021 a creative deleted on its own days ago is restored (no time limit)', { tag: ['@hook:accounts', '@hook:clock', '@hook:actors'] }, async ({ api, hooks, account, clock }) => {
+test('GEN-003 CRTV-021 a creative deleted on its own days ago is restored (no time limit)', { tag: ['@hook:accounts', '@hook:clock', '@hook:actors', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account, clock }) => {
   const { creatives } = await readyCampaign(api, hooks, account, 1);
   const c = creatives[0]!;
   const writer = api.as('creatives:write');
@@ -431,7 +431,7 @@ test('GEN-003 CRTV-021 a creative deleted on its own days ago is restored (no ti
   expect(ok(await getCreative(api, c.creativeId)).deletedAt ?? null, 'live again').toBeNull();
 });
 
-test('CRTV-022 undeleting a creative deleted with its campaign, while the campaign is still deleted, answers 409 CREATIVE_CAMPAIGN_DELETED and changes nothing', async ({ api }) => {
+test('CRTV-022 undeleting a creative deleted with its campaign, while the campaign is still deleted, answers 409 CREATIVE_CAMPAIGN_DELETED and changes nothing', { tag: ['@area:creatives', '@area:campaigns'] }, async ({ api }) => {
   const campaigns = await allCampaigns(api, true);
   const creatives = await allCreatives(api, true);
   const withCampaign = pick(
@@ -450,7 +450,7 @@ test('CRTV-022 undeleting a creative deleted with its campaign, while the campai
 // ---------------------------------------------------------------------------------------------
 // Update
 
-test('CRTV-024 CRTV-027 GEN-008 ETAG-003 EVT-035 a metadata PATCH keeps the creative\'s state, answers it as GET does and records creative.updated', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+test('CRTV-024 CRTV-027 GEN-008 ETAG-003 EVT-035 a metadata PATCH keeps the creative\'s state, answers it as GET does and records creative.updated', { tag: ['@hook:accounts', '@hook:actors', '@hook:events', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { creatives } = await readyCampaign(api, hooks, account, 1);
   const c = creatives[0]!;
   const tagBefore = (await getCreative(api, c.creativeId)).header('etag');
@@ -467,7 +467,7 @@ test('CRTV-024 CRTV-027 GEN-008 ETAG-003 EVT-035 a metadata PATCH keeps the crea
   expectEventsByKey(await events.since(), [['creative.updated', c.creativeId]], account.keyId('creatives:write'));
 });
 
-test('CRTV-026 a creative PATCH that alters nothing (an empty object included) answers 200, records nothing and sends no event', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+test('CRTV-026 a creative PATCH that alters nothing (an empty object included) answers 200, records nothing and sends no event', { tag: ['@hook:accounts', '@hook:actors', '@hook:events', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { creatives } = await readyCampaign(api, hooks, account, 1);
   const c = creatives[0]!;
   const writer = api.as('creatives:write');
@@ -486,7 +486,7 @@ test('CRTV-026 a creative PATCH that alters nothing (an empty object included) a
   expect(await events.since(), 'a change that alters nothing records nothing').toEqual([]);
 });
 
-test('CRTV-028 ERR-008 a creative PATCH with an unknown field answers 422 VALIDATION_ERROR naming it and changes nothing', async ({ api, account }) => {
+test('CRTV-028 ERR-008 a creative PATCH with an unknown field answers 422 VALIDATION_ERROR naming it and changes nothing', { tag: ['@area:creatives'] }, async ({ api, account }) => {
   const c = pick(await allCreatives(api), () => true, 'the account has no live creative');
   const before = await getCreative(api, c.creativeId);
   const refused = await api.as('creatives:write').patch(creativePath(c.creativeId), { body: { colour: 'red' } });
@@ -496,7 +496,7 @@ test('CRTV-028 ERR-008 a creative PATCH with an unknown field answers 422 VALIDA
   expectUnchanged(account, 'the refused PATCH changed nothing', before.json, after.json, (json) => ('colour' in (json as object) ? ['colour'] : []), [before.header('etag'), after.header('etag')]);
 });
 
-test('CRTV-012 CRTV-024 ERR-024 EVT-033 a creative takes every delivery ratio of its own, null shows the campaign\'s again, and another ratio answers 422', { tag: ['@hook:accounts', '@hook:actors', '@hook:events', '@assumed'] }, async ({ api, hooks, account }) => {
+test('CRTV-012 CRTV-024 ERR-024 EVT-033 a creative takes every delivery ratio of its own, null shows the campaign\'s again, and another ratio answers 422', { tag: ['@hook:accounts', '@hook:actors', '@hook:events', '@assumed', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { creatives } = await readyCampaign(api, hooks, account, 1, { aspectRatio: '4:5' });
   const c = creatives[0]!;
   const writer = api.as('creatives:write');

@@ -13,7 +13,7 @@ async function allDeliveries(api: ApiClient, query: Record<string, string> = {})
   return listAll<Delivery>(api, '/deliveries', query);
 }
 
-test('CRTV-013 GEN-005 GEN-006 GEN-007 PAGE-003 GET /deliveries lists renditions of readable creatives, each readable by id', { tag: '@assumed' }, async ({ api }) => {
+test('CRTV-013 GEN-005 GEN-006 GEN-007 PAGE-003 GET /deliveries lists renditions of readable creatives, each readable by id', { tag: ['@assumed', '@area:creatives', '@area:deliveries'] }, async ({ api }) => {
   const deliveries = await allDeliveries(api);
   skipWhenAbsent(deliveries.length === 0, 'the account has no delivery');
   const creatives = new Map((await allCreatives(api)).map((c) => [c.creativeId, c]));
@@ -35,7 +35,7 @@ test('CRTV-013 GEN-005 GEN-006 GEN-007 PAGE-003 GET /deliveries lists renditions
   }
 });
 
-test('CRTV-013 ?campaignId= and ?creativeId= list exactly the deliveries of that campaign or creative', { tag: '@assumed' }, async ({ api }) => {
+test('CRTV-013 ?campaignId= and ?creativeId= list exactly the deliveries of that campaign or creative', { tag: ['@assumed', '@area:deliveries'] }, async ({ api }) => {
   const deliveries = await allDeliveries(api);
   skipWhenAbsent(deliveries.length === 0, 'the account has no delivery');
   const first = deliveries[0]!;
@@ -48,7 +48,7 @@ test('CRTV-013 ?campaignId= and ?creativeId= list exactly the deliveries of that
   expect(await allDeliveries(api, { creativeId: 'crv_conformance_unknown_0000' })).toEqual([]);
 });
 
-test('CRTV-013 GEN-004 an unknown delivery and another account\'s answer the same 404 DELIVERY_NOT_FOUND', { tag: '@assumed' }, async ({ api, apiFor, accountB }) => {
+test('CRTV-013 GEN-004 an unknown delivery and another account\'s answer the same 404 DELIVERY_NOT_FOUND', { tag: ['@assumed', '@area:deliveries'] }, async ({ api, apiFor, accountB }) => {
   const mine = (await allDeliveries(api))[0];
   skipWhenAbsent(mine === undefined, 'account A has no delivery');
   const other = apiFor(accountB);
@@ -60,7 +60,7 @@ test('CRTV-013 GEN-004 an unknown delivery and another account\'s answer the sam
   expect((await allDeliveries(other, { creativeId: mine!.creativeId })).length, 'another account\'s deliveries are not listed').toBe(0);
 });
 
-test('CRTV-013 CRTV-012 a generated creative is delivered in the ratio it is shown in', { tag: ['@hook:accounts', '@hook:actors', '@assumed'] }, async ({ api, hooks, account }) => {
+test('CRTV-013 CRTV-012 a generated creative is delivered in the ratio it is shown in', { tag: ['@hook:accounts', '@hook:actors', '@assumed', '@area:products', '@area:creatives', '@area:campaigns', '@area:deliveries'] }, async ({ api, hooks, account }) => {
   const { campaign, creatives } = await readyCampaign(api, hooks, account, 2, { aspectRatio: '4:5' });
   const deliveries = await allDeliveries(api, { campaignId: campaign.campaignId });
   for (const c of creatives) {

@@ -36,7 +36,7 @@ const UNKNOWN = [
   ['/campaigns/cmp_conformance_unknown_0000', 'CAMPAIGN_NOT_FOUND'],
 ] as const;
 
-test('ERR-001 ERR-002 ERR-003 ERR-004 ERR-006 ERR-007 ERR-019 an unknown creative, asset or campaign answers a problem+json 404 with type, title, status, code, instance and requestId', async ({ api, target }) => {
+test('ERR-001 ERR-002 ERR-003 ERR-004 ERR-006 ERR-007 ERR-019 an unknown creative, asset or campaign answers a problem+json 404 with type, title, status, code, instance and requestId', { tag: ['@area:creatives', '@area:campaigns', '@area:assets'] }, async ({ api, target }) => {
   for (const [path, code] of UNKNOWN) {
     const response = await api.get(path);
     await expect(response, path).toBeProblem(404, code);
@@ -50,7 +50,7 @@ test('ERR-001 ERR-002 ERR-003 ERR-004 ERR-006 ERR-007 ERR-019 an unknown creativ
   expect(ids.size, 'each request has its own requestId').toBe(3);
 });
 
-test('ERR-008 ERR-001 ERR-003 CRTV-028 a 422 carries errors[], entries { field, message }, one per offending field', async ({ api }) => {
+test('ERR-008 ERR-001 ERR-003 CRTV-028 a 422 carries errors[], entries { field, message }, one per offending field', { tag: ['@area:creatives'] }, async ({ api }) => {
   const c = pick(await allCreatives(api), () => true, 'the account has no live creative');
   const refused = await api.as('creatives:write').patch(`/creatives/${encodeURIComponent(c.creativeId)}`, { body: { colour: 'red', metadata: { cf_number: 5 } } });
   await expect(refused).toBeProblem(422, 'VALIDATION_ERROR');
@@ -80,7 +80,7 @@ async function sendWrite(client: ApiClient, method: 'PATCH' | 'DELETE' | 'POST',
   return method === 'PATCH' ? client.patch(path, options) : method === 'DELETE' ? client.delete(path, options) : client.post(path, options);
 }
 
-test('ERR-014 a 401 on a creative, asset or campaign write carries ENTITLEMENT_LOST with one uniform body that names no owner or condition', async ({ api, account }) => {
+test('ERR-014 a 401 on a creative, asset or campaign write carries ENTITLEMENT_LOST with one uniform body that names no owner or condition', { tag: ['@area:creatives', '@area:campaigns', '@area:assets'] }, async ({ api, account }) => {
   const ids = {
     creative: (await allCreatives(api))[0]?.creativeId ?? 'crv_conformance_unknown_0000',
     asset: (await allAssets(api))[0]?.assetId ?? 'ast_conformance_unknown_0000',
@@ -103,7 +103,7 @@ test('ERR-014 a 401 on a creative, asset or campaign write carries ENTITLEMENT_L
   expect(details.size, `one uniform body for every cause and write: ${[...details].join('\n')}`).toBe(1);
 });
 
-test('ERR-014 a campaign write on a plan that lost campaigns answers 401 ENTITLEMENT_LOST with the body of a bad key', { tag: ['@hook:accounts', '@assumed'] }, async ({ api, hooks, account }) => {
+test('ERR-014 a campaign write on a plan that lost campaigns answers 401 ENTITLEMENT_LOST with the body of a bad key', { tag: ['@hook:accounts', '@assumed', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const campaign = pick(await allCampaigns(api), () => true, 'the account has no live campaign');
   const writer = api.as('campaigns:write');
   const path = `/campaigns/${campaign.campaignId}`;
@@ -178,7 +178,7 @@ async function expectAllPaused(api: ApiClient, writes: readonly WriteCall[]): Pr
   void api;
 }
 
-test('ERR-029 ERR-030 ERR-025 while writes are paused for the account, every creative, asset and campaign write answers 503 WRITES_PAUSED with Retry-After and changes nothing; reads are unaffected', { tag: ['@hook:accounts', '@hook:faults', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+test('ERR-029 ERR-030 ERR-025 while writes are paused for the account, every creative, asset and campaign write answers 503 WRITES_PAUSED with Retry-After and changes nothing; reads are unaffected', { tag: ['@hook:accounts', '@hook:faults', '@hook:actors', '@hook:events', '@area:products', '@area:creatives', '@area:campaigns', '@area:assets', '@area:deliveries'] }, async ({ api, hooks, account }) => {
   const { writes, state } = await everyWrite(api, hooks, account);
   const before = await state();
   const events = await markEvents(hooks, account);
@@ -192,7 +192,7 @@ test('ERR-029 ERR-030 ERR-025 while writes are paused for the account, every cre
   expect(await sendWrite(client, method, path, body), 'writes work again once resumed').toHaveStatus(200);
 });
 
-test('ERR-031 ERR-029 while writes are paused, POST /runs, stop and POST /upscales answer 503 WRITES_PAUSED too', { tag: ['@hook:accounts', '@hook:faults', '@assumed'] }, async ({ api, hooks, account }) => {
+test('ERR-031 ERR-029 while writes are paused, POST /runs, stop and POST /upscales answer 503 WRITES_PAUSED too', { tag: ['@hook:accounts', '@hook:faults', '@assumed', '@area:products', '@area:assets', '@area:presets', '@area:runs', '@area:upscales'] }, async ({ api, hooks, account }) => {
   const runs = api.as('runs:write');
   const [productId] = await someProductIds(api, 1);
   const preset = await presetId(runs);
@@ -212,7 +212,7 @@ test('ERR-031 ERR-029 while writes are paused, POST /runs, stop and POST /upscal
   expectCreatedNothing(account, 'the paused POST /runs', runsBefore, await listRuns(api.as('runs:read')), (r) => r.runId);
 });
 
-test('ERR-032 ERR-026 ERR-025 a campaign create or restore that lost a race answers 503 SERVICE_UNAVAILABLE with Retry-After and changes nothing; the same request then succeeds once', { tag: ['@hook:accounts', '@hook:faults'] }, async ({ api, hooks, account }) => {
+test('ERR-032 ERR-026 ERR-025 a campaign create or restore that lost a race answers 503 SERVICE_UNAVAILABLE with Retry-After and changes nothing; the same request then succeeds once', { tag: ['@hook:accounts', '@hook:faults', '@area:products', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { brandId, productIds } = await brandWithProducts(api, 1);
   const deleted = pick(await allCampaigns(api, true), (c) => c.deletedAt !== null, 'the account has no deleted campaign');
   const name = uniqueName('race');
@@ -237,7 +237,7 @@ test('ERR-032 ERR-026 ERR-025 a campaign create or restore that lost a race answ
   expect(ok(await getCampaign(api, deleted.campaignId)).deletedAt).toBeNull();
 });
 
-test('ERR-039 ERR-042 a malformed JSON body answers 400, a non-JSON body 415 and a body over 1 MiB 413, each problem+json, and nothing changes', { tag: '@assumed' }, async ({ api, account }) => {
+test('ERR-039 ERR-042 a malformed JSON body answers 400, a non-JSON body 415 and a body over 1 MiB 413, each problem+json, and nothing changes', { tag: ['@assumed', '@area:creatives'] }, async ({ api, account }) => {
   const c = pick(await allCreatives(api), () => true, 'the account has no live creative');
   const path = `/creatives/${encodeURIComponent(c.creativeId)}`;
   const writer = api.as('creatives:write');
@@ -254,7 +254,7 @@ test('ERR-039 ERR-042 a malformed JSON body answers 400, a non-JSON body 415 and
   expectUnchanged(account, 'the refused bodies changed nothing', before.json, after.json, traces, [before.header('etag'), after.header('etag')]);
 });
 
-test('ERR-043 another method on a known path answers 405 METHOD_NOT_ALLOWED with Allow naming the path\'s methods, not the refused one', { tag: '@assumed' }, async ({ api }) => {
+test('ERR-043 another method on a known path answers 405 METHOD_NOT_ALLOWED with Allow naming the path\'s methods, not the refused one', { tag: ['@assumed', '@area:products', '@area:creatives', '@area:runs', '@area:estimate'] }, async ({ api }) => {
   const cases: [string, string, string[]][] = [
     ['PUT', '/products', ['GET']],
     ['DELETE', '/runs/estimate', ['POST']],
@@ -269,7 +269,7 @@ test('ERR-043 another method on a known path answers 405 METHOD_NOT_ALLOWED with
   }
 });
 
-test('ERR-044 ERR-007 RATE-020 a body over the limit is answered like any other refusal of the operation: its own requestId and the operation\'s RateLimit headers', { tag: '@assumed' }, async ({ api }) => {
+test('ERR-044 ERR-007 RATE-020 a body over the limit is answered like any other refusal of the operation: its own requestId and the operation\'s RateLimit headers', { tag: ['@assumed', '@area:creatives'] }, async ({ api }) => {
   const c = pick(await allCreatives(api), () => true, 'the account has no live creative');
   const path = `/creatives/${encodeURIComponent(c.creativeId)}`;
   const writer = api.as('creatives:write');

@@ -50,7 +50,7 @@ async function runsPricedAs(reader: ApiClient, before: readonly Run[], after: re
   return priced;
 }
 
-test('RUN-004 RUN-034 AUTH-009 an estimate with the full body of POST /runs creates no run, with a runs:read key', async ({ api, account }) => {
+test('RUN-004 RUN-034 AUTH-009 an estimate with the full body of POST /runs creates no run, with a runs:read key', { tag: ['@area:products', '@area:presets', '@area:runs', '@area:estimate'] }, async ({ api, account }) => {
   const reader = api.as('runs:read');
   // 3 products × 7: a total no other test asks for, so a run it prices stands out on a shared account too.
   const body: RunBody = { ...(await runBody(api, 3, 7)), modality: 'image', imageSize: '2K', referenceSource: 'ALL' };
@@ -67,7 +67,7 @@ test('RUN-004 RUN-034 AUTH-009 an estimate with the full body of POST /runs crea
   expectCreatedNothing(account, 'the estimates', before, after, (run) => run.runId, (run) => priced.has(run.runId));
 });
 
-test('RUN-004 an estimate holds and charges nothing and writes nothing to the account', { tag: '@hook:accounts' }, async ({ api, account, hooks }) => {
+test('RUN-004 an estimate holds and charges nothing and writes nothing to the account', { tag: ['@hook:accounts', '@area:products', '@area:assets', '@area:presets', '@area:runs', '@area:estimate'] }, async ({ api, account, hooks }) => {
   const reader = api.as('runs:read');
   const body = await runBody(api);
   // The account is this test's alone (the accounts hook): what it holds after the estimates is what it held before.
@@ -79,7 +79,7 @@ test('RUN-004 an estimate holds and charges nothing and writes nothing to the ac
   expect(await allAssets(reader, true), 'no asset written').toEqual(before.assets);
 });
 
-test('RUN-005 with a daily API credit budget the estimate reports budget, even when it is too small for the run', { tag: '@hook:accounts' }, async ({ api, account, hooks }) => {
+test('RUN-005 with a daily API credit budget the estimate reports budget, even when it is too small for the run', { tag: ['@hook:accounts', '@area:products', '@area:presets', '@area:estimate'] }, async ({ api, account, hooks }) => {
   const reader = api.as('runs:read');
   const body = await runBody(api);
   await setCredits(hooks, account, { dailyBudget: 1 });
@@ -89,14 +89,14 @@ test('RUN-005 with a daily API credit budget the estimate reports budget, even w
   expect((await estimate(reader, body)).budget).toBeDefined();
 });
 
-test('RUN-005 without a daily API credit budget the estimate omits budget', { tag: '@hook:accounts' }, async ({ api, account, hooks }) => {
+test('RUN-005 without a daily API credit budget the estimate omits budget', { tag: ['@hook:accounts', '@area:products', '@area:presets', '@area:estimate'] }, async ({ api, account, hooks }) => {
   const reader = api.as('runs:read');
   await setCredits(hooks, account, { dailyBudget: null });
   const quote = await estimate(reader, await runBody(api));
   expect(Object.hasOwn(quote, 'budget'), JSON.stringify(quote)).toBe(false);
 });
 
-test('RUN-048 RUN-005 the quote: object run_estimate, total, imageSize, credits and budget with dailyLimit, usedToday, remaining, resetsAt and sufficient', { tag: ['@assumed', '@hook:accounts', '@hook:clock', '@spend'] }, async ({ api, account, hooks, clock }) => {
+test('RUN-048 RUN-005 the quote: object run_estimate, total, imageSize, credits and budget with dailyLimit, usedToday, remaining, resetsAt and sufficient', { tag: ['@assumed', '@hook:accounts', '@hook:clock', '@spend', '@area:products', '@area:presets', '@area:runs', '@area:estimate'] }, async ({ api, account, hooks, clock }) => {
   const reader = api.as('runs:read');
   const body = await runBody(api);
   await setCredits(hooks, account, { dailyBudget: 5 });
@@ -119,7 +119,7 @@ test('RUN-048 RUN-005 the quote: object run_estimate, total, imageSize, credits 
   expect(after.budget).toMatchObject({ dailyLimit: 5, usedToday: 1, remaining: 4, sufficient: true });
 });
 
-test('RUN-041 RUN-042 the estimate of the same run is higher at 2K than at 1K and at 4K than at 2K; without imageSize it is the 1K price', { tag: '@assumed' }, async ({ api }) => {
+test('RUN-041 RUN-042 the estimate of the same run is higher at 2K than at 1K and at 4K than at 2K; without imageSize it is the 1K price', { tag: ['@assumed', '@area:products', '@area:presets', '@area:estimate'] }, async ({ api }) => {
   const reader = api.as('runs:read');
   const body = await runBody(api, 2, 1);
   const price = async (imageSize?: '1K' | '2K' | '4K') => (await estimate(reader, { ...body, ...(imageSize ? { imageSize } : {}) })).credits!.estimated;
@@ -129,7 +129,7 @@ test('RUN-041 RUN-042 the estimate of the same run is higher at 2K than at 1K an
   expect(k4).toBeGreaterThan(k2);
 });
 
-test('RUN-043 the price quoted by the estimate is pinned on the run at create time, whatever the rate card does afterwards', { tag: ['@assumed', '@hook:accounts', '@spend'] }, async ({ api, account, hooks }) => {
+test('RUN-043 the price quoted by the estimate is pinned on the run at create time, whatever the rate card does afterwards', { tag: ['@assumed', '@hook:accounts', '@spend', '@area:products', '@area:presets', '@area:runs', '@area:estimate'] }, async ({ api, account, hooks }) => {
   const writer = api.as('runs:write');
   const body: RunBody = { ...(await runBody(api, 2, 1)), imageSize: '2K' };
   const quote = await estimate(writer, body);
@@ -143,7 +143,7 @@ test('RUN-043 the price quoted by the estimate is pinned on the run at create ti
   expect((await getRun(writer, created.json.runId)).credits, 'the run keeps the price of its create').toEqual(created.json.credits);
 });
 
-test('ERR-016 ERR-021 AUTH-025 IMAGE_SIZE_NOT_ENTITLED and IMAGE_SIZE_UNPRICED refuse the estimate too, and nothing is written', { tag: ['@assumed', '@hook:accounts'] }, async ({ api, account, hooks }) => {
+test('ERR-016 ERR-021 AUTH-025 IMAGE_SIZE_NOT_ENTITLED and IMAGE_SIZE_UNPRICED refuse the estimate too, and nothing is written', { tag: ['@assumed', '@hook:accounts', '@area:products', '@area:presets', '@area:runs', '@area:estimate'] }, async ({ api, account, hooks }) => {
   const reader = api.as('runs:read');
   const body = await runBody(api);
   const before = await credits(hooks, account);
@@ -156,7 +156,7 @@ test('ERR-016 ERR-021 AUTH-025 IMAGE_SIZE_NOT_ENTITLED and IMAGE_SIZE_UNPRICED r
   expect(await credits(hooks, account), 'nothing held or charged').toEqual(before);
 });
 
-test('RUN-039 an estimate naming an unknown product answers 404 PRODUCT_NOT_FOUND with the field in errors', async ({ api }) => {
+test('RUN-039 an estimate naming an unknown product answers 404 PRODUCT_NOT_FOUND with the field in errors', { tag: ['@area:products', '@area:presets', '@area:estimate'] }, async ({ api }) => {
   const reader = api.as('runs:read');
   const body = await runBody(api, 1, 1);
   const response = await reader.post('/runs/estimate', { body: { ...body, productIds: [...body.productIds, 'prd_conformance_unknown_0000'] } });
@@ -164,7 +164,7 @@ test('RUN-039 an estimate naming an unknown product answers 404 PRODUCT_NOT_FOUN
   expect((response.problem.errors ?? []).some((e) => e.field.startsWith('productIds')), JSON.stringify(response.problem.errors)).toBe(true);
 });
 
-test('RATE-008 the estimate counts against the generation read limit, not the write limit', { tag: '@hook:accounts' }, async ({ accounts, apiFor }) => {
+test('RATE-008 the estimate counts against the generation read limit, not the write limit', { tag: ['@hook:accounts', '@area:products', '@area:presets', '@area:runs', '@area:estimate'] }, async ({ accounts, apiFor }) => {
   // A write quota of 0 refuses everything that counts against it, whatever the window.
   const account = await accounts.create({ rateLimits: { 'group:generation_write': 0 } });
   const reader = apiFor(account, 'runs:write').unpaced();

@@ -34,7 +34,7 @@ function tagOf(response: ApiResponse): string {
   return tag!;
 }
 
-test('ETAG-002 GET of a creative (also a deleted one with showDeleted), a campaign and an asset returns a strong ETag', async ({ api }) => {
+test('ETAG-002 GET of a creative (also a deleted one with showDeleted), a campaign and an asset returns a strong ETag', { tag: ['@area:creatives', '@area:campaigns', '@area:assets'] }, async ({ api }) => {
   const creatives = await allCreatives(api, true);
   const live = pick(creatives, (c) => c.deletedAt === null, 'the account has no live creative');
   tagOf(await getCreative(api, live.creativeId));
@@ -87,7 +87,7 @@ async function ifMatchWrites(api: ApiClient, hooks: Parameters<typeof readyCampa
   ];
 }
 
-test('ETAG-004 ETAG-003 If-Match with the current ETag is accepted on PATCH, DELETE and undelete of a creative, PATCH and DELETE of a campaign, and every asset write', { tag: ['@hook:accounts', '@hook:actors'] }, async ({ api, hooks, account }) => {
+test('ETAG-004 ETAG-003 If-Match with the current ETag is accepted on PATCH, DELETE and undelete of a creative, PATCH and DELETE of a campaign, and every asset write', { tag: ['@hook:accounts', '@hook:actors', '@area:products', '@area:creatives', '@area:campaigns', '@area:assets'] }, async ({ api, hooks, account }) => {
   for (const w of await ifMatchWrites(api, hooks, account)) {
     const current = tagOf(await w.read());
     const response = await send(w, current);
@@ -98,7 +98,7 @@ test('ETAG-004 ETAG-003 If-Match with the current ETag is accepted on PATCH, DEL
   }
 });
 
-test('ETAG-005 ETAG-004 a stale If-Match answers 412 PRECONDITION_FAILED on every write that takes it, and nothing changes', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+test('ETAG-005 ETAG-004 a stale If-Match answers 412 PRECONDITION_FAILED on every write that takes it, and nothing changes', { tag: ['@hook:accounts', '@hook:actors', '@hook:events', '@area:products', '@area:creatives', '@area:campaigns', '@area:assets'] }, async ({ api, hooks, account }) => {
   const writes = await ifMatchWrites(api, hooks, account);
   const judged: string[] = [];
   for (const w of writes) {
@@ -126,7 +126,7 @@ test('ETAG-005 ETAG-004 a stale If-Match answers 412 PRECONDITION_FAILED on ever
   expect(judged, 'every write on a live target was judged (the undeletes are judged in the next test)').toEqual(writes.map((w) => w.what).filter((what) => !what.endsWith('/undelete')));
 });
 
-test('ETAG-005 ETAG-004 a stale If-Match on undelete of a creative or an asset answers 412 and the item stays deleted', { tag: ['@hook:accounts', '@hook:actors'] }, async ({ api, hooks, account }) => {
+test('ETAG-005 ETAG-004 a stale If-Match on undelete of a creative or an asset answers 412 and the item stays deleted', { tag: ['@hook:accounts', '@hook:actors', '@area:products', '@area:creatives', '@area:campaigns', '@area:assets'] }, async ({ api, hooks, account }) => {
   const { creatives } = await readyCampaign(api, hooks, account, 1);
   const creativeId = creatives[0]!.creativeId;
   const asset = first(await allAssets(api), 'live asset');
@@ -146,7 +146,7 @@ test('ETAG-005 ETAG-004 a stale If-Match on undelete of a creative or an asset a
   }
 });
 
-test('ETAG-004 ETAG-005 If-Match `*` matches the current representation, a list matches when one member is current, and a weak tag never matches', async ({ api }) => {
+test('ETAG-004 ETAG-005 If-Match `*` matches the current representation, a list matches when one member is current, and a weak tag never matches', { tag: ['@area:assets'] }, async ({ api }) => {
   const asset = pick(await allAssets(api), () => true, 'the account has no live asset');
   const writer = api.as('assets:write');
   const path = `/assets/${encodeURIComponent(asset.assetId)}`;
@@ -169,7 +169,7 @@ test('ETAG-004 ETAG-005 If-Match `*` matches the current representation, a list 
   expect(tagOf(await getAsset(api, asset.assetId)), 'nothing changed').toBe(current);
 });
 
-test('ETAG-001 ERR-034 ETAG-005 a campaign\'s ETag changes when its creativeCount or status changes without an edit, and a write with the old tag answers 412', { tag: ['@hook:accounts', '@hook:actors'] }, async ({ api, hooks, account }) => {
+test('ETAG-001 ERR-034 ETAG-005 a campaign\'s ETag changes when its creativeCount or status changes without an edit, and a write with the old tag answers 412', { tag: ['@hook:accounts', '@hook:actors', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { campaign, creatives } = await readyCampaign(api, hooks, account, 2);
   const [gone, kept] = creatives as [(typeof creatives)[0], (typeof creatives)[0]];
   const path = `/campaigns/${campaign.campaignId}`;
@@ -195,7 +195,7 @@ test('ETAG-001 ERR-034 ETAG-005 a campaign\'s ETag changes when its creativeCoun
   expect(await writer.delete(path, { ifMatch: tagOf(t2) }), 'DELETE with the current tag').toHaveStatus(200);
 });
 
-test('ETAG-001 ERR-034 a campaign\'s ETag changes when its creation finishes, with no request at all', { tag: ['@hook:accounts', '@hook:clock', '@hook:faults'] }, async ({ api, hooks, account, clock }) => {
+test('ETAG-001 ERR-034 a campaign\'s ETag changes when its creation finishes, with no request at all', { tag: ['@hook:accounts', '@hook:clock', '@hook:faults', '@area:products', '@area:campaigns'] }, async ({ api, hooks, account, clock }) => {
   await setFaults(hooks, account, { campaignCreationSeconds: 120 });
   const { campaign, t0 } = await clockWindow(clock, 120, async () => {
     const { campaign } = await newCampaign(api, 1);

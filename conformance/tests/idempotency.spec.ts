@@ -47,7 +47,7 @@ async function campaignInput(api: ApiClient): Promise<CampaignInput & { name: st
   return { name: uniqueName('idempotency'), brandId, productIds };
 }
 
-test('IDEM-001 IDEM-002 IDEM-005 ERR-013 every operation that requires an Idempotency-Key answers 400 IDEMPOTENCY_KEY_REQUIRED without one, and changes nothing', async ({ api, account }) => {
+test('IDEM-001 IDEM-002 IDEM-005 ERR-013 every operation that requires an Idempotency-Key answers 400 IDEMPOTENCY_KEY_REQUIRED without one, and changes nothing', { tag: ['@area:products', '@area:creatives', '@area:campaigns', '@area:assets', '@area:presets', '@area:runs', '@area:upscales'] }, async ({ api, account }) => {
   const creative = (await allCreatives(api))[0];
   const asset = (await allAssets(api))[0];
   const campaign = (await allCampaigns(api, true))[0];
@@ -87,7 +87,7 @@ test('IDEM-001 IDEM-002 IDEM-005 ERR-013 every operation that requires an Idempo
   expectUnchanged(account, 'the resources the refused requests named', named(before), named(after), () => []);
 });
 
-test('IDEM-004 a malformed Idempotency-Key answers 400 INVALID_IDEMPOTENCY_KEY and nothing is created (pinned part: values malformed under any reading)', async ({ api }) => {
+test('IDEM-004 a malformed Idempotency-Key answers 400 INVALID_IDEMPOTENCY_KEY and nothing is created (pinned part: values malformed under any reading)', { tag: ['@area:products', '@area:campaigns'] }, async ({ api }) => {
   // The exact grammar is a gap (IDEM-011, @assumed below). These values are neither a token nor a
   // quoted string, so they are malformed however the grammar is drawn.
   const input = await campaignInput(api);
@@ -98,7 +98,7 @@ test('IDEM-004 a malformed Idempotency-Key answers 400 INVALID_IDEMPOTENCY_KEY a
   expect(await campaignsNamed(api, input.name), 'nothing was created').toEqual([]);
 });
 
-test('IDEM-004 IDEM-011 ERR-013 a malformed Idempotency-Key answers 400 INVALID_IDEMPOTENCY_KEY; the bare and the quoted form are the same key', { tag: '@assumed' }, async ({ api }) => {
+test('IDEM-004 IDEM-011 ERR-013 a malformed Idempotency-Key answers 400 INVALID_IDEMPOTENCY_KEY; the bare and the quoted form are the same key', { tag: ['@assumed', '@area:products', '@area:campaigns'] }, async ({ api }) => {
   const input = await campaignInput(api);
   const writer = api.as('campaigns:write');
   for (const key of ['has space', 'x'.repeat(256), 'a/b', 'semi;colon', '"unterminated', '""']) {
@@ -117,7 +117,7 @@ test('IDEM-004 IDEM-011 ERR-013 a malformed Idempotency-Key answers 400 INVALID_
   expect(longest, 'a key of 255 characters').toHaveStatus(201);
 });
 
-test('IDEM-003 PATCH and DELETE of creatives, assets and campaigns succeed without an Idempotency-Key', { tag: ['@hook:accounts', '@hook:actors'] }, async ({ api, hooks, account }) => {
+test('IDEM-003 PATCH and DELETE of creatives, assets and campaigns succeed without an Idempotency-Key', { tag: ['@hook:accounts', '@hook:actors', '@area:products', '@area:creatives', '@area:campaigns', '@area:assets'] }, async ({ api, hooks, account }) => {
   const { campaign, creatives } = await readyCampaign(api, hooks, account, 1);
   const asset = first(await allAssets(api), 'live asset');
   const cases: [string, string, string][] = [
@@ -135,7 +135,7 @@ test('IDEM-003 PATCH and DELETE of creatives, assets and campaigns succeed witho
   }
 });
 
-test('IDEM-006 IDEM-007 CAMP-022 a retried POST /campaigns with the same key and body replays the original status, Location, ETag and body without executing again', async ({ api }) => {
+test('IDEM-006 IDEM-007 CAMP-022 a retried POST /campaigns with the same key and body replays the original status, Location, ETag and body without executing again', { tag: ['@area:products', '@area:campaigns'] }, async ({ api }) => {
   const input = await campaignInput(api);
   const key = newKey('replay');
   const writer = api.as('campaigns:write');
@@ -154,7 +154,7 @@ test('IDEM-006 IDEM-007 CAMP-022 a retried POST /campaigns with the same key and
   expect(named.map((c) => [c.campaignId, c.name]), 'one campaign, renamed once: the retries created and changed nothing').toEqual([[campaign.campaignId, `${input.name} renamed`]]);
 });
 
-test('IDEM-006 a retried approve replays its answer and records no second event', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+test('IDEM-006 a retried approve replays its answer and records no second event', { tag: ['@hook:accounts', '@hook:actors', '@hook:events', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { creatives } = await readyCampaign(api, hooks, account, 1);
   const c = creatives[0]!;
   const review = api.as('creatives:review');
@@ -167,7 +167,7 @@ test('IDEM-006 a retried approve replays its answer and records no second event'
   expectEventsByKey(await events.since(), [['creative.approved', c.creativeId]], account.keyId('creatives:review'));
 });
 
-test('IDEM-016 ERR-007 a replayed refusal carries its own requestId; the rest of the answer is the stored one', { tag: ['@hook:accounts', '@hook:actors', '@assumed'] }, async ({ api, hooks, account }) => {
+test('IDEM-016 ERR-007 a replayed refusal carries its own requestId; the rest of the answer is the stored one', { tag: ['@hook:accounts', '@hook:actors', '@assumed', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { creatives } = await readyCampaign(api, hooks, account, 1);
   const c = creatives[0]!;
   const review = api.as('creatives:review');
@@ -183,7 +183,7 @@ test('IDEM-016 ERR-007 a replayed refusal carries its own requestId; the rest of
   expect(replayed, 'the rest is the stored answer').toEqual(stored);
 });
 
-test('IDEM-008 the same key with a different request answers 409 IDEMPOTENCY_KEY_REUSED and executes nothing', async ({ api }) => {
+test('IDEM-008 the same key with a different request answers 409 IDEMPOTENCY_KEY_REUSED and executes nothing', { tag: ['@area:products', '@area:campaigns'] }, async ({ api }) => {
   const input = await campaignInput(api);
   const key = newKey('reused');
   const writer = api.as('campaigns:write');
@@ -194,7 +194,7 @@ test('IDEM-008 the same key with a different request answers 409 IDEMPOTENCY_KEY
   expect((await campaignsNamed(api, input.name)).length).toBe(1);
 });
 
-test('IDEM-008 the same key on another operation answers 409 IDEMPOTENCY_KEY_REUSED and changes nothing', { tag: ['@hook:accounts', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+test('IDEM-008 the same key on another operation answers 409 IDEMPOTENCY_KEY_REUSED and changes nothing', { tag: ['@hook:accounts', '@hook:actors', '@hook:events', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { creatives } = await readyCampaign(api, hooks, account, 2);
   const [a, b] = creatives as [(typeof creatives)[0], (typeof creatives)[0]];
   const key = newKey('reused');
@@ -207,7 +207,7 @@ test('IDEM-008 the same key on another operation answers 409 IDEMPOTENCY_KEY_REU
   expect(await events.since()).toEqual([]);
 });
 
-test('IDEM-009 IDEM-007 a request whose twin is still running answers 409 IDEMPOTENCY_IN_PROGRESS with Retry-After; the first completes and is then replayed', { tag: ['@hook:accounts', '@hook:clock', '@hook:faults'] }, async ({ api, hooks, account, clock }) => {
+test('IDEM-009 IDEM-007 a request whose twin is still running answers 409 IDEMPOTENCY_IN_PROGRESS with Retry-After; the first completes and is then replayed', { tag: ['@hook:accounts', '@hook:clock', '@hook:faults', '@area:products', '@area:campaigns'] }, async ({ api, hooks, account, clock }) => {
   const writer = api.as('campaigns:write');
   const slowSeconds = 120;
   await setFaults(hooks, account, { idempotencyInProgressSeconds: slowSeconds });
@@ -237,7 +237,7 @@ test('IDEM-009 IDEM-007 a request whose twin is still running answers 409 IDEMPO
   expect((await campaignsNamed(api, input.name)).length, 'exactly one campaign').toBe(1);
 });
 
-test('IDEM-007 concurrent identical creates under one key produce exactly one campaign', async ({ api }) => {
+test('IDEM-007 concurrent identical creates under one key produce exactly one campaign', { tag: ['@area:products', '@area:campaigns'] }, async ({ api }) => {
   const input = await campaignInput(api);
   const key = newKey('concurrent');
   const writer = api.as('campaigns:write');
@@ -253,7 +253,7 @@ test('IDEM-007 concurrent identical creates under one key produce exactly one ca
   expect((await campaignsNamed(api, input.name)).length, 'exactly one campaign exists').toBe(1);
 });
 
-test('IDEM-010 ERR-026 ERR-029 ERR-025 a 503 WRITES_PAUSED does not consume the key: the identical request sent after writes resume executes once', { tag: ['@hook:accounts', '@hook:faults', '@hook:actors', '@hook:events'] }, async ({ api, hooks, account }) => {
+test('IDEM-010 ERR-026 ERR-029 ERR-025 a 503 WRITES_PAUSED does not consume the key: the identical request sent after writes resume executes once', { tag: ['@hook:accounts', '@hook:faults', '@hook:actors', '@hook:events', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { creatives } = await readyCampaign(api, hooks, account, 1);
   const input = await campaignInput(api);
   const campaignKey = newKey('paused');
@@ -281,7 +281,7 @@ test('IDEM-010 ERR-026 ERR-029 ERR-025 a 503 WRITES_PAUSED does not consume the 
   expect(recorded.map((e) => e.type).sort()).toEqual(['campaign.created', 'creative.approved']);
 });
 
-test('IDEM-013 AUTH-023 entitlement is re-checked on a replay too: a campaign PATCH replayed after the plan lost campaigns answers 401 ENTITLEMENT_LOST, and replays again once the plan has them', { tag: '@hook:accounts' }, async ({ api, hooks, account }) => {
+test('IDEM-013 AUTH-023 entitlement is re-checked on a replay too: a campaign PATCH replayed after the plan lost campaigns answers 401 ENTITLEMENT_LOST, and replays again once the plan has them', { tag: ['@hook:accounts', '@area:products', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { campaign } = await newCampaign(api, 1);
   const writer = api.as('campaigns:write');
   const key = newKey('lapse');
@@ -296,7 +296,7 @@ test('IDEM-013 AUTH-023 entitlement is re-checked on a replay too: a campaign PA
   expect(outcome(again), 'with the plan back, the stored answer replays').toEqual(outcome(first));
 });
 
-test('IDEM-015 a POST /campaigns replayed after the plan lost campaigns answers what a fresh create would (403 TIER_REQUIRED), and the stored 201 once the plan has them again', { tag: ['@hook:accounts', '@assumed'] }, async ({ api, hooks, account }) => {
+test('IDEM-015 a POST /campaigns replayed after the plan lost campaigns answers what a fresh create would (403 TIER_REQUIRED), and the stored 201 once the plan has them again', { tag: ['@hook:accounts', '@assumed', '@area:products', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const input = await campaignInput(api);
   const key = newKey('lapse');
   const writer = api.as('campaigns:write');
@@ -309,7 +309,7 @@ test('IDEM-015 a POST /campaigns replayed after the plan lost campaigns answers 
   expect((await campaignsNamed(api, input.name)).length, 'one campaign').toBe(1);
 });
 
-test('IDEM-014 a create refused by the plan (TIER_REQUIRED, LIMIT_EXCEEDED) stores nothing: the identical request under the same key is created once the plan allows it', { tag: ['@hook:accounts', '@assumed'] }, async ({ api, hooks, account }) => {
+test('IDEM-014 a create refused by the plan (TIER_REQUIRED, LIMIT_EXCEEDED) stores nothing: the identical request under the same key is created once the plan allows it', { tag: ['@hook:accounts', '@assumed', '@area:products', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const live = (await allCampaigns(api)).length;
   const refusals: [string, Parameters<typeof setPlan>[2], Parameters<typeof setPlan>[2]][] = [
     ['TIER_REQUIRED', { campaigns: false }, { campaigns: true }],
@@ -329,7 +329,7 @@ test('IDEM-014 a create refused by the plan (TIER_REQUIRED, LIMIT_EXCEEDED) stor
   }
 });
 
-test('IDEM-012 a key is kept 24 hours per account: within them it replays, after them the request executes anew, and another account\'s same key is its own', { tag: ['@hook:accounts', '@hook:clock', '@assumed'] }, async ({ api, apiFor, accountB, clock }) => {
+test('IDEM-012 a key is kept 24 hours per account: within them it replays, after them the request executes anew, and another account\'s same key is its own', { tag: ['@hook:accounts', '@hook:clock', '@assumed', '@area:products', '@area:campaigns'] }, async ({ api, apiFor, accountB, clock }) => {
   const input = await campaignInput(api);
   const key = newKey('retention');
   const writer = api.as('campaigns:write');

@@ -10,7 +10,7 @@
 import { expect, skipWhenAbsent, test } from '../fixtures/index.ts';
 import { allAssets, allCreatives, mediaUrls } from '../fixtures/resources.ts';
 
-test('MEDIA-001 CRTV-003 ASST-001 every media location of creatives, assets and deliveries is an absolute URL', async ({ api }) => {
+test('MEDIA-001 CRTV-003 ASST-001 every media location of creatives, assets and deliveries is an absolute URL', { tag: ['@area:creatives', '@area:assets', '@area:deliveries'] }, async ({ api }) => {
   const urls = await mediaUrls(api, false);
   skipWhenAbsent(urls.length === 0, 'the account has no creative, asset or delivery');
   for (const { where, field, url } of urls) {
@@ -24,7 +24,7 @@ test('MEDIA-001 CRTV-003 ASST-001 every media location of creatives, assets and 
   }
 });
 
-test('MEDIA-002 every media URL loads without a key: 200 with an image or video type, a player page in HTML', { tag: '@assumed' }, async ({ api, target, playwright }) => {
+test('MEDIA-002 every media URL loads without a key: 200 with an image or video type, a player page in HTML', { tag: ['@assumed', '@area:products', '@area:creatives', '@area:assets', '@area:deliveries'] }, async ({ api, target, playwright }) => {
   test.skip(!target.localMock, 'D49: run only when the target is the local mock, because where media live is decided for the mock only; a real deployment may host them anywhere');
   // Six of each field of each kind of resource (several hundred 1024-pixel pictures would only
   // repeat the same check): every format and every kind of URL is fetched.
@@ -56,7 +56,7 @@ function ratioValue(ratio: string): number {
   return w / h;
 }
 
-test('MEDIA-003 CRTV-006 a video\'s embedCode is an iframe of its player, sized in the creative\'s or asset\'s ratio', { tag: '@assumed' }, async ({ api }) => {
+test('MEDIA-003 CRTV-006 a video\'s embedCode is an iframe of its player, sized in the creative\'s or asset\'s ratio', { tag: ['@assumed', '@area:creatives', '@area:assets'] }, async ({ api }) => {
   const videos = [
     ...(await allCreatives(api)).filter((c) => c.mediaType === 'video').map((c) => ({ where: `creative ${c.creativeId}`, embedCode: c.embedCode, playerUrl: c.playerUrl, ratio: ratioValue(c.aspectRatio ?? '1:1') })),
     ...(await allAssets(api)).filter((a) => a.type === 'VIDEO' && a.embedCode !== null).map((a) => ({ where: `asset ${a.assetId}`, embedCode: a.embedCode, playerUrl: a.playerUrl, ratio: a.width / a.height })),

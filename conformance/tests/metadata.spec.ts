@@ -124,7 +124,7 @@ function ownKeys(account: Account): { prefix: string; view(map: Record<string, s
 }
 
 function registerMetadataTests(kind: Kind): void {
-  test('META-001 META-002 META-003 META-008 a string sets a key, null removes it, PATCH merges, and a map emptied of its last key is no longer carried', async ({ api, account }) => {
+  test('META-001 META-002 META-003 META-008 a string sets a key, null removes it, PATCH merges, and a map emptied of its last key is no longer carried', { tag: ['@area:creatives', '@area:campaigns', '@area:assets'] }, async ({ api, account }) => {
     const path = await kind.find(api);
     const writer = api.as(kind.writer);
     const own = ownKeys(account);
@@ -154,7 +154,7 @@ function registerMetadataTests(kind: Kind): void {
     }
   });
 
-  test('META-004 META-007 ERR-008 a merge may leave 50 keys; one leaving 51 answers 422 naming metadata and changes nothing', async ({ api, account }) => {
+  test('META-004 META-007 ERR-008 a merge may leave 50 keys; one leaving 51 answers 422 naming metadata and changes nothing', { tag: ['@area:creatives', '@area:campaigns', '@area:assets'] }, async ({ api, account }) => {
     // On an account other clients write to, a resource they may be writing too must never be held
     // at 50 keys (their writes would be refused): there the bound is judged on a campaign this test
     // makes, and the other kinds are left unjudged with that reason.
@@ -198,7 +198,7 @@ function registerMetadataTests(kind: Kind): void {
     }
   });
 
-  test('META-005 META-006 META-007 ERR-008 a key of 40 characters and a value of 500 are accepted; 41, 501 or a non-string value answer 422 naming the field and change nothing', async ({ api, account }) => {
+  test('META-005 META-006 META-007 ERR-008 a key of 40 characters and a value of 500 are accepted; 41, 501 or a non-string value answer 422 naming the field and change nothing', { tag: ['@area:creatives', '@area:campaigns', '@area:assets'] }, async ({ api, account }) => {
     const path = await kind.find(api);
     const writer = api.as(kind.writer);
     const own = ownKeys(account);
@@ -223,7 +223,7 @@ function registerMetadataTests(kind: Kind): void {
     }
   });
 
-  test('META-007 ERR-008 a 422 lists exactly one errors[] entry per offending field', async ({ api, target }) => {
+  test('META-007 ERR-008 a 422 lists exactly one errors[] entry per offending field', { tag: ['@area:creatives', '@area:campaigns', '@area:assets'] }, async ({ api, target }) => {
     const path = await kind.find(api);
     const writer = api.as(kind.writer);
     const key41 = `cf_${'k'.repeat(38)}`;

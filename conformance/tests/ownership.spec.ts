@@ -73,7 +73,7 @@ async function call(api: ApiClient, c: Call, id: string): Promise<ApiResponse> {
   return client.post(c.path(id), options);
 }
 
-test('GEN-004 ERR-019 ERR-020 another account\'s creative, asset and campaign answer the same 404 as unknown ones on every read', async ({ api, apiFor, accountB }) => {
+test('GEN-004 ERR-019 ERR-020 another account\'s creative, asset and campaign answer the same 404 as unknown ones on every read', { tag: ['@area:creatives', '@area:campaigns', '@area:assets'] }, async ({ api, apiFor, accountB }) => {
   const judged = await oneOfEachKind(api);
   skipWhenAbsent(judged.length === 0, 'account A has no creative, asset or campaign');
   const other = apiFor(accountB);
@@ -82,7 +82,7 @@ test('GEN-004 ERR-019 ERR-020 another account\'s creative, asset and campaign an
   }
 });
 
-test('GEN-004 ERR-020 every write on another account\'s creative, asset or campaign answers the same 404 as on an unknown one and changes nothing', async ({ api, apiFor, accountB }) => {
+test('GEN-004 ERR-020 every write on another account\'s creative, asset or campaign answers the same 404 as on an unknown one and changes nothing', { tag: ['@area:creatives', '@area:campaigns', '@area:assets'] }, async ({ api, apiFor, accountB }) => {
   const judged = await oneOfEachKind(api);
   skipWhenAbsent(judged.length === 0, 'account A has no creative, asset or campaign');
   const other = apiFor(accountB);
@@ -93,7 +93,7 @@ test('GEN-004 ERR-020 every write on another account\'s creative, asset or campa
   }
 });
 
-test('ERR-020 a write on a deleted creative, asset or campaign answers the same 404 as on an unknown one and changes nothing', async ({ api }) => {
+test('ERR-020 a write on a deleted creative, asset or campaign answers the same 404 as on an unknown one and changes nothing', { tag: ['@area:creatives', '@area:campaigns', '@area:assets'] }, async ({ api }) => {
   const judged = await oneDeletedOfEachKind(api);
   skipWhenAbsent(judged.length === 0, 'the account has no deleted creative, asset or campaign');
   for (const [kind, id] of judged) {
@@ -106,7 +106,7 @@ test('ERR-020 a write on a deleted creative, asset or campaign answers the same 
   }
 });
 
-test('ERR-020 CRTV-001 a write on a creative without a public representation answers the same 404 as on an unknown one', { tag: ['@hook:accounts', '@hook:actors'] }, async ({ api, hooks, account }) => {
+test('ERR-020 CRTV-001 a write on a creative without a public representation answers the same 404 as on an unknown one', { tag: ['@hook:accounts', '@hook:actors', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   // The id of a creative without a public representation: a first generation stopped at QUEUED
   // (`until` of generateCreatives, hooks contract 0.2.0; skipped where the target does not say it
   // honours it, D151).

@@ -49,7 +49,7 @@ function walkDifference(walked: readonly string[], expected: readonly string[]):
   return `the walk gave ${walked.length} rows of ${expected.length}; left out: ${missing.join(', ') || 'none'}; repeated: ${repeated.join(', ') || 'none'}; not in the catalog: ${foreign.join(', ') || 'none'}`;
 }
 
-test('PAGE-003 PAGE-005 PAGE-007 PAGE-008 GEN-006 walking /products with limit=7 returns every product exactly once', async ({ api }) => {
+test('PAGE-003 PAGE-005 PAGE-007 PAGE-008 GEN-006 walking /products with limit=7 returns every product exactly once', { tag: ['@area:products'] }, async ({ api }) => {
   const { expected, walked } = await walkAgainstCatalog(api, 7);
   expect(walked.complete, `PAGE-005 the walk reached a null nextCursor (${walked.pages.length} pages)`).toBe(true);
   expectWellFormedPages(walked, 7);
@@ -60,7 +60,7 @@ test('PAGE-003 PAGE-005 PAGE-007 PAGE-008 GEN-006 walking /products with limit=7
   expect(walked.pages.at(-1)!.json.pagination, 'PAGE-007 the last page').toMatchObject({ nextCursor: null, hasMore: false });
 });
 
-test('PAGE-012 the default page size is 25 and limit=100 is applied as asked', { tag: '@assumed' }, async ({ api }) => {
+test('PAGE-012 the default page size is 25 and limit=100 is applied as asked', { tag: ['@assumed', '@area:products'] }, async ({ api }) => {
   const byDefault = await api.get('/products');
   expect(byDefault).toHaveStatus(200);
   expect((byDefault.json as { pagination: { pageSize: number } }).pagination.pageSize).toBe(25);
@@ -69,19 +69,19 @@ test('PAGE-012 the default page size is 25 and limit=100 is applied as asked', {
   expect((hundred.json as { pagination: { pageSize: number } }).pagination.pageSize).toBe(100);
 });
 
-test('PAGE-013 ERR-039 a limit outside 1–100 answers 400 VALIDATION_ERROR', { tag: '@assumed' }, async ({ api }) => {
+test('PAGE-013 ERR-039 a limit outside 1–100 answers 400 VALIDATION_ERROR', { tag: ['@assumed', '@area:products'] }, async ({ api }) => {
   for (const limit of ['0', '101', '-1', 'seven']) {
     await expect(await api.get('/products', { query: { limit } }), `limit=${limit}`).toBeProblem(400, 'VALIDATION_ERROR');
   }
 });
 
-test('ERR-013 ERR-039 a cursor the API did not issue answers 400 VALIDATION_ERROR', { tag: '@assumed' }, async ({ api }) => {
+test('ERR-013 ERR-039 a cursor the API did not issue answers 400 VALIDATION_ERROR', { tag: ['@assumed', '@area:products'] }, async ({ api }) => {
   for (const cursor of ['not-a-cursor', '%%%', 'eyJ2Ijo5OX0']) {
     await expect(await api.get('/products', { query: { cursor } }), `cursor=${cursor}`).toBeProblem(400, 'VALIDATION_ERROR');
   }
 });
 
-test('PAGE-006 PAGE-005 PAGE-007 a walk through sparse and empty pages still returns every product once', async ({ api }) => {
+test('PAGE-006 PAGE-005 PAGE-007 a walk through sparse and empty pages still returns every product once', { tag: ['@area:products'] }, async ({ api }) => {
   // Sparse and empty pages before the end are the target's choice: nothing in the public API or the
   // hooks contract makes a target serve them (the mock's /__mock settings did, and the suite no
   // longer reaches /__mock). The walk is judged where the target serves one on its own; otherwise

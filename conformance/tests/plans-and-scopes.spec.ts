@@ -16,7 +16,7 @@ async function someAsset(api: ApiClient): Promise<Asset> {
 // ---------------------------------------------------------------------------------------------
 // Scopes and plans
 
-test('AUTH-015 creatives:review and creatives:write are separate: each alone answers 403 API_TOKEN_SCOPE_DENIED on the other\'s operations', { tag: ['@hook:accounts', '@hook:actors'] }, async ({ api, hooks, account }) => {
+test('AUTH-015 creatives:review and creatives:write are separate: each alone answers 403 API_TOKEN_SCOPE_DENIED on the other\'s operations', { tag: ['@hook:accounts', '@hook:actors', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, hooks, account }) => {
   const { creatives } = await readyCampaign(api, hooks, account, 1);
   const id = encodeURIComponent(creatives[0]!.creativeId);
   await expect(await api.as('creatives:review').patch(`/creatives/${id}`, { body: { metadata: { channel: 'conformance' } } }), 'PATCH with a creatives:review key').toBeProblem(403, 'API_TOKEN_SCOPE_DENIED');
@@ -25,12 +25,12 @@ test('AUTH-015 creatives:review and creatives:write are separate: each alone ans
   await expect(await api.as('creatives:review').post(`/creatives/${id}/approve`, { idempotencyKey: newKey('approve') })).toHaveStatus(200);
 });
 
-test('AUTH-020 a read-only key works on the lowest plan', { tag: '@hook:accounts' }, async ({ accounts, apiFor }) => {
+test('AUTH-020 a read-only key works on the lowest plan', { tag: ['@hook:accounts', '@area:products'] }, async ({ accounts, apiFor }) => {
   const account = await accounts.create({ plan: 'starter' });
   await expect(await apiFor(account, 'read').get('/products', { query: { limit: 1 } })).toHaveStatus(200);
 });
 
-test('AUTH-021 on the lowest plan, creatives:write, creatives:review and assets:write operations are not refused for the plan', { tag: ['@hook:accounts', '@hook:actors'] }, async ({ api, hooks, account }) => {
+test('AUTH-021 on the lowest plan, creatives:write, creatives:review and assets:write operations are not refused for the plan', { tag: ['@hook:accounts', '@hook:actors', '@area:products', '@area:creatives', '@area:campaigns', '@area:assets'] }, async ({ api, hooks, account }) => {
   const { creatives } = await readyCampaign(api, hooks, account, 2);
   const asset = await someAsset(api);
   const changed = await hooks.updateAccount(account.accountId!, { plan: 'starter' });
@@ -45,7 +45,7 @@ test('AUTH-021 on the lowest plan, creatives:write, creatives:review and assets:
   expect((patched.json as Asset).favorited).toBe(!asset.favorited);
 });
 
-test('AUTH-022 campaigns:write needs a plan with campaigns: POST /campaigns on starter, or with campaigns=false, answers 403 TIER_REQUIRED', { tag: '@hook:accounts' }, async ({ accounts, apiFor }) => {
+test('AUTH-022 campaigns:write needs a plan with campaigns: POST /campaigns on starter, or with campaigns=false, answers 403 TIER_REQUIRED', { tag: ['@hook:accounts', '@area:products', '@area:campaigns'] }, async ({ accounts, apiFor }) => {
   const starter = await accounts.create({ plan: 'starter' });
   const noCampaigns = await accounts.create({ features: { campaigns: false } });
   for (const [what, account] of [['starter', starter], ['campaigns=false', noCampaigns]] as const) {

@@ -53,7 +53,7 @@ async function expectSame404NotPrecondition(response: ApiResponse, reference: Ap
   await expectSame404(response, reference, kind, what);
 }
 
-test('GEN-004 ERR-020 ETAG-005 a write with a stale If-Match on another account\'s creative, asset or campaign answers the uniform 404, not 412, and changes nothing', async ({ api, apiFor, accountB }) => {
+test('GEN-004 ERR-020 ETAG-005 a write with a stale If-Match on another account\'s creative, asset or campaign answers the uniform 404, not 412, and changes nothing', { tag: ['@area:creatives', '@area:campaigns', '@area:assets'] }, async ({ api, apiFor, accountB }) => {
   const judged = await oneOfEachKind(api);
   skipWhenAbsent(judged.length === 0, 'account A has no creative, asset or campaign');
   for (const kind of KINDS) caseWhenPresent(judged.some(([k]) => k === kind), `account A has no ${kind}`);
@@ -67,7 +67,7 @@ test('GEN-004 ERR-020 ETAG-005 a write with a stale If-Match on another account\
   }
 });
 
-test('ERR-020 ETAG-005 a write with a stale If-Match on a deleted creative, asset or campaign answers the uniform 404, not 412, and changes nothing', async ({ api }) => {
+test('ERR-020 ETAG-005 a write with a stale If-Match on a deleted creative, asset or campaign answers the uniform 404, not 412, and changes nothing', { tag: ['@area:creatives', '@area:campaigns', '@area:assets'] }, async ({ api }) => {
   const judged = await oneDeletedOfEachKind(api);
   skipWhenAbsent(judged.length === 0, 'the account has no deleted creative, asset or campaign');
   for (const kind of KINDS) caseWhenPresent(judged.some(([k]) => k === kind), `the account has no deleted ${kind}`);

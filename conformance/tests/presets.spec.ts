@@ -12,7 +12,7 @@ test.beforeEach(({ target }) => {
   needsOperations(target, 'listPresets', 'estimateRun');
 });
 
-test('RUN-016 PAGE-004 PAGE-003 GEN-005 GET /presets answers a list envelope with object list, of presets with object preset and a presetId', async ({ api }) => {
+test('RUN-016 PAGE-004 PAGE-003 GEN-005 GET /presets answers a list envelope with object list, of presets with object preset and a presetId', { tag: ['@area:presets'] }, async ({ api }) => {
   const reader = api.as('runs:read');
   const response = await reader.get('/presets');
   expect(response).toHaveStatus(200);
@@ -28,7 +28,7 @@ test('RUN-016 PAGE-004 PAGE-003 GEN-005 GET /presets answers a list envelope wit
   expect(new Set(all.map((p) => p.presetId)).size, 'presetIds are distinct').toBe(all.length);
 });
 
-test('PAGE-005 PAGE-007 PAGE-004 walking GET /presets one at a time returns every preset exactly once, each page with object list', async ({ api }) => {
+test('PAGE-005 PAGE-007 PAGE-004 walking GET /presets one at a time returns every preset exactly once, each page with object list', { tag: ['@area:presets'] }, async ({ api }) => {
   const reader = api.as('runs:read');
   const all = await presets(reader);
   const walked = await walk<Preset>(reader, '/presets', { limit: 1 });
@@ -40,13 +40,13 @@ test('PAGE-005 PAGE-007 PAGE-004 walking GET /presets one at a time returns ever
   }
 });
 
-test('RUN-017 the preset catalog is global: another account sees the same presets', async ({ api, apiFor, accountB }) => {
+test('RUN-017 the preset catalog is global: another account sees the same presets', { tag: ['@area:presets'] }, async ({ api, apiFor, accountB }) => {
   const mine = await presets(api.as('runs:read'));
   const theirs = await presets(apiFor(accountB, 'runs:read'));
   expect(theirs).toEqual(mine);
 });
 
-test('RUN-019 a preset carries a name, its modality (image or video) and a description', { tag: '@assumed' }, async ({ api }) => {
+test('RUN-019 a preset carries a name, its modality (image or video) and a description', { tag: ['@assumed', '@area:presets'] }, async ({ api }) => {
   const all = await presets(api.as('runs:read'));
   for (const preset of all) {
     expect(typeof preset.name, JSON.stringify(preset)).toBe('string');
@@ -56,7 +56,7 @@ test('RUN-019 a preset carries a name, its modality (image or video) and a descr
   expect(all.some((p) => p.modality === 'image'), 'an image preset exists').toBe(true);
 });
 
-test('RUN-040 the presetId of a run is one GET /presets lists: a listed one is accepted, an unlisted one refused (pinned part, on the estimate that takes the same body)', async ({ api }) => {
+test('RUN-040 the presetId of a run is one GET /presets lists: a listed one is accepted, an unlisted one refused (pinned part, on the estimate that takes the same body)', { tag: ['@area:products', '@area:presets', '@area:estimate'] }, async ({ api }) => {
   // Preset fields beyond presetId (modality) and the refusal's code are gaps (@assumed below): a
   // listed preset must be accepted in some body, an unlisted one in none.
   const reader = api.as('runs:read');
@@ -71,7 +71,7 @@ test('RUN-040 the presetId of a run is one GET /presets lists: a listed one is a
   expect(unknown.status).toBeLessThan(500);
 });
 
-test('RUN-040 every presetId listed by GET /presets is accepted by the estimate, in its own modality', { tag: '@assumed' }, async ({ api }) => {
+test('RUN-040 every presetId listed by GET /presets is accepted by the estimate, in its own modality', { tag: ['@assumed', '@area:products', '@area:presets', '@area:estimate'] }, async ({ api }) => {
   const reader = api.as('runs:read');
   const productIds = await someProductIds(api, 1);
   for (const preset of await presets(reader)) {
@@ -80,7 +80,7 @@ test('RUN-040 every presetId listed by GET /presets is accepted by the estimate,
   }
 });
 
-test('RUN-040 ERR-041 an unknown presetId, or a preset of the other modality, answers 400 VALIDATION_ERROR naming presetId', { tag: '@assumed' }, async ({ api }) => {
+test('RUN-040 ERR-041 an unknown presetId, or a preset of the other modality, answers 400 VALIDATION_ERROR naming presetId', { tag: ['@assumed', '@area:products', '@area:presets', '@area:estimate'] }, async ({ api }) => {
   const reader = api.as('runs:read');
   const productIds = await someProductIds(api, 1);
   const all = await presets(reader);

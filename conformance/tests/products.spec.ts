@@ -30,7 +30,7 @@ async function againstCatalog<T>(api: ApiClient, observe: (rows: Product[], comp
 
 const UNKNOWN_PRODUCT = 'prd_conformance_unknown_0000';
 
-test('PROD-008 PROD-001 PROD-006 GET /products lists products with a unique productId, a sku (string or null) and a title', async ({ api }) => {
+test('PROD-008 PROD-001 PROD-006 GET /products lists products with a unique productId, a sku (string or null) and a title', { tag: ['@area:products'] }, async ({ api }) => {
   const { rows } = await catalog(api);
   expect(rows.length, 'the account needs at least one product for the catalog checks').toBeGreaterThan(0);
   const ids = rows.map((p) => p.productId);
@@ -42,7 +42,7 @@ test('PROD-008 PROD-001 PROD-006 GET /products lists products with a unique prod
   }
 });
 
-test('PROD-004 PROD-003 PROD-009 GET /products?sku= returns a list of every product with that sku', async ({ api }) => {
+test('PROD-004 PROD-003 PROD-009 GET /products?sku= returns a list of every product with that sku', { tag: ['@area:products'] }, async ({ api }) => {
   const bySku = new Map<string, string[]>();
   const { complete, result: filtered } = await againstCatalog(api, async (rows) => {
     bySku.clear();
@@ -64,7 +64,7 @@ test('PROD-004 PROD-003 PROD-009 GET /products?sku= returns a list of every prod
   }
 });
 
-test('PROD-009 GET /products?brandId= lists exactly the products of that brand', async ({ api }) => {
+test('PROD-009 GET /products?brandId= lists exactly the products of that brand', { tag: ['@area:products'] }, async ({ api }) => {
   const byBrand = new Map<string, string[]>();
   const { complete, result: filteredByBrand } = await againstCatalog(api, async (rows) => {
     byBrand.clear();
@@ -83,7 +83,7 @@ test('PROD-009 GET /products?brandId= lists exactly the products of that brand',
   }
 });
 
-test('PROD-005 GET /products/{id} returns exactly the product with that productId', async ({ api }) => {
+test('PROD-005 GET /products/{id} returns exactly the product with that productId', { tag: ['@area:products'] }, async ({ api }) => {
   const { rows } = await walk<Product>(api, '/products', { limit: 5 }, 1);
   expect(rows.length).toBeGreaterThan(0);
   for (const listed of rows) {
@@ -94,7 +94,7 @@ test('PROD-005 GET /products/{id} returns exactly the product with that productI
   }
 });
 
-test('PROD-002 a product whose sku is null carries "sku": null, in the list and on its own', async ({ api }) => {
+test('PROD-002 a product whose sku is null carries "sku": null, in the list and on its own', { tag: ['@area:products'] }, async ({ api }) => {
   const { rows } = await catalog(api);
   const withoutSku = rows.find((p) => p.sku === null);
   skipWhenAbsent(withoutSku === undefined, 'no product of the account has a null sku');
@@ -103,7 +103,7 @@ test('PROD-002 a product whose sku is null carries "sku": null, in the list and 
   expect(Object.hasOwn(response.json, 'sku') && response.json.sku === null, response.describe()).toBe(true);
 });
 
-test('PROD-010 ERR-019 ERR-001 ERR-002 ERR-003 ERR-004 ERR-006 ERR-007 GET /products/{id} with an unknown productId answers the problem 404 PRODUCT_NOT_FOUND', async ({ api }) => {
+test('PROD-010 ERR-019 ERR-001 ERR-002 ERR-003 ERR-004 ERR-006 ERR-007 GET /products/{id} with an unknown productId answers the problem 404 PRODUCT_NOT_FOUND', { tag: ['@area:products'] }, async ({ api }) => {
   const response = await api.op('getProduct', { path: { productId: UNKNOWN_PRODUCT } });
   await expect(response).toBeProblem(404, 'PRODUCT_NOT_FOUND');
   const problem = response.problem;
@@ -114,7 +114,7 @@ test('PROD-010 ERR-019 ERR-001 ERR-002 ERR-003 ERR-004 ERR-006 ERR-007 GET /prod
   if (problem.instance !== undefined) expect(problem.instance).toBe(new URL(response.exchange.request.url).pathname);
 });
 
-test('GEN-004 ERR-020 another account\'s product answers the same 404 as an unknown productId', async ({ api, apiFor, accountB }) => {
+test('GEN-004 ERR-020 another account\'s product answers the same 404 as an unknown productId', { tag: ['@area:products'] }, async ({ api, apiFor, accountB }) => {
   const { rows } = await walk<Product>(api, '/products', { limit: 1 }, 1);
   const mine = rows[0];
   expect(mine, 'account A needs a product').toBeDefined();

@@ -120,7 +120,7 @@ function sharedCapCloser(answers: readonly ApiResponse[], groupLimit: number, tr
 // ---------------------------------------------------------------------------------------------
 // Headers on every response
 
-test('RATE-020 RATE-019 RATE-024 every response carries RateLimit and RateLimit-Policy, errors included', async ({ api }) => {
+test('RATE-020 RATE-019 RATE-024 every response carries RateLimit and RateLimit-Policy, errors included', { tag: ['@area:products', '@area:presets'] }, async ({ api }) => {
   const responses: [string, ApiResponse][] = [
     ['200', await api.get('/products', { query: { limit: 1 } })],
     ['404', await api.get('/products/prd_conformance_unknown_0000')],
@@ -149,7 +149,7 @@ test('RATE-020 RATE-019 RATE-024 every response carries RateLimit and RateLimit-
 /** The quota the sharing scenes lower a group to: one write of each operation spends it. */
 const SHARED_QUOTA = 2;
 
-test('RATE-007 RATE-015 a read-plane GET lists its 200/min limit and the caps of 1000/min per account and 2000/min per IP', async ({ api }) => {
+test('RATE-007 RATE-015 a read-plane GET lists its 200/min limit and the caps of 1000/min per account and 2000/min per IP', { tag: ['@area:products'] }, async ({ api }) => {
   const response = await api.get('/products', { query: { limit: 1 } });
   expect(response).toHaveStatus(200);
   const items = policyItems(response);
@@ -160,7 +160,7 @@ test('RATE-007 RATE-015 a read-plane GET lists its 200/min limit and the caps of
   expect(reported.limit === 200 || reported.remaining < 199, `the group limit of 200, or a closer one: RateLimit: ${response.header('ratelimit')}`).toBe(true);
 });
 
-test('RATE-010 RATE-017 approve and reject share one 60/min counter; a write lists the caps of 300/min per account and 600/min per IP', { tag: ['@hook:accounts', '@hook:actors', '@hook:rate-limits'] }, async ({ api, apiFor, hooks, account, accounts, clock }) => {
+test('RATE-010 RATE-017 approve and reject share one 60/min counter; a write lists the caps of 300/min per account and 600/min per IP', { tag: ['@hook:accounts', '@hook:actors', '@hook:rate-limits', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, apiFor, hooks, account, accounts, clock }) => {
   const { creatives } = await readyCampaign(api, hooks, account, 2);
   const review = api.as('creatives:review').unpaced();
   const [one, two] = creatives.map((c) => encodeURIComponent(c.creativeId));
@@ -182,7 +182,7 @@ test('RATE-010 RATE-017 approve and reject share one 60/min counter; a write lis
   expectOneCounter(seen, 'approve, reject, approve');
 });
 
-test('RATE-011 RATE-017 PATCH and DELETE of creatives share one 60/min counter', { tag: ['@hook:accounts', '@hook:actors', '@hook:rate-limits'] }, async ({ api, apiFor, hooks, account, accounts, clock }) => {
+test('RATE-011 RATE-017 PATCH and DELETE of creatives share one 60/min counter', { tag: ['@hook:accounts', '@hook:actors', '@hook:rate-limits', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ api, apiFor, hooks, account, accounts, clock }) => {
   const { creatives } = await readyCampaign(api, hooks, account, 2);
   const writer = api.as('creatives:write').unpaced();
   const [one, two] = creatives.map((c) => encodeURIComponent(c.creativeId));
@@ -200,7 +200,7 @@ test('RATE-011 RATE-017 PATCH and DELETE of creatives share one 60/min counter',
   expectOneCounter(seen, 'creative PATCH, DELETE, PATCH');
 });
 
-test('RATE-012 RATE-017 PATCH and archive of assets share one 60/min counter', { tag: ['@hook:accounts', '@hook:rate-limits'] }, async ({ api, apiFor, accounts, clock }) => {
+test('RATE-012 RATE-017 PATCH and archive of assets share one 60/min counter', { tag: ['@hook:accounts', '@hook:rate-limits', '@area:assets'] }, async ({ api, apiFor, accounts, clock }) => {
   const asset = await someAsset(api);
   const writer = api.as('assets:write').unpaced();
   const path = `/assets/${encodeURIComponent(asset.assetId)}`;
@@ -219,7 +219,7 @@ test('RATE-012 RATE-017 PATCH and archive of assets share one 60/min counter', {
   expectOneCounter(seen, 'asset PATCH, archive, PATCH');
 });
 
-test('RATE-013 RATE-017 POST and PATCH of campaigns share one 60/min counter', { tag: ['@hook:accounts', '@hook:rate-limits'] }, async ({ api, apiFor, accounts, clock }) => {
+test('RATE-013 RATE-017 POST and PATCH of campaigns share one 60/min counter', { tag: ['@hook:accounts', '@hook:rate-limits', '@area:products', '@area:campaigns'] }, async ({ api, apiFor, accounts, clock }) => {
   const product = await someProduct(api);
   const writer = api.as('campaigns:write').unpaced();
   const created = await writer.post('/campaigns', { body: { name: uniqueName('campaign'), brandId: product.brandId, productIds: [product.productId] }, idempotencyKey: newKey('campaign') });
@@ -242,7 +242,7 @@ test('RATE-013 RATE-017 POST and PATCH of campaigns share one 60/min counter', {
 // ---------------------------------------------------------------------------------------------
 // A request over its limit
 
-test('RATE-003 RATE-021 RATE-023 RATE-026 a read over its limit is a 429 of the documented type (plain text in 1.9.0) with Retry-After and remaining=0, and the read after Retry-After succeeds', { tag: ['@hook:accounts', '@hook:rate-limits', '@hook:clock'] }, async ({ accounts, apiFor, clock }) => {
+test('RATE-003 RATE-021 RATE-023 RATE-026 a read over its limit is a 429 of the documented type (plain text in 1.9.0) with Retry-After and remaining=0, and the read after Retry-After succeeds', { tag: ['@hook:accounts', '@hook:rate-limits', '@hook:clock', '@area:products'] }, async ({ accounts, apiFor, clock }) => {
   const quota = 3;
   const observed = await clock.still(async () => {
     const account = await accounts.create({ rateLimits: { 'group:read': quota } });
@@ -273,7 +273,7 @@ test('RATE-003 RATE-021 RATE-023 RATE-026 a read over its limit is a 429 of the 
   expect(after, `after waiting Retry-After (${retryAfter} s) the next read succeeds`).toHaveStatus(200);
 });
 
-test('RATE-005 two keys of one account have separate per-key budgets', { tag: ['@hook:accounts', '@hook:rate-limits'] }, async ({ accounts, apiFor, clock }) => {
+test('RATE-005 two keys of one account have separate per-key budgets', { tag: ['@hook:accounts', '@hook:rate-limits', '@area:products'] }, async ({ accounts, apiFor, clock }) => {
   const quota = 3;
   const { responses, other } = await clock.still(async () => {
     const account = await accounts.create({ rateLimits: { 'group:read': quota } });
@@ -287,7 +287,7 @@ test('RATE-005 two keys of one account have separate per-key budgets', { tag: ['
   expectCountdown(other, quota, 1);
 });
 
-test('RATE-001 RATE-023 RATE-026 a generation-plane 429 is problem+json RATE_LIMITED with Retry-After', { tag: ['@hook:accounts', '@hook:rate-limits'] }, async ({ accounts, apiFor, clock, target }) => {
+test('RATE-001 RATE-023 RATE-026 a generation-plane 429 is problem+json RATE_LIMITED with Retry-After', { tag: ['@hook:accounts', '@hook:rate-limits', '@area:presets'] }, async ({ accounts, apiFor, clock, target }) => {
   needsOperations(target, 'listPresets');
   const quota = 1;
   const responses = await clock.still(async () => {
@@ -303,7 +303,7 @@ test('RATE-001 RATE-023 RATE-026 a generation-plane 429 is problem+json RATE_LIM
   expect(rateLimitOf(limited).remaining).toBe(0);
 });
 
-test('RATE-021 waiting the reported reset after remaining=0 restores the budget (the suite paces itself on it)', { tag: ['@hook:accounts', '@hook:rate-limits'] }, async ({ accounts, apiFor }) => {
+test('RATE-021 waiting the reported reset after remaining=0 restores the budget (the suite paces itself on it)', { tag: ['@hook:accounts', '@hook:rate-limits', '@area:products'] }, async ({ accounts, apiFor }) => {
   const quota = 2;
   const account = await accounts.create({ rateLimits: { 'group:read': quota } });
   const api = apiFor(account);
@@ -318,7 +318,7 @@ test('RATE-021 waiting the reported reset after remaining=0 restores the budget 
   expect(responses.some((r) => rateLimitOf(r).remaining === 0), 'the budget of 2 ran out along the way').toBe(true);
 });
 
-test('RATE-003 a review, a creative write, an asset write and a campaign write refused with 429 answer plain text, not JSON', { tag: ['@hook:accounts', '@hook:rate-limits'] }, async ({ accounts, apiFor }) => {
+test('RATE-003 a review, a creative write, an asset write and a campaign write refused with 429 answer plain text, not JSON', { tag: ['@hook:accounts', '@hook:rate-limits', '@area:products', '@area:creatives', '@area:campaigns', '@area:assets'] }, async ({ accounts, apiFor }) => {
   // Quotas of 0 refuse every request of those groups, whatever the window, and a refusal consumes
   // nothing: no clock sensitivity, nothing changes.
   const account = await accounts.create({ rateLimits: { 'group:creative_reviews': 0, 'group:creative_writes': 0, 'group:asset_writes': 0, 'group:campaign_writes': 0 } });
@@ -344,7 +344,7 @@ test('RATE-003 a review, a creative write, an asset write and a campaign write r
   }
 });
 
-test('RATE-011 PATCH, DELETE and undelete of creatives spend one counter of 60: the 61st creative write in a window is refused', { tag: ['@hook:accounts', '@hook:actors'] }, async ({ accounts, apiFor, hooks, clock }) => {
+test('RATE-011 PATCH, DELETE and undelete of creatives spend one counter of 60: the 61st creative write in a window is refused', { tag: ['@hook:accounts', '@hook:actors', '@area:products', '@area:creatives', '@area:campaigns'] }, async ({ accounts, apiFor, hooks, clock }) => {
   // Each attempt has a fresh account: a fresh key, so a fresh counter, and a creative of its own.
   // 61 writes in one window are a tenth of the per-IP write cap, which every client of the address
   // shares: an attempt in which that cap came closer than the key's own counter is made again, and
@@ -376,7 +376,7 @@ test('RATE-011 PATCH, DELETE and undelete of creatives spend one counter of 60: 
   expect(rateLimitOf(seen[60]!)).toMatchObject({ limit: 60, remaining: 0 });
 });
 
-test('RATE-018 RATE-016 the generation cap is counted apart from reads and writes: with it exhausted, a read and a write pass; with the read cap exhausted, generation reads pass', { tag: ['@hook:accounts', '@hook:rate-limits'] }, async ({ accounts, apiFor, clock }) => {
+test('RATE-018 RATE-016 the generation cap is counted apart from reads and writes: with it exhausted, a read and a write pass; with the read cap exhausted, generation reads pass', { tag: ['@hook:accounts', '@hook:rate-limits', '@area:products', '@area:assets', '@area:presets'] }, async ({ accounts, apiFor, clock }) => {
   const cap = 2;
   const seen = await clock.still(async () => {
     const generation = await accounts.create({ rateLimits: { 'account:generation': cap } });
@@ -407,7 +407,7 @@ test('RATE-018 RATE-016 the generation cap is counted apart from reads and write
 // ---------------------------------------------------------------------------------------------
 // Caps per kind of traffic; ties
 
-test('RATE-018 caps are counted per kind of traffic: with the account read cap exhausted, a write in the same window succeeds', { tag: ['@hook:accounts', '@hook:rate-limits'] }, async ({ accounts, apiFor, clock }) => {
+test('RATE-018 caps are counted per kind of traffic: with the account read cap exhausted, a write in the same window succeeds', { tag: ['@hook:accounts', '@hook:rate-limits', '@area:products', '@area:assets'] }, async ({ accounts, apiFor, clock }) => {
   const cap = 3;
   const { reads, write } = await clock.still(async () => {
     const account = await accounts.create({ rateLimits: { 'account:read': cap } });
@@ -427,7 +427,7 @@ test('RATE-018 caps are counted per kind of traffic: with the account read cap e
   expect(policyQuotas(write!), `the write is not checked against the read cap: ${write!.header('ratelimit-policy')}`).not.toContain(cap);
 });
 
-test('RATE-022 when two limits are equally close to exhaustion, RateLimit reports the smaller one', { tag: ['@hook:accounts', '@hook:rate-limits'] }, async ({ accounts, apiFor, clock }) => {
+test('RATE-022 when two limits are equally close to exhaustion, RateLimit reports the smaller one', { tag: ['@hook:accounts', '@hook:rate-limits', '@area:products'] }, async ({ accounts, apiFor, clock }) => {
   const response = await clock.still(async () => {
     const account = await accounts.create({ rateLimits: { 'group:read': 3, 'account:read': 4 } });
     // Another key of the account puts the account counter one ahead of the read key's group counter.

@@ -76,7 +76,7 @@ test.beforeEach(({ target }) => {
 // ---------------------------------------------------------------------------------------------
 // Create, Location, Idempotency-Key
 
-test('RUN-002 RUN-035 RUN-001 RUN-008 RUN-036 IDEM-001 POST /runs answers 202 at once with the run, and its Location reads it', { tag: '@spend' }, async ({ api, target }) => {
+test('RUN-002 RUN-035 RUN-001 RUN-008 RUN-036 IDEM-001 POST /runs answers 202 at once with the run, and its Location reads it', { tag: ['@spend', '@area:products', '@area:presets', '@area:runs'] }, async ({ api, target }) => {
   const writer = api.as('runs:write');
   const productIds = await someProductIds(api, 3);
   const created = await createRun(writer, { productIds, creativesPerProduct: 2, presetId: await presetId(writer) });
@@ -100,7 +100,7 @@ test('RUN-002 RUN-035 RUN-001 RUN-008 RUN-036 IDEM-001 POST /runs answers 202 at
   expect(countsSum(again)).toBe(6);
 });
 
-test('IDEM-001 IDEM-005 POST /runs without an Idempotency-Key answers 400 IDEMPOTENCY_KEY_REQUIRED and creates nothing', async ({ api, account }) => {
+test('IDEM-001 IDEM-005 POST /runs without an Idempotency-Key answers 400 IDEMPOTENCY_KEY_REQUIRED and creates nothing', { tag: ['@area:products', '@area:presets', '@area:runs'] }, async ({ api, account }) => {
   const writer = api.as('runs:write');
   const body = { productIds: await someProductIds(api, 1), creativesPerProduct: 1, presetId: await presetId(writer) };
   // The account may hold runs already (history, other workers): what counts is what this request added.
@@ -109,7 +109,7 @@ test('IDEM-001 IDEM-005 POST /runs without an Idempotency-Key answers 400 IDEMPO
   expectCreatedNothing(account, 'POST /runs without an Idempotency-Key', before, await listRuns(writer), runId);
 });
 
-test('IDEM-006 IDEM-007 IDEM-008 RUN-046 a POST /runs replayed under its Idempotency-Key returns the earlier run and creates no second one', { tag: '@spend' }, async ({ api, account }) => {
+test('IDEM-006 IDEM-007 IDEM-008 RUN-046 a POST /runs replayed under its Idempotency-Key returns the earlier run and creates no second one', { tag: ['@spend', '@area:products', '@area:presets', '@area:runs'] }, async ({ api, account }) => {
   const writer = api.as('runs:write');
   const body = { productIds: await someProductIds(api, 2), creativesPerProduct: 1, presetId: await presetId(writer) };
   const key = idempotencyKey();
@@ -129,7 +129,7 @@ test('IDEM-006 IDEM-007 IDEM-008 RUN-046 a POST /runs replayed under its Idempot
   expectCreatedNothing(account, 'the same key with another body', withRun, await listRuns(writer), runId);
 });
 
-test('RUN-046 a body that spells out the defaults (1K, PRIMARY, image) replays the run created without them', { tag: ['@assumed', '@spend'] }, async ({ api, account }) => {
+test('RUN-046 a body that spells out the defaults (1K, PRIMARY, image) replays the run created without them', { tag: ['@assumed', '@spend', '@area:products', '@area:presets', '@area:runs'] }, async ({ api, account }) => {
   const writer = api.as('runs:write');
   const body = { productIds: await someProductIds(api, 1), creativesPerProduct: 1, presetId: await presetId(writer) };
   const key = idempotencyKey();
@@ -145,7 +145,7 @@ test('RUN-046 a body that spells out the defaults (1K, PRIMARY, image) replays t
 // ---------------------------------------------------------------------------------------------
 // Lifecycle over the clock
 
-test('RUN-011 RUN-009 RUN-020 RUN-021 RUN-036 a run polled over the clock keeps its counts summing to total and sets finalizedAt once', { tag: ['@spend', '@hook:clock'] }, async ({ api, clock }) => {
+test('RUN-011 RUN-009 RUN-020 RUN-021 RUN-036 a run polled over the clock keeps its counts summing to total and sets finalizedAt once', { tag: ['@spend', '@hook:clock', '@area:products', '@area:presets', '@area:runs'] }, async ({ api, clock }) => {
   const writer = api.as('runs:write');
   const run = await acceptedRun(writer, { productIds: await someProductIds(api, 3), creativesPerProduct: 2, presetId: await presetId(writer) });
   const { final } = await pollRun(writer, clock, run.runId, {
@@ -183,7 +183,7 @@ function holdsNumber(value: unknown, n: number): boolean {
   return Object.values(value).some((v) => holdsNumber(v, n));
 }
 
-test('RUN-012 RUN-014 RUN-015 RUN-043 a run (pinned parts): estimatedCompletion.completesAt with durationSeconds, its price matches the quote, one item per planned creative in request order, each a run_item with a jobId and, once produced, its asset', { tag: ['@spend', '@hook:clock'] }, async ({ api, clock }) => {
+test('RUN-012 RUN-014 RUN-015 RUN-043 a run (pinned parts): estimatedCompletion.completesAt with durationSeconds, its price matches the quote, one item per planned creative in request order, each a run_item with a jobId and, once produced, its asset', { tag: ['@spend', '@hook:clock', '@area:products', '@area:assets', '@area:presets', '@area:runs', '@area:estimate'] }, async ({ api, clock }) => {
   // Item fields beyond object, jobId, outcome and asset, the quote's shape and which object holds
   // estimatedCompletion are gaps (@assumed tests above and below); this reads only what is pinned:
   // the order shows through each produced asset's productId (Asset carries productId).
@@ -229,7 +229,7 @@ test('RUN-012 RUN-014 RUN-015 RUN-043 a run (pinned parts): estimatedCompletion.
   skipWhenAbsent(produced === 0, 'no item of the run produced a creative, so request order could not be read from the assets');
 });
 
-test('RUN-014 RUN-015 RUN-018 RUN-028 RUN-003 RUN-043 items: one per planned creative in request order, each with its outcome and its asset; charged = produced × price', { tag: ['@assumed', '@spend', '@hook:clock', '@hook:accounts'] }, async ({ api, account, hooks, clock }) => {
+test('RUN-014 RUN-015 RUN-018 RUN-028 RUN-003 RUN-043 items: one per planned creative in request order, each with its outcome and its asset; charged = produced × price', { tag: ['@assumed', '@spend', '@hook:clock', '@hook:accounts', '@area:products', '@area:assets', '@area:presets', '@area:runs', '@area:estimate'] }, async ({ api, account, hooks, clock }) => {
   const writer = api.as('runs:write');
   const productIds = await someProductIds(api, 3);
   const body = { productIds, creativesPerProduct: 2, presetId: await presetId(writer) };
@@ -267,7 +267,7 @@ test('RUN-014 RUN-015 RUN-018 RUN-028 RUN-003 RUN-043 items: one per planned cre
   expect(end.held, 'no hold stays open once the run is final').toBe(start.held);
 });
 
-test('RUN-025 RUN-026 RUN-012 RUN-013 a new run reads ACCEPTED, RUNNING once an item starts, and carries estimatedCompletion until it is final', { tag: ['@assumed', '@spend', '@hook:clock'] }, async ({ api, clock }) => {
+test('RUN-025 RUN-026 RUN-012 RUN-013 a new run reads ACCEPTED, RUNNING once an item starts, and carries estimatedCompletion until it is final', { tag: ['@assumed', '@spend', '@hook:clock', '@area:products', '@area:presets', '@area:runs'] }, async ({ api, clock }) => {
   const writer = api.as('runs:write');
   const created = await createRun(writer, await longRunBody(api));
   expect(created).toHaveStatus(202);
@@ -293,7 +293,7 @@ test('RUN-025 RUN-026 RUN-012 RUN-013 a new run reads ACCEPTED, RUNNING once an 
 // ---------------------------------------------------------------------------------------------
 // Stop
 
-test('RUN-023 RUN-022 RUN-024 RUN-006 a stop answers 202 STOPPING, finalizedAt stays null until the run settles, and no new item starts', { tag: ['@spend', '@hook:clock'] }, async ({ api, clock }) => {
+test('RUN-023 RUN-022 RUN-024 RUN-006 a stop answers 202 STOPPING, finalizedAt stays null until the run settles, and no new item starts', { tag: ['@spend', '@hook:clock', '@area:products', '@area:presets', '@area:runs'] }, async ({ api, clock }) => {
   const writer = api.as('runs:write');
   const run = await acceptedRun(writer, await longRunBody(api));
   await clock.advance(1);
@@ -325,7 +325,7 @@ test('RUN-023 RUN-022 RUN-024 RUN-006 a stop answers 202 STOPPING, finalizedAt s
   expect(c.succeeded + c.failed + c.refused, 'only the items started before the stop ran, and each finished with its own outcome').toBe(final.total - stoppedAtStop);
 });
 
-test('RUN-027 RUN-037 RUN-038 RUN-006 RUN-018 RUN-003 a stopped run ends STOPPED, no stopped item ever starts, a repeated stop answers 202 unchanged, and only produced creatives are charged', { tag: ['@assumed', '@spend', '@hook:clock', '@hook:accounts'] }, async ({ api, account, hooks, clock }) => {
+test('RUN-027 RUN-037 RUN-038 RUN-006 RUN-018 RUN-003 a stopped run ends STOPPED, no stopped item ever starts, a repeated stop answers 202 unchanged, and only produced creatives are charged', { tag: ['@assumed', '@spend', '@hook:clock', '@hook:accounts', '@area:products', '@area:presets', '@area:runs', '@area:estimate'] }, async ({ api, account, hooks, clock }) => {
   const writer = api.as('runs:write');
   const body = await longRunBody(api);
   const quote = await writer.post('/runs/estimate', { body });
@@ -382,7 +382,7 @@ test('RUN-027 RUN-037 RUN-038 RUN-006 RUN-018 RUN-003 a stopped run ends STOPPED
  * account is this test's alone) and through what the public API shows (the daily budget's usage
  * the estimate reports, when it reports one).
  */
-test('RUN-003 RUN-005 failed and refused items are not charged: a run with one produced creative of three costs what a run of one produced creative costs, in the ledger and in the budget the estimate reports', { tag: ['@spend', '@hook:accounts', '@hook:clock', '@hook:outcomes'] }, async ({ api, account, hooks, clock }) => {
+test('RUN-003 RUN-005 failed and refused items are not charged: a run with one produced creative of three costs what a run of one produced creative costs, in the ledger and in the budget the estimate reports', { tag: ['@spend', '@hook:accounts', '@hook:clock', '@hook:outcomes', '@area:products', '@area:presets', '@area:runs', '@area:estimate'] }, async ({ api, account, hooks, clock }) => {
   const writer = api.as('runs:write');
   const reader = api.as('runs:read');
   const productIds = await someProductIds(api, 3);
@@ -430,7 +430,7 @@ test('RUN-003 RUN-005 failed and refused items are not charged: a run with one p
   expect(afterMixed - afterOne, `the budget used by the mixed run is one produced creative's (${afterOne - before}): usedToday went from ${afterOne} to ${afterMixed}`).toBe(afterOne - before);
 });
 
-test('RUN-029 RUN-030 RUN-031 the outcomes of the items decide the terminal status: PARTIAL, REFUSED, FAILED', { tag: ['@assumed', '@spend', '@hook:clock', '@hook:outcomes'] }, async ({ api, account, hooks, clock }) => {
+test('RUN-029 RUN-030 RUN-031 the outcomes of the items decide the terminal status: PARTIAL, REFUSED, FAILED', { tag: ['@assumed', '@spend', '@hook:clock', '@hook:outcomes', '@area:products', '@area:presets', '@area:runs'] }, async ({ api, account, hooks, clock }) => {
   const writer = api.as('runs:write');
   const body = { productIds: await someProductIds(api, 3), creativesPerProduct: 2, presetId: await presetId(writer) };
   const cases: [string, ('succeeded' | 'failed' | 'refused')[], string][] = [
@@ -447,7 +447,7 @@ test('RUN-029 RUN-030 RUN-031 the outcomes of the items decide the terminal stat
   }
 });
 
-test('RUN-032 RUN-020 RUN-021 a run not final 24 hours after its creation ends EXPIRED, its unsettled items counted as failed and their holds released', { tag: ['@assumed', '@spend', '@hook:clock', '@hook:outcomes', '@hook:accounts'] }, async ({ api, account, hooks, clock }) => {
+test('RUN-032 RUN-020 RUN-021 a run not final 24 hours after its creation ends EXPIRED, its unsettled items counted as failed and their holds released', { tag: ['@assumed', '@spend', '@hook:clock', '@hook:outcomes', '@hook:accounts', '@area:products', '@area:presets', '@area:runs', '@area:estimate'] }, async ({ api, account, hooks, clock }) => {
   const writer = api.as('runs:write');
   await setOutcomes(hooks, account, { items: ['succeeded', 'stall'] });
   const body = { productIds: await someProductIds(api, 1), creativesPerProduct: 2, presetId: await presetId(writer) };
@@ -470,7 +470,7 @@ test('RUN-032 RUN-020 RUN-021 a run not final 24 hours after its creation ends E
   expect(end.charged - start.charged, 'only the produced creative was charged').toBe(perCreative);
 });
 
-test('RUN-029 RUN-030 items whose credit hold cannot be placed settle refused: a run left with no credits ends REFUSED, one left with two ends PARTIAL', { tag: ['@assumed', '@spend', '@hook:accounts', '@hook:clock'] }, async ({ accounts, apiFor, hooks, clock }) => {
+test('RUN-029 RUN-030 items whose credit hold cannot be placed settle refused: a run left with no credits ends REFUSED, one left with two ends PARTIAL', { tag: ['@assumed', '@spend', '@hook:accounts', '@hook:clock', '@area:products', '@area:presets', '@area:runs'] }, async ({ accounts, apiFor, hooks, clock }) => {
   for (const [balance, status] of [
     [0, 'REFUSED'],
     [2, 'PARTIAL'],
@@ -505,7 +505,7 @@ test('RUN-029 RUN-030 items whose credit hold cannot be placed settle refused: a
   }
 });
 
-test('AUTH-019 AUTH-023 AUTH-033 below the Core tier a runs:write key answers 401 on POST /runs and POST /upscales, and a plan that loses it refuses from the next request on', { tag: ['@hook:accounts', '@spend'] }, async ({ accounts, apiFor, api, account, hooks }) => {
+test('AUTH-019 AUTH-023 AUTH-033 below the Core tier a runs:write key answers 401 on POST /runs and POST /upscales, and a plan that loses it refuses from the next request on', { tag: ['@hook:accounts', '@spend', '@area:products', '@area:presets', '@area:runs', '@area:upscales'] }, async ({ accounts, apiFor, api, account, hooks }) => {
   const starter = await accounts.create({ plan: 'starter' });
   const starterWriter = apiFor(starter, 'runs:write');
   const body = { productIds: await someProductIds(starterWriter, 1), creativesPerProduct: 1, presetId: await presetId(starterWriter) };
@@ -524,7 +524,7 @@ test('AUTH-019 AUTH-023 AUTH-033 below the Core tier a runs:write key answers 40
 // ---------------------------------------------------------------------------------------------
 // List and 404
 
-test('RUN-033 RUN-010 PAGE-004 GEN-005 GET /runs lists the runs newest first, and a row of a run that is not final omits counts', { tag: ['@spend', '@hook:clock'] }, async ({ api, clock }) => {
+test('RUN-033 RUN-010 PAGE-004 GEN-005 GET /runs lists the runs newest first, and a row of a run that is not final omits counts', { tag: ['@spend', '@hook:clock', '@area:products', '@area:presets', '@area:runs'] }, async ({ api, clock }) => {
   const writer = api.as('runs:write');
   const older = await acceptedRun(writer, { productIds: await someProductIds(api, 1), creativesPerProduct: 1, presetId: await presetId(writer) });
   await pollRun(writer, clock, older.runId, { stepSeconds: 5 });
@@ -547,7 +547,7 @@ test('RUN-033 RUN-010 PAGE-004 GEN-005 GET /runs lists the runs newest first, an
   await writer.post(`/runs/${newer.runId}/stop`);
 });
 
-test('GEN-004 ERR-020 VER-005 an unknown run and another account\'s run answer the same 404; GET /runs/products is not an endpoint', { tag: '@spend' }, async ({ api, apiFor, accountB }) => {
+test('GEN-004 ERR-020 VER-005 an unknown run and another account\'s run answer the same 404; GET /runs/products is not an endpoint', { tag: ['@spend', '@area:products', '@area:presets', '@area:runs'] }, async ({ api, apiFor, accountB }) => {
   const writer = api.as('runs:write');
   const mine = await acceptedRun(writer, { productIds: await someProductIds(api, 1), creativesPerProduct: 1, presetId: await presetId(writer) });
   const other = apiFor(accountB, 'runs:write');
@@ -568,14 +568,14 @@ test('GEN-004 ERR-020 VER-005 an unknown run and another account\'s run answer t
   expect(await writer.get('/runs/products'), 'GET /runs/products was removed').toHaveStatus(404);
 });
 
-test('ERR-004 an unknown run answers 404 with the decided code RUN_NOT_FOUND', { tag: '@assumed' }, async ({ api }) => {
+test('ERR-004 an unknown run answers 404 with the decided code RUN_NOT_FOUND', { tag: ['@assumed', '@area:runs'] }, async ({ api }) => {
   await expect(await api.as('runs:read').get('/runs/run_conformance_unknown_0000')).toBeProblem(404, 'RUN_NOT_FOUND');
 });
 
 // ---------------------------------------------------------------------------------------------
 // imageSize, referenceSource, products
 
-test('RUN-045 ERR-013 imageSize or referenceSource with modality video answers 400 VALIDATION_ERROR, and nothing is created', async ({ api, account }) => {
+test('RUN-045 ERR-013 imageSize or referenceSource with modality video answers 400 VALIDATION_ERROR, and nothing is created', { tag: ['@area:products', '@area:presets', '@area:runs', '@area:estimate'] }, async ({ api, account }) => {
   const writer = api.as('runs:write');
   const before = await listRuns(writer);
   const base = { productIds: await someProductIds(api, 1), creativesPerProduct: 1, presetId: await presetId(writer, 'video'), modality: 'video' as const };
@@ -586,7 +586,7 @@ test('RUN-045 ERR-013 imageSize or referenceSource with modality video answers 4
   expectCreatedNothing(account, 'the refused POST /runs', before, await listRuns(writer), runId);
 });
 
-test('RUN-041 RUN-042 RUN-044 RUN-046 imageSize defaults to 1K and larger sizes are priced higher; referenceSource is accepted on image runs', { tag: '@spend' }, async ({ api }) => {
+test('RUN-041 RUN-042 RUN-044 RUN-046 imageSize defaults to 1K and larger sizes are priced higher; referenceSource is accepted on image runs', { tag: ['@spend', '@area:products', '@area:presets', '@area:runs', '@area:estimate'] }, async ({ api }) => {
   const writer = api.as('runs:write');
   const base = { productIds: await someProductIds(api, 1), creativesPerProduct: 1, presetId: await presetId(writer) };
   const price = async (extra: Partial<RunBody>) => (await acceptedRun(writer, { ...base, ...extra })).credits.estimated;
@@ -611,7 +611,7 @@ test('RUN-041 RUN-042 RUN-044 RUN-046 imageSize defaults to 1K and larger sizes 
   }
 });
 
-test('ERR-016 AUTH-025 an imageSize the plan does not include answers 403 IMAGE_SIZE_NOT_ENTITLED, and nothing is written', { tag: ['@assumed', '@hook:accounts', '@spend'] }, async ({ accounts, apiFor }) => {
+test('ERR-016 AUTH-025 an imageSize the plan does not include answers 403 IMAGE_SIZE_NOT_ENTITLED, and nothing is written', { tag: ['@assumed', '@hook:accounts', '@spend', '@area:products', '@area:presets', '@area:runs'] }, async ({ accounts, apiFor }) => {
   for (const [plan, refused, allowed] of [
     ['growth', '4K', '2K'],
     ['core', '2K', '1K'],
@@ -625,7 +625,7 @@ test('ERR-016 AUTH-025 an imageSize the plan does not include answers 403 IMAGE_
   }
 });
 
-test('ERR-016 a plan that loses an image size refuses it from the next request on', { tag: ['@hook:accounts', '@spend'] }, async ({ api, account, hooks }) => {
+test('ERR-016 a plan that loses an image size refuses it from the next request on', { tag: ['@hook:accounts', '@spend', '@area:products', '@area:presets', '@area:runs'] }, async ({ api, account, hooks }) => {
   const writer = api.as('runs:write');
   const body = { productIds: await someProductIds(api, 1), creativesPerProduct: 1, presetId: await presetId(writer), imageSize: '4K' as const };
   await expect(await createRun(writer, body)).toHaveStatus(202);
@@ -634,7 +634,7 @@ test('ERR-016 a plan that loses an image size refuses it from the next request o
   expect((await listRuns(writer)).length, 'only the first run exists').toBe(1);
 });
 
-test('ERR-021 an image size without a price answers 409 IMAGE_SIZE_UNPRICED before anything is written or charged', { tag: '@hook:accounts' }, async ({ api, account, hooks }) => {
+test('ERR-021 an image size without a price answers 409 IMAGE_SIZE_UNPRICED before anything is written or charged', { tag: ['@hook:accounts', '@area:products', '@area:presets', '@area:runs'] }, async ({ api, account, hooks }) => {
   const writer = api.as('runs:write');
   await setCredits(hooks, account, { rateCard: { image: { '2K': null } } });
   const before = await credits(hooks, account);
@@ -645,7 +645,7 @@ test('ERR-021 an image size without a price answers 409 IMAGE_SIZE_UNPRICED befo
   expect(await credits(hooks, account), 'nothing held or charged').toEqual(before);
 });
 
-test('RUN-039 ERR-019 ERR-020 an unknown or foreign productId answers 404 PRODUCT_NOT_FOUND naming the field in errors, and nothing is created', async ({ api, apiFor, account, accountB }) => {
+test('RUN-039 ERR-019 ERR-020 an unknown or foreign productId answers 404 PRODUCT_NOT_FOUND naming the field in errors, and nothing is created', { tag: ['@area:products', '@area:presets', '@area:runs'] }, async ({ api, apiFor, account, accountB }) => {
   const writer = api.as('runs:write');
   const before = await listRuns(writer);
   const [known] = await someProductIds(api, 1);
@@ -664,7 +664,7 @@ test('RUN-039 ERR-019 ERR-020 an unknown or foreign productId answers 404 PRODUC
   expectCreatedNothing(account, 'the refused POST /runs', before, await listRuns(writer), runId);
 });
 
-test('RUN-039 the errors entry names the position of the unknown productId', { tag: '@assumed' }, async ({ api }) => {
+test('RUN-039 the errors entry names the position of the unknown productId', { tag: ['@assumed', '@area:products', '@area:presets', '@area:runs'] }, async ({ api }) => {
   const writer = api.as('runs:write');
   const [known] = await someProductIds(api, 1);
   const response = await createRun(writer, { productIds: [known!, 'prd_conformance_unknown_0000'], creativesPerProduct: 1, presetId: await presetId(writer) });
@@ -675,7 +675,7 @@ test('RUN-039 the errors entry names the position of the unknown productId', { t
 // ---------------------------------------------------------------------------------------------
 // Price, spend and validation refusals
 
-test('ERR-035 ERR-036 ERR-037 the price guards refuse with PRICE_EXCEEDS_MAX, PRICE_CHANGED and ACCOUNT_SPEND_CAP_EXCEEDED and create nothing', { tag: ['@assumed', '@hook:accounts', '@spend'] }, async ({ api, account, hooks }) => {
+test('ERR-035 ERR-036 ERR-037 the price guards refuse with PRICE_EXCEEDS_MAX, PRICE_CHANGED and ACCOUNT_SPEND_CAP_EXCEEDED and create nothing', { tag: ['@assumed', '@hook:accounts', '@spend', '@area:products', '@area:presets', '@area:runs', '@area:estimate'] }, async ({ api, account, hooks }) => {
   const writer = api.as('runs:write');
   const body = { productIds: await someProductIds(api, 3), creativesPerProduct: 1, presetId: await presetId(writer) };
   const quote = (await writer.post('/runs/estimate', { body })).json as { credits: { estimated: number; rateCardVersion: string } };
@@ -696,7 +696,7 @@ test('ERR-035 ERR-036 ERR-037 the price guards refuse with PRICE_EXCEEDS_MAX, PR
   await expect(await createRun(writer, { ...body, maxCredits: estimated, expectedRateCardVersion: rateCardVersion }), 'the exact price on the current card').toHaveStatus(202);
 });
 
-test('ERR-033 ERR-025 ERR-026 503 ACCOUNT_SPEND_UNAVAILABLE carries Retry-After and writes nothing; the same request under the same key then executes once', { tag: ['@hook:faults', '@spend'] }, async ({ api, account, hooks }) => {
+test('ERR-033 ERR-025 ERR-026 503 ACCOUNT_SPEND_UNAVAILABLE carries Retry-After and writes nothing; the same request under the same key then executes once', { tag: ['@hook:faults', '@spend', '@area:products', '@area:presets', '@area:runs'] }, async ({ api, account, hooks }) => {
   const writer = api.as('runs:write');
   const body = { productIds: await someProductIds(api, 1), creativesPerProduct: 1, presetId: await presetId(writer) };
   const key = idempotencyKey();
@@ -714,7 +714,7 @@ test('ERR-033 ERR-025 ERR-026 503 ACCOUNT_SPEND_UNAVAILABLE carries Retry-After 
   expect((await listRuns(writer)).map((r) => r.runId)).toEqual([accepted.json.runId]);
 });
 
-test('ERR-031 ERR-029 ERR-030 IDEM-010 while writes are paused POST /runs and stop answer 503 WRITES_PAUSED, reads are unaffected, and the key is not consumed', { tag: ['@assumed', '@hook:faults', '@spend'] }, async ({ api, account, hooks }) => {
+test('ERR-031 ERR-029 ERR-030 IDEM-010 while writes are paused POST /runs and stop answer 503 WRITES_PAUSED, reads are unaffected, and the key is not consumed', { tag: ['@assumed', '@hook:faults', '@spend', '@area:products', '@area:presets', '@area:runs', '@area:estimate'] }, async ({ api, account, hooks }) => {
   const writer = api.as('runs:write');
   const running = await acceptedRun(writer, await longRunBody(api));
   const body = { productIds: await someProductIds(api, 1), creativesPerProduct: 1, presetId: await presetId(writer) };
@@ -738,7 +738,7 @@ test('ERR-031 ERR-029 ERR-030 IDEM-010 while writes are paused POST /runs and st
   await expect(await writer.post(`/runs/${running.runId}/stop`)).toHaveStatus(202);
 });
 
-test('ERR-041 RUN-047 RUN-040 a body failure on POST /runs answers 400 VALIDATION_ERROR with errors[], and nothing is created', { tag: '@assumed' }, async ({ api, account }) => {
+test('ERR-041 RUN-047 RUN-040 a body failure on POST /runs answers 400 VALIDATION_ERROR with errors[], and nothing is created', { tag: ['@assumed', '@area:products', '@area:presets', '@area:runs'] }, async ({ api, account }) => {
   const writer = api.as('runs:write');
   const before = await listRuns(writer);
   const productIds = await someProductIds(api, 2);
@@ -768,7 +768,7 @@ test('ERR-041 RUN-047 RUN-040 a body failure on POST /runs answers 400 VALIDATIO
 // ---------------------------------------------------------------------------------------------
 // Rate limits of the generation plane
 
-test('RATE-008 RATE-009 RATE-016 RATE-024 generation reads count against 120/min, POST /runs and stop against 20/min, under the 360 and 600 caps', { tag: '@spend' }, async ({ api }) => {
+test('RATE-008 RATE-009 RATE-016 RATE-024 generation reads count against 120/min, POST /runs and stop against 20/min, under the 360 and 600 caps', { tag: ['@spend', '@area:products', '@area:presets', '@area:runs', '@area:estimate'] }, async ({ api }) => {
   const writer = api.as('runs:write');
   const body = { productIds: await someProductIds(api, 1), creativesPerProduct: 1, presetId: await presetId(writer) };
   const created = await createRun(writer, body);
@@ -797,7 +797,7 @@ test('RATE-008 RATE-009 RATE-016 RATE-024 generation reads count against 120/min
   }
 });
 
-test('RATE-001 RATE-023 RATE-026 RATE-004 a POST /runs over the generation write limit is problem+json RATE_LIMITED with Retry-After, and its retry under the same key executes once', { tag: ['@hook:accounts', '@hook:clock', '@spend'] }, async ({ accounts, apiFor, clock }) => {
+test('RATE-001 RATE-023 RATE-026 RATE-004 a POST /runs over the generation write limit is problem+json RATE_LIMITED with Retry-After, and its retry under the same key executes once', { tag: ['@hook:accounts', '@hook:clock', '@spend', '@area:products', '@area:presets', '@area:runs'] }, async ({ accounts, apiFor, clock }) => {
   const quota = 1;
   const observed = await clock.still(async () => {
     const account = await accounts.create({ rateLimits: { 'group:generation_write': quota } });

@@ -63,7 +63,7 @@ test.beforeEach(({ target }) => {
   needsOperations(target, 'createUpscale', 'getUpscale', 'listAssets', 'getAsset');
 });
 
-test('UPSC-009 UPSC-010 UPSC-005 UPSC-007 UPSC-008 UPSC-001 UPSC-002 ASST-005 IDEM-001 POST /upscales answers 202 with Location; the upscale ends SUCCEEDED with a NEW asset, and the original is unchanged', { tag: ['@spend', '@hook:clock'] }, async ({ api, clock, target }) => {
+test('UPSC-009 UPSC-010 UPSC-005 UPSC-007 UPSC-008 UPSC-001 UPSC-002 ASST-005 IDEM-001 POST /upscales answers 202 with Location; the upscale ends SUCCEEDED with a NEW asset, and the original is unchanged', { tag: ['@spend', '@hook:clock', '@area:assets', '@area:upscales'] }, async ({ api, clock, target }) => {
   const writer = api.as('runs:write');
   const source = await stillImageAsset(writer, 2048);
   const original = await readAsset(writer, source.assetId);
@@ -97,7 +97,7 @@ test('UPSC-009 UPSC-010 UPSC-005 UPSC-007 UPSC-008 UPSC-001 UPSC-002 ASST-005 ID
   expect(after.header('etag'), 'its ETag too').toBe(original.header('etag'));
 });
 
-test('UPSC-007 UPSC-006 UPSC-008 the upscale moves QUEUED → PROCESSING → SUCCEEDED on the clock and names its result in assetId', { tag: ['@assumed', '@spend', '@hook:clock'] }, async ({ api, clock }) => {
+test('UPSC-007 UPSC-006 UPSC-008 the upscale moves QUEUED → PROCESSING → SUCCEEDED on the clock and names its result in assetId', { tag: ['@assumed', '@spend', '@hook:clock', '@area:assets', '@area:upscales'] }, async ({ api, clock }) => {
   const writer = api.as('runs:write');
   const source = await stillImageAsset(writer, 2048);
   const created = await createUpscale(writer, { source: { assetId: source.assetId }, target: '2K' });
@@ -120,7 +120,7 @@ test('UPSC-007 UPSC-006 UPSC-008 the upscale moves QUEUED → PROCESSING → SUC
   expect(asset.json.derivation?.parentAssetId).toBe(source.assetId);
 });
 
-test('ASST-005 ASST-006 UPSC-001 an upscale of an upscale keeps the chain: parentAssetId is the direct source, rootAssetId the first asset', { tag: ['@spend', '@hook:clock'] }, async ({ api, clock }) => {
+test('ASST-005 ASST-006 UPSC-001 an upscale of an upscale keeps the chain: parentAssetId is the direct source, rootAssetId the first asset', { tag: ['@spend', '@hook:clock', '@area:assets', '@area:upscales'] }, async ({ api, clock }) => {
   const writer = api.as('runs:write');
   const root = await stillImageAsset(writer, 2048);
   expect(Object.hasOwn(root, 'derivation'), 'an asset not made by an upscale has no derivation').toBe(false);
@@ -142,7 +142,7 @@ test('ASST-005 ASST-006 UPSC-001 an upscale of an upscale keeps the chain: paren
   expect(Object.hasOwn((await readAsset(writer, root.assetId)).json, 'derivation'), 'the root still has none').toBe(false);
 });
 
-test('UPSC-004 credits are held on accept and charged only for the delivered image; nothing is refunded when the result is deleted', { tag: ['@hook:accounts', '@hook:clock', '@spend'] }, async ({ api, account, hooks, clock }) => {
+test('UPSC-004 credits are held on accept and charged only for the delivered image; nothing is refunded when the result is deleted', { tag: ['@hook:accounts', '@hook:clock', '@spend', '@area:assets', '@area:upscales'] }, async ({ api, account, hooks, clock }) => {
   const writer = api.as('runs:write');
   const source = await stillImageAsset(writer, 2048);
   const before = await allAssets(writer);
@@ -170,7 +170,7 @@ test('UPSC-004 credits are held on accept and charged only for the delivered ima
   expect(await credits(hooks, account), 'nothing refunded for a delivered render').toEqual(deliveredRead);
 });
 
-test('UPSC-004 UPSC-007 a FAILED upscale charges nothing and adds no asset', { tag: ['@hook:accounts', '@hook:clock', '@hook:outcomes', '@spend'] }, async ({ api, account, hooks, clock }) => {
+test('UPSC-004 UPSC-007 a FAILED upscale charges nothing and adds no asset', { tag: ['@hook:accounts', '@hook:clock', '@hook:outcomes', '@spend', '@area:assets', '@area:upscales'] }, async ({ api, account, hooks, clock }) => {
   const writer = api.as('runs:write');
   await setOutcomes(hooks, account, { upscales: ['failed'] });
   const source = await stillImageAsset(writer, 2048);
@@ -187,7 +187,7 @@ test('UPSC-004 UPSC-007 a FAILED upscale charges nothing and adds no asset', { t
   expect(await newAssets(writer, before), 'no asset was delivered').toEqual([]);
 });
 
-test('IDEM-001 IDEM-005 IDEM-006 IDEM-007 a POST /upscales replayed under its key returns the same upscale and holds once; without a key it is refused', { tag: ['@hook:accounts', '@spend'] }, async ({ api, account, hooks }) => {
+test('IDEM-001 IDEM-005 IDEM-006 IDEM-007 a POST /upscales replayed under its key returns the same upscale and holds once; without a key it is refused', { tag: ['@hook:accounts', '@spend', '@area:assets', '@area:upscales'] }, async ({ api, account, hooks }) => {
   const writer = api.as('runs:write');
   const source = await stillImageAsset(writer, 2048);
   const body: UpscaleBody = { source: { assetId: source.assetId }, target: '2K' };
@@ -210,7 +210,7 @@ test('IDEM-001 IDEM-005 IDEM-006 IDEM-007 a POST /upscales replayed under its ke
 // ---------------------------------------------------------------------------------------------
 // Pinned parts (run under --grep-invert @assumed; the decided parts are in the @assumed tests)
 
-test('UPSC-011 POST /upscales takes source { assetId } and target 2K or 4K; another target is refused', { tag: '@spend' }, async ({ api, account }) => {
+test('UPSC-011 POST /upscales takes source { assetId } and target 2K or 4K; another target is refused', { tag: ['@spend', '@area:assets', '@area:upscales'] }, async ({ api, account }) => {
   // The values of source.image (the product-image form) are a gap (UPSC-012, @assumed below).
   const writer = api.as('runs:write');
   const source = await stillImageAsset(writer, 2048);
@@ -250,14 +250,14 @@ async function upscaleOfLiveSource(writer: ApiClient, account: Account, source: 
   }
 }
 
-test('ERR-015 402 INSUFFICIENT_CREDITS refuses POST /upscales when the balance cannot pay it', { tag: '@hook:accounts' }, async ({ api, account, hooks }) => {
+test('ERR-015 402 INSUFFICIENT_CREDITS refuses POST /upscales when the balance cannot pay it', { tag: ['@hook:accounts', '@area:assets', '@area:upscales'] }, async ({ api, account, hooks }) => {
   const writer = api.as('runs:write');
   const source = await stillImageAsset(writer, 2048);
   await setCredits(hooks, account, { balance: 0 });
   await expect(await createUpscale(writer, { source: { assetId: source.assetId }, target: '4K' })).toBeProblem(402, 'INSUFFICIENT_CREDITS');
 });
 
-test('ERR-017 403 IMAGE_UPSCALE_NOT_ENTITLED refuses POST /upscales when the plan lacks upscales', { tag: '@hook:accounts' }, async ({ api, account, hooks }) => {
+test('ERR-017 403 IMAGE_UPSCALE_NOT_ENTITLED refuses POST /upscales when the plan lacks upscales', { tag: ['@hook:accounts', '@area:assets', '@area:upscales'] }, async ({ api, account, hooks }) => {
   // Which tiers grant upscales is a gap (AUTH-026, @assumed below): the plan loses the feature.
   const writer = api.as('runs:write');
   const source = await stillImageAsset(writer, 2048);
@@ -265,7 +265,7 @@ test('ERR-017 403 IMAGE_UPSCALE_NOT_ENTITLED refuses POST /upscales when the pla
   await expect(await createUpscale(writer, { source: { assetId: source.assetId }, target: '4K' })).toBeProblem(403, 'IMAGE_UPSCALE_NOT_ENTITLED');
 });
 
-test('ERR-023 422 IMAGE_UPSCALE_TARGET_NOT_LARGER refuses an upscale of a result to the target it already has', { tag: ['@spend', '@hook:clock'] }, async ({ api, clock }) => {
+test('ERR-023 422 IMAGE_UPSCALE_TARGET_NOT_LARGER refuses an upscale of a result to the target it already has', { tag: ['@spend', '@hook:clock', '@area:assets', '@area:upscales'] }, async ({ api, clock }) => {
   // What 2K and 4K measure in pixels is a gap: the source is an upscale's own 4K result.
   const writer = api.as('runs:write');
   const source = await stillImageAsset(writer, 2048);
@@ -276,7 +276,7 @@ test('ERR-023 422 IMAGE_UPSCALE_TARGET_NOT_LARGER refuses an upscale of a result
   await expect(await createUpscale(writer, { source: { assetId: final.assetId! }, target: '4K' }), 'the 4K result to 4K').toBeProblem(422, 'IMAGE_UPSCALE_TARGET_NOT_LARGER');
 });
 
-test('RATE-014 POST /upscales counts on the generation write counter of runs, GET /upscales/{id} on the generation read counter', { tag: ['@spend', '@hook:clock'] }, async ({ api, clock }) => {
+test('RATE-014 POST /upscales counts on the generation write counter of runs, GET /upscales/{id} on the generation read counter', { tag: ['@spend', '@hook:clock', '@area:products', '@area:assets', '@area:presets', '@area:runs', '@area:upscales'] }, async ({ api, clock }) => {
   // Fresh keys: each group counter starts at the group quota, far below the caps, so RateLimit
   // reports the group's counter; one shared counter shows as the next request's remaining dropping.
   const writer = api.as('runs:write');
@@ -317,7 +317,7 @@ test('RATE-014 POST /upscales counts on the generation write counter of runs, GE
 // ---------------------------------------------------------------------------------------------
 // Refusals
 
-test('ERR-015 ERR-038 402 INSUFFICIENT_CREDITS when the balance cannot cover the upscale; nothing is held or created', { tag: ['@assumed', '@hook:accounts'] }, async ({ api, account, hooks }) => {
+test('ERR-015 ERR-038 402 INSUFFICIENT_CREDITS when the balance cannot cover the upscale; nothing is held or created', { tag: ['@assumed', '@hook:accounts', '@area:assets', '@area:upscales'] }, async ({ api, account, hooks }) => {
   const writer = api.as('runs:write');
   const source = await stillImageAsset(writer, 2048);
   const before = await allAssets(writer);
@@ -328,7 +328,7 @@ test('ERR-015 ERR-038 402 INSUFFICIENT_CREDITS when the balance cannot cover the
   expect(await newAssets(writer, before), 'nothing created').toEqual([]);
 });
 
-test('ERR-037 409 ACCOUNT_SPEND_CAP_EXCEEDED when the upscale would pass the daily API credit budget', { tag: ['@assumed', '@hook:accounts'] }, async ({ api, account, hooks }) => {
+test('ERR-037 409 ACCOUNT_SPEND_CAP_EXCEEDED when the upscale would pass the daily API credit budget', { tag: ['@assumed', '@hook:accounts', '@area:assets', '@area:upscales'] }, async ({ api, account, hooks }) => {
   const writer = api.as('runs:write');
   const source = await stillImageAsset(writer, 2048);
   await setCredits(hooks, account, { dailyBudget: 0 });
@@ -337,7 +337,7 @@ test('ERR-037 409 ACCOUNT_SPEND_CAP_EXCEEDED when the upscale would pass the dai
   expect(await credits(hooks, account), 'nothing held or charged').toEqual(start);
 });
 
-test('ERR-017 AUTH-026 403 IMAGE_UPSCALE_NOT_ENTITLED on a plan without upscales', { tag: ['@assumed', '@hook:accounts'] }, async ({ accounts, apiFor, api, account, hooks }) => {
+test('ERR-017 AUTH-026 403 IMAGE_UPSCALE_NOT_ENTITLED on a plan without upscales', { tag: ['@assumed', '@hook:accounts', '@area:assets', '@area:upscales'] }, async ({ accounts, apiFor, api, account, hooks }) => {
   const core = await accounts.create({ plan: 'core' });
   const coreWriter = apiFor(core, 'runs:write');
   const coreSource = await stillImageAsset(coreWriter, 2048);
@@ -351,7 +351,7 @@ test('ERR-017 AUTH-026 403 IMAGE_UPSCALE_NOT_ENTITLED on a plan without upscales
   expect(await credits(hooks, account), 'nothing held or charged').toEqual(start);
 });
 
-test('ERR-022 409 IMAGE_UPSCALE_IN_PROGRESS while the same source to the same target is not finished; accepted again once it is', { tag: ['@assumed', '@spend', '@hook:clock'] }, async ({ api, clock }) => {
+test('ERR-022 409 IMAGE_UPSCALE_IN_PROGRESS while the same source to the same target is not finished; accepted again once it is', { tag: ['@assumed', '@spend', '@hook:clock', '@area:assets', '@area:upscales'] }, async ({ api, clock }) => {
   const writer = api.as('runs:write');
   const candidates = (await allAssets(writer)).filter((a) => a.type === 'STATIC' && a.deletedAt === null && a.derivation === undefined && a.status !== 'archived' && Math.max(a.width, a.height) < 4096);
   skipWhenAbsent(candidates.length === 0, 'needs a live still-image asset under 4096 px');
@@ -371,7 +371,7 @@ test('ERR-022 409 IMAGE_UPSCALE_IN_PROGRESS while the same source to the same ta
   await expect(await createUpscale(writer, { source: { assetId: judged.source.assetId }, target: '4K' }), 'once the first finished').toHaveStatus(202);
 });
 
-test('ERR-022 409 IMAGE_UPSCALE_UNPRICED when the rate card has no price for the target; nothing is held', { tag: ['@hook:accounts', '@spend'] }, async ({ api, account, hooks }) => {
+test('ERR-022 409 IMAGE_UPSCALE_UNPRICED when the rate card has no price for the target; nothing is held', { tag: ['@hook:accounts', '@spend', '@area:assets', '@area:upscales'] }, async ({ api, account, hooks }) => {
   const writer = api.as('runs:write');
   const source = await stillImageAsset(writer, 2048);
   await setCredits(hooks, account, { rateCard: { upscale: { '4K': null } } });
@@ -381,7 +381,7 @@ test('ERR-022 409 IMAGE_UPSCALE_UNPRICED when the rate card has no price for the
   await expect(await createUpscale(writer, { source: { assetId: source.assetId }, target: '2K' }), 'the priced target is accepted').toHaveStatus(202);
 });
 
-test('ERR-023 422 IMAGE_UPSCALE_TARGET_NOT_LARGER when the source is already at least the target, with errors[]', { tag: ['@assumed', '@hook:accounts'] }, async ({ api, account, hooks }) => {
+test('ERR-023 422 IMAGE_UPSCALE_TARGET_NOT_LARGER when the source is already at least the target, with errors[]', { tag: ['@assumed', '@hook:accounts', '@area:assets', '@area:upscales'] }, async ({ api, account, hooks }) => {
   const writer = api.as('runs:write');
   const large = (await allAssets(writer)).find((a) => a.type === 'STATIC' && a.deletedAt === null && Math.max(a.width, a.height) >= 2048);
   skipWhenAbsent(large === undefined, 'needs a still image of at least 2048 px on its long edge');
@@ -392,7 +392,7 @@ test('ERR-023 422 IMAGE_UPSCALE_TARGET_NOT_LARGER when the source is already at 
   expect(await credits(hooks, account), 'nothing held or charged').toEqual(start);
 });
 
-test('ERR-023 UPSC-013 UPSC-012 422 IMAGE_UPSCALE_SOURCE_UNREADABLE for a video asset or a gallery index beyond the gallery', { tag: '@assumed' }, async ({ api }) => {
+test('ERR-023 UPSC-013 UPSC-012 422 IMAGE_UPSCALE_SOURCE_UNREADABLE for a video asset or a gallery index beyond the gallery', { tag: ['@assumed', '@area:products', '@area:assets', '@area:upscales'] }, async ({ api }) => {
   const writer = api.as('runs:write');
   const video = (await allAssets(writer)).find((a) => a.type === 'VIDEO' && a.deletedAt === null);
   skipWhenAbsent(video === undefined, 'needs a video asset');
@@ -406,7 +406,7 @@ test('ERR-023 UPSC-013 UPSC-012 422 IMAGE_UPSCALE_SOURCE_UNREADABLE for a video 
   await expect(await createUpscale(writer, { source: { productId: product!.productId, image: 'gallery' }, target: '2K' }), 'gallery without index').toBeProblem(400, 'VALIDATION_ERROR');
 });
 
-test('ERR-020 GEN-004 ERR-019 another account\'s asset, a deleted asset and an unknown one answer the same 404 ASSET_NOT_FOUND', async ({ api, apiFor, accountB }) => {
+test('ERR-020 GEN-004 ERR-019 another account\'s asset, a deleted asset and an unknown one answer the same 404 ASSET_NOT_FOUND', { tag: ['@area:assets', '@area:upscales'] }, async ({ api, apiFor, accountB }) => {
   const writer = api.as('runs:write');
   const foreign = await stillImageAsset(apiFor(accountB), 2048);
   const mine = await stillImageAsset(writer, 2048);
@@ -421,7 +421,7 @@ test('ERR-020 GEN-004 ERR-019 another account\'s asset, a deleted asset and an u
   await expect(await createUpscale(writer, { source: { productId: 'prd_conformance_unknown_0000', image: 'primary' }, target: '2K' }), 'an unknown product').toBeProblem(404, 'PRODUCT_NOT_FOUND');
 });
 
-test('UPSC-011 UPSC-012 ASST-005 a product image is a source too: the result derives from a readable asset holding that image', { tag: ['@assumed', '@spend', '@hook:clock'] }, async ({ api, clock }) => {
+test('UPSC-011 UPSC-012 ASST-005 a product image is a source too: the result derives from a readable asset holding that image', { tag: ['@assumed', '@spend', '@hook:clock', '@area:products', '@area:assets', '@area:upscales'] }, async ({ api, clock }) => {
   const writer = api.as('runs:write');
   const products = await someProducts(writer, 10);
   const withGallery = products.find((p) => (p.galleryImageUrls ?? []).length > 0);
@@ -448,7 +448,7 @@ test('UPSC-011 UPSC-012 ASST-005 a product image is a source too: the result der
 // ---------------------------------------------------------------------------------------------
 // Limits and faults
 
-test('RATE-014 RATE-002 RATE-023 RATE-026 POST /upscales counts against the generation write limit of runs, and its 429 is problem+json RATE_LIMITED', { tag: ['@assumed', '@hook:accounts', '@hook:rate-limits', '@spend'] }, async ({ accounts, apiFor, hooks }) => {
+test('RATE-014 RATE-002 RATE-023 RATE-026 POST /upscales counts against the generation write limit of runs, and its 429 is problem+json RATE_LIMITED', { tag: ['@assumed', '@hook:accounts', '@hook:rate-limits', '@spend', '@area:products', '@area:assets', '@area:presets', '@area:runs', '@area:upscales'] }, async ({ accounts, apiFor, hooks }) => {
   // A write quota of 0 refuses everything that counts against it, whatever the window: no clock
   // sensitivity. Reads of the generation plane stay free.
   const account = await accounts.create({ rateLimits: { 'group:generation_write': 0 } });
@@ -480,7 +480,7 @@ test('RATE-014 RATE-002 RATE-023 RATE-026 POST /upscales counts against the gene
   expect(quotas(read)).not.toContain(20);
 });
 
-test('ERR-031 IDEM-010 while writes are paused POST /upscales answers 503 WRITES_PAUSED, and the key is not consumed', { tag: ['@assumed', '@hook:faults', '@spend'] }, async ({ api, account, hooks }) => {
+test('ERR-031 IDEM-010 while writes are paused POST /upscales answers 503 WRITES_PAUSED, and the key is not consumed', { tag: ['@assumed', '@hook:faults', '@spend', '@area:assets', '@area:upscales'] }, async ({ api, account, hooks }) => {
   const writer = api.as('runs:write');
   const source = await stillImageAsset(writer, 2048);
   const body: UpscaleBody = { source: { assetId: source.assetId }, target: '2K' };

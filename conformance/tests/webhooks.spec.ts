@@ -227,7 +227,7 @@ test.beforeEach(({ target }) => {
 // ---------------------------------------------------------------------------------------------
 // Signature and envelope
 
-test('EVT-043 EVT-044 EVT-045 EVT-046 EVT-047 EVT-028 EVT-021 EVT-002 a delivery arrives signed per Standard Webhooks over its raw body, id and timestamp with the endpoint\'s secret, stamped with the real time of sending', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock'] }, async ({ api, account, hooks, clock, inbox, target }) => {
+test('EVT-043 EVT-044 EVT-045 EVT-046 EVT-047 EVT-028 EVT-021 EVT-002 a delivery arrives signed per Standard Webhooks over its raw body, id and timestamp with the endpoint\'s secret, stamped with the real time of sending', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@area:products', '@area:presets', '@area:runs', '@area:webhooks'] }, async ({ api, account, hooks, clock, inbox, target }) => {
   const scene = await eventScene(api, clock, target, 1);
   const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: scene.eventTypes });
   const caused = await scene.cause();
@@ -252,7 +252,7 @@ test('EVT-043 EVT-044 EVT-045 EVT-046 EVT-047 EVT-028 EVT-021 EVT-002 a delivery
   expect(Number.isNaN(Date.parse(payload.timestamp)), `timestamp ${payload.timestamp} is ISO 8601`).toBe(false);
 });
 
-test('EVT-009 EVT-023 EVT-035 EVT-034 EVT-037 an approval arrives with the creative as GET showDeleted returns it and the writing key as actor', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock'] }, async ({ api, account, hooks, clock, inbox }) => {
+test('EVT-009 EVT-023 EVT-035 EVT-034 EVT-037 an approval arrives with the creative as GET showDeleted returns it and the writing key as actor', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@area:creatives', '@area:webhooks'] }, async ({ api, account, hooks, clock, inbox }) => {
   const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: ['creative.approved'] });
   const [creative] = await creativesIn(api, 'PENDING', 1);
   await approve(api, creative!.creativeId);
@@ -274,7 +274,7 @@ test('EVT-004 no resource of the public API manages webhook endpoints', async ({
   }
 });
 
-test('EVT-022 the envelope timestamp is the UTC time of the change, not of the delivery', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@assumed'] }, async ({ api, account, hooks, clock, inbox }) => {
+test('EVT-022 the envelope timestamp is the UTC time of the change, not of the delivery', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@assumed', '@area:creatives', '@area:webhooks'] }, async ({ api, account, hooks, clock, inbox }) => {
   const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: ['creative.updated'] });
   const [creative] = await creativesIn(api, 'APPROVED', 1);
   const before = Date.parse((await clock.now()).now);
@@ -294,7 +294,7 @@ test('EVT-022 the envelope timestamp is the UTC time of the change, not of the d
 // ---------------------------------------------------------------------------------------------
 // Every event type the API causes
 
-test('EVT-009 EVT-010 EVT-011 EVT-012 EVT-026 EVT-027 EVT-023 every creative event the API causes arrives, with the creative as data', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock'] }, async ({ api, account, hooks, clock, inbox }) => {
+test('EVT-009 EVT-010 EVT-011 EVT-012 EVT-026 EVT-027 EVT-023 every creative event the API causes arrives, with the creative as data', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@area:creatives', '@area:webhooks'] }, async ({ api, account, hooks, clock, inbox }) => {
   const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: CREATIVE_EVENTS });
   const [toApprove, toReject] = await creativesIn(api, 'PENDING', 2);
   const [edited] = await creativesIn(api, 'APPROVED', 1);
@@ -329,7 +329,7 @@ test('EVT-009 EVT-010 EVT-011 EVT-012 EVT-026 EVT-027 EVT-023 every creative eve
   }
 });
 
-test('EVT-013 EVT-014 EVT-030 EVT-026 EVT-023 every asset event the API causes arrives, with the asset as data', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock'] }, async ({ api, account, hooks, clock, inbox }) => {
+test('EVT-013 EVT-014 EVT-030 EVT-026 EVT-023 every asset event the API causes arrives, with the asset as data', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@area:assets', '@area:webhooks'] }, async ({ api, account, hooks, clock, inbox }) => {
   const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: ASSET_EVENTS });
   const asset = await liveAsset(api);
   const id = asset.assetId;
@@ -359,7 +359,7 @@ test('EVT-013 EVT-014 EVT-030 EVT-026 EVT-023 every asset event the API causes a
   expect(inbox.deliveries.at(-1)!.payload.data).toEqual(await readShowDeleted(api, `/assets/${id}`));
 });
 
-test('EVT-015 EVT-017 EVT-018 creating a campaign sends campaign.created with the Campaign and nothing about its creatives; renaming it sends campaign.updated', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock'] }, async ({ api, account, hooks, clock, inbox }) => {
+test('EVT-015 EVT-017 EVT-018 creating a campaign sends campaign.created with the Campaign and nothing about its creatives; renaming it sends campaign.updated', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@area:products', '@area:campaigns', '@area:webhooks'] }, async ({ api, account, hooks, clock, inbox }) => {
   // The actor and the exact previousAttributes are checked in the @assumed test below.
   const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: [...CAMPAIGN_EVENTS, ...CREATIVE_EVENTS] });
   const campaign = await createCampaign(api, 'conformance pinned events');
@@ -376,7 +376,7 @@ test('EVT-015 EVT-017 EVT-018 creating a campaign sends campaign.created with th
   expect(inbox.deliveries.map((d) => d.payload.type), 'EVT-017 EVT-018: the campaign\'s NOT_GENERATED creatives sent nothing').toEqual(['campaign.created', 'campaign.updated']);
 });
 
-test('EVT-033 previousAttributes.aspectRatio is null when the creative had no ratio of its own, though data showed the campaign\'s', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@hook:actors'] }, async ({ api, account, hooks, clock, inbox }) => {
+test('EVT-033 previousAttributes.aspectRatio is null when the creative had no ratio of its own, though data showed the campaign\'s', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@hook:actors', '@area:products', '@area:creatives', '@area:campaigns', '@area:webhooks'] }, async ({ api, account, hooks, clock, inbox }) => {
   // Which ratios are accepted is a gap (CRTV-012): the first candidate the target accepts is used.
   const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: ['creative.updated'] });
   const campaign = await createCampaign(api, 'conformance own ratio');
@@ -398,7 +398,7 @@ test('EVT-033 previousAttributes.aspectRatio is null when the creative had no ra
   expect(delivery!.payload.previousAttributes?.['aspectRatio'], `the creative had no ratio of its own (it showed ${shown.aspectRatio}): ${delivery!.raw}`).toBeNull();
 });
 
-test('EVT-015 EVT-016 EVT-017 EVT-018 EVT-030 campaign events: created (and no creative event), updated, deleted, restored', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@assumed'] }, async ({ api, account, hooks, clock, inbox }) => {
+test('EVT-015 EVT-016 EVT-017 EVT-018 EVT-030 campaign events: created (and no creative event), updated, deleted, restored', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@assumed', '@area:products', '@area:campaigns', '@area:webhooks'] }, async ({ api, account, hooks, clock, inbox }) => {
   const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: [...CAMPAIGN_EVENTS, ...CREATIVE_EVENTS] });
   const writer = api.as('campaigns:write');
   const campaign = await createCampaign(api, 'conformance webhooks');
@@ -429,7 +429,7 @@ test('EVT-015 EVT-016 EVT-017 EVT-018 EVT-030 campaign events: created (and no c
   expect(inbox.deliveries.filter((d) => d.payload.type.startsWith('creative.')).map((d) => d.payload.type)).toEqual([]);
 });
 
-test('EVT-011 EVT-012 EVT-016 deleting a campaign sends creative.deleted for each readable creative in it, and restoring it creative.restored', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock'] }, async ({ api, account, hooks, clock, inbox }) => {
+test('EVT-011 EVT-012 EVT-016 deleting a campaign sends creative.deleted for each readable creative in it, and restoring it creative.restored', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@area:creatives', '@area:campaigns', '@area:webhooks'] }, async ({ api, account, hooks, clock, inbox }) => {
   const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: ['campaign.deleted', 'campaign.restored', 'creative.deleted', 'creative.restored'] });
   const writer = api.as('campaigns:write');
   const readable = await creatives(api);
@@ -470,7 +470,7 @@ test('EVT-011 EVT-012 EVT-016 deleting a campaign sends creative.deleted for eac
 // ---------------------------------------------------------------------------------------------
 // previousAttributes
 
-test('EVT-029 EVT-030 EVT-031 EVT-032 previousAttributes lists exactly the changed fields, metadata as the whole previous map, and never a field data no longer carries', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock'] }, async ({ api, account, hooks, clock, inbox }) => {
+test('EVT-029 EVT-030 EVT-031 EVT-032 previousAttributes lists exactly the changed fields, metadata as the whole previous map, and never a field data no longer carries', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@area:creatives', '@area:webhooks'] }, async ({ api, account, hooks, clock, inbox }) => {
   const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: ['creative.updated'] });
   const [creative] = await creativesIn(api, 'APPROVED', 1);
   const id = creative!.creativeId;
@@ -503,7 +503,7 @@ test('EVT-029 EVT-030 EVT-031 EVT-032 previousAttributes lists exactly the chang
   expect(Object.hasOwn(emptied.payload.previousAttributes ?? {}, 'metadata'), `previousAttributes does not list it: ${JSON.stringify(emptied.payload.previousAttributes)}`).toBe(false);
 });
 
-test('EVT-033 EVT-032 EVT-029 previousAttributes.aspectRatio is the creative\'s own ratio, null when it had none; metadata added to none is {}, and removing the last key lists nothing', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@hook:actors', '@assumed'] }, async ({ api, account, hooks, clock, inbox }) => {
+test('EVT-033 EVT-032 EVT-029 previousAttributes.aspectRatio is the creative\'s own ratio, null when it had none; metadata added to none is {}, and removing the last key lists nothing', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@hook:actors', '@assumed', '@area:products', '@area:creatives', '@area:campaigns', '@area:webhooks'] }, async ({ api, account, hooks, clock, inbox }) => {
   const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: ['creative.updated'] });
   const campaign = await createCampaign(api, 'conformance ratios');
   const [id] = await dashboard(hooks, account, 'generateCreatives', { campaignId: campaign.campaignId });
@@ -526,7 +526,7 @@ test('EVT-033 EVT-032 EVT-029 previousAttributes.aspectRatio is the creative\'s 
   }
 });
 
-test('EVT-030 EVT-031 asset.updated and campaign.updated list exactly the changed fields with their prior values', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@assumed'] }, async ({ api, account, hooks, clock, inbox }) => {
+test('EVT-030 EVT-031 asset.updated and campaign.updated list exactly the changed fields with their prior values', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@assumed', '@area:products', '@area:campaigns', '@area:assets', '@area:webhooks'] }, async ({ api, account, hooks, clock, inbox }) => {
   const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: ['asset.updated', 'campaign.updated'] });
   const asset = await liveAsset(api);
   const first = await patchAsset(api, asset.assetId, { notes: 'conformance first', metadata: { conformance: '1' } });
@@ -552,7 +552,7 @@ test('EVT-030 EVT-031 asset.updated and campaign.updated list exactly the change
 // ---------------------------------------------------------------------------------------------
 // What is not sent
 
-test('EVT-020 a change that alters nothing sends nothing', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock'] }, async ({ api, account, hooks, clock, inbox }) => {
+test('EVT-020 a change that alters nothing sends nothing', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@area:creatives', '@area:assets', '@area:webhooks'] }, async ({ api, account, hooks, clock, inbox }) => {
   const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: [...CREATIVE_EVENTS, ...ASSET_EVENTS] });
   const [approved, marker] = await creativesIn(api, 'APPROVED', 2);
   const [rejected] = await creativesIn(api, 'REJECTED', 1);
@@ -577,7 +577,7 @@ test('EVT-020 a change that alters nothing sends nothing', { tag: ['@hook:accoun
   ]);
 });
 
-test('EVT-003 EVT-006 EVT-007 nothing is sent while the plan lacks the webhooks feature when a change is processed, and it is never replayed', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock'] }, async ({ api, account, hooks, clock, inbox }) => {
+test('EVT-003 EVT-006 EVT-007 nothing is sent while the plan lacks the webhooks feature when a change is processed, and it is never replayed', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@area:creatives', '@area:webhooks'] }, async ({ api, account, hooks, clock, inbox }) => {
   const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: CREATIVE_EVENTS });
   const [withoutFeature, droppedBeforeProcessing, marker] = await creativesIn(api, 'PENDING', 3);
 
@@ -598,7 +598,7 @@ test('EVT-003 EVT-006 EVT-007 nothing is sent while the plan lacks the webhooks 
   expect(inbox.deliveries.map((d) => d.payload.data['creativeId']), 'only the change processed with the feature arrived').toEqual([marker!.creativeId]);
 });
 
-test('EVT-006 EVT-007 an endpoint added after a change was processed gets nothing of it; one added before the processing gets it', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock'] }, async ({ api, account, hooks, clock, inbox }) => {
+test('EVT-006 EVT-007 an endpoint added after a change was processed gets nothing of it; one added before the processing gets it', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@area:creatives', '@area:webhooks'] }, async ({ api, account, hooks, clock, inbox }) => {
   const [early, pending] = await creativesIn(api, 'PENDING', 2);
   await approve(api, early!.creativeId);
   await clock.advance(120);
@@ -609,7 +609,7 @@ test('EVT-006 EVT-007 an endpoint added after a change was processed gets nothin
   expect(inbox.deliveries.map((d) => d.payload.data['creativeId']), 'the change processed before the endpoint existed is never replayed').toEqual([pending!.creativeId]);
 });
 
-test('EVT-005 only the event types an endpoint selected are sent to it', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock'] }, async ({ api, account, hooks, clock, inbox }) => {
+test('EVT-005 only the event types an endpoint selected are sent to it', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@area:creatives', '@area:assets', '@area:webhooks'] }, async ({ api, account, hooks, clock, inbox }) => {
   const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: ['creative.rejected'] });
   const [approved, rejected] = await creativesIn(api, 'PENDING', 2);
   const [edited] = await creativesIn(api, 'APPROVED', 1);
@@ -625,7 +625,7 @@ test('EVT-005 only the event types an endpoint selected are sent to it', { tag: 
 // ---------------------------------------------------------------------------------------------
 // Retries and duplicates
 
-test('EVT-039 EVT-040 EVT-002 a failed hand-over is retried after 1, then 2 minutes with the same webhook-id, and a receiver de-duplicates on it', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock'] }, async ({ api, account, hooks, clock, inbox, target }) => {
+test('EVT-039 EVT-040 EVT-002 a failed hand-over is retried after 1, then 2 minutes with the same webhook-id, and a receiver de-duplicates on it', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@area:products', '@area:presets', '@area:runs', '@area:webhooks'] }, async ({ api, account, hooks, clock, inbox, target }) => {
   const scene = await eventScene(api, clock, target, 2);
   const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: scene.eventTypes });
   const retried = await scene.cause();
@@ -672,7 +672,7 @@ test('EVT-039 EVT-040 EVT-002 a failed hand-over is retried after 1, then 2 minu
   expect(inbox.unique().filter((d) => d.id === attempt1!.id).length, 'de-duplicated on webhook-id: the retried event once').toBe(1);
 });
 
-test('EVT-039 EVT-002 a duplicate delivery carries the same webhook-id, so a receiver de-duplicates it', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock'] }, async ({ api, account, hooks, clock, inbox, target }) => {
+test('EVT-039 EVT-002 a duplicate delivery carries the same webhook-id, so a receiver de-duplicates it', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@area:products', '@area:presets', '@area:runs', '@area:webhooks'] }, async ({ api, account, hooks, clock, inbox, target }) => {
   const scene = await eventScene(api, clock, target, 1);
   const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: scene.eventTypes, duplicates: 1 });
   const caused = await scene.cause();
@@ -685,7 +685,7 @@ test('EVT-039 EVT-002 a duplicate delivery carries the same webhook-id, so a rec
   expect(inbox.unique().filter((d) => d.id === original!.id).length, 'de-duplicated on webhook-id: one').toBe(1);
 });
 
-test('EVT-041 EVT-040 EVT-039 a delivery that keeps failing is retried with doubling delays capped at an hour, and given up 24 hours after the change', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock'] }, async ({ api, account, hooks, clock, inbox, target }) => {
+test('EVT-041 EVT-040 EVT-039 a delivery that keeps failing is retried with doubling delays capped at an hour, and given up 24 hours after the change', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@area:products', '@area:presets', '@area:runs', '@area:webhooks'] }, async ({ api, account, hooks, clock, inbox, target }) => {
   const scene = await eventScene(api, clock, target, 2);
   const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: scene.eventTypes });
   const failing = await scene.cause();
@@ -728,7 +728,7 @@ test('EVT-041 EVT-040 EVT-039 a delivery that keeps failing is retried with doub
 // ---------------------------------------------------------------------------------------------
 // run.completed
 
-test('EVT-008 EVT-027 RUN-021 RUN-007 run.completed arrives once, without actor, with the one Run shape of POST /runs, GET /runs/{runId} and GET /runs', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@spend'] }, async ({ api, account, hooks, clock, inbox, target }) => {
+test('EVT-008 EVT-027 RUN-021 RUN-007 run.completed arrives once, without actor, with the one Run shape of POST /runs, GET /runs/{runId} and GET /runs', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@spend', '@area:products', '@area:presets', '@area:runs', '@area:webhooks'] }, async ({ api, account, hooks, clock, inbox, target }) => {
   needsOperations(target, 'createRun', 'getRun', 'listRuns');
   const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: ['run.completed'] });
   const writer = api.as('runs:write');
@@ -759,7 +759,7 @@ test('EVT-008 EVT-027 RUN-021 RUN-007 run.completed arrives once, without actor,
   expect(inbox.ofType('run.completed').filter((d) => d.payload.data['runId'] === run.runId).length, 'run.completed fires once').toBe(1);
 });
 
-test('RUN-024 EVT-008 a stopped run sends run.completed once its in-progress items settle', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@spend'] }, async ({ api, account, hooks, clock, inbox, target }) => {
+test('RUN-024 EVT-008 a stopped run sends run.completed once its in-progress items settle', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@spend', '@area:products', '@area:presets', '@area:runs', '@area:webhooks'] }, async ({ api, account, hooks, clock, inbox, target }) => {
   needsOperations(target, 'createRun', 'stopRun', 'getRun');
   const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: ['run.completed'] });
   const writer = api.as('runs:write');
@@ -776,7 +776,7 @@ test('RUN-024 EVT-008 a stopped run sends run.completed once its in-progress ite
 // ---------------------------------------------------------------------------------------------
 // Other actors, and data rendered at send time
 
-test('EVT-019 EVT-034 EVT-035 EVT-036 EVT-037 EVT-011 a change by another actor sends the same event, with that actor\'s kind and no apiKeyId', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@hook:actors'] }, async ({ api, account, hooks, clock, inbox }) => {
+test('EVT-019 EVT-034 EVT-035 EVT-036 EVT-037 EVT-011 a change by another actor sends the same event, with that actor\'s kind and no apiKeyId', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@hook:actors', '@area:creatives', '@area:campaigns', '@area:assets', '@area:webhooks'] }, async ({ api, account, hooks, clock, inbox }) => {
   const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: [...CREATIVE_EVENTS, ...ASSET_EVENTS, ...CAMPAIGN_EVENTS] });
   const [approved, rejected] = await creativesIn(api, 'PENDING', 2);
   const asset = await liveAsset(api);
@@ -813,7 +813,7 @@ test('EVT-019 EVT-034 EVT-035 EVT-036 EVT-037 EVT-011 a change by another actor 
   expect(inbox.deliveries.length, 'nothing else was sent').toBe(expected.length);
 });
 
-test('EVT-024 data is rendered when the notification is sent: an earlier event shows a later change', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock'] }, async ({ api, account, hooks, clock, inbox }) => {
+test('EVT-024 data is rendered when the notification is sent: an earlier event shows a later change', { tag: ['@hook:accounts', '@hook:webhooks', '@hook:clock', '@area:creatives', '@area:webhooks'] }, async ({ api, account, hooks, clock, inbox }) => {
   const endpoint = await registerEndpoint(hooks, account, inbox, clock, { eventTypes: ['creative.updated'] });
   const [creative] = await creativesIn(api, 'APPROVED', 1);
   await patchCreative(api, creative!.creativeId, { metadata: { conformance_v: '1' } });

@@ -53,6 +53,41 @@ export interface ConformanceConfig {
    */
   pinnedOnly?: boolean;
   /**
+   * --area: the areas a partial implementation serves; only the tests whose areas are all among them run (the others are skipped as "outside --area", their rules counted apart). Planes (read, generation) or resources (conformance/areas.ts, docs/gate.md "Gating a partial implementation").
+   *
+   * @minItems 1
+   */
+  area?: [
+    (
+      | "read"
+      | "generation"
+      | "products"
+      | "creatives"
+      | "campaigns"
+      | "assets"
+      | "deliveries"
+      | "presets"
+      | "runs"
+      | "estimate"
+      | "upscales"
+      | "webhooks"
+    ),
+    ...(
+      | "read"
+      | "generation"
+      | "products"
+      | "creatives"
+      | "campaigns"
+      | "assets"
+      | "deliveries"
+      | "presets"
+      | "runs"
+      | "estimate"
+      | "upscales"
+      | "webhooks"
+    )[]
+  ];
+  /**
    * --real-time: tests that need time to pass wait for it in real time when the target has no clock hook.
    */
   realTime?: boolean;
