@@ -1,6 +1,6 @@
 /** What every phase of `npm run bench` (scripts/bench/bench.ts) shares: its flags, its child processes, setup requests, the load generator's process, formatting and the summary. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -239,14 +239,23 @@ export const loadavg = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
 // ---------------------------------------------------------------------------------------------
 // The package, built once for the phases that run it (start, proxy)
 
-/** The package's JavaScript (scripts/build.ts, as prepack builds it), under .tmp/ so node_modules resolves. */
-export let builtDir: string | undefined;
-export async function packageBuild(): Promise<string> {
-  if (!builtDir) {
-    const { build } = await import('../build.ts');
-    builtDir = path.join(ROOT, '.tmp', `bench-dist-${process.pid}`);
-    build(builtDir);
-    process.on('exit', () => rmSync(builtDir!, { recursive: true, force: true }));
+/**
+ * The packages' JavaScript (scripts/build.ts, as prepack builds it) in packages/<dir>/dist/, where
+ * the workspaces' links in node_modules resolve one package's imports of another (D279); the
+ * result gives the path of a command's module: `bin('cgs-mock')`.
+ */
+let built = false;
+export async function packageBuild(): Promise<(command: string) => string> {
+  const { build, PACKAGES } = await import('../build.ts');
+  if (!built) {
+    build();
+    built = true;
   }
-  return builtDir;
+  return (command) => {
+    for (const pkg of PACKAGES) {
+      const file = path.join(ROOT, 'packages', pkg.dir, 'dist', command);
+      if (existsSync(file)) return file;
+    }
+    throw new Error(`no package has ${command}`);
+  };
 }

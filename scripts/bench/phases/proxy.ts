@@ -7,11 +7,11 @@ export async function phaseProxy(): Promise<void> {
   console.log(`\n## 6. cgs-proxy: latency added in front of the mock, GET ${LIST} (${ROUNDS} rounds of ${DURATION_MS / 1000} s, direct and through the proxy alternately)\n`);
   const dist = await packageBuild();
   const [mockPort, proxyPort] = [await freePort(), await freePort()];
-  const mock = start('mock', [path.join(dist, 'bin/cgs-mock.js'), '--port', String(mockPort), '--clock', 'manual']);
+  const mock = start('mock', [dist('bin/cgs-mock.js'), '--port', String(mockPort), '--clock', 'manual']);
   const mockOrigin = `http://127.0.0.1:${mockPort}`;
   const readKey = await waitFor('mock', mock, async () => /^\s+read\s+(cgs_[0-9a-f]{64})$/m.exec(mock.output())?.[1]);
   await liftReadLimits(mockOrigin);
-  const proxy = start('proxy', [path.join(dist, 'bin/cgs-proxy.js'), '--target', `${mockOrigin}${BASE}`, '--port', String(proxyPort), '--report-dir', path.join(TMP, 'proxy-report')]);
+  const proxy = start('proxy', [dist('bin/cgs-proxy.js'), '--target', `${mockOrigin}${BASE}`, '--port', String(proxyPort), '--report-dir', path.join(TMP, 'proxy-report')]);
   await waitFor('proxy', proxy, async () => (proxy.output().includes('cgs-proxy: http') ? true : undefined));
   const proxyOrigin = `http://127.0.0.1:${proxyPort}`;
   const auth = { authorization: `Bearer ${readKey}` };

@@ -1,5 +1,4 @@
 /** `npm run bench`, phase 5: cgs-mock's time to first answer (the packaged, compiled mock; a CI gate waits for it). */
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { freePort } from '../../../mock/adapters/node/launch.ts';
 import { cpuSeconds, fmtInt, median, packageBuild, request, start, START_REPEATS, stop, summary, table, verdict, verdicts } from '../common.ts';
@@ -32,7 +31,7 @@ export async function phaseStart(): Promise<void> {
   const rows: (string | number)[][] = [];
   const results: Record<string, { wallMs: number; cpuMs: number }[]> = {};
   for (const [label, args] of [
-    ['cgs-mock (dist/bin/cgs-mock.js, the package)', [path.join(dist, 'bin/cgs-mock.js')]],
+    ['cgs-mock (dist/bin/cgs-mock.js, the package)', [dist('bin/cgs-mock.js')]],
     ['npm start (tsx mock/adapters/node/main.ts, the checkout)', ['--import', 'tsx', 'mock/adapters/node/main.ts']],
   ] as const) {
     const runs: { wallMs: number; cpuMs: number }[] = [];
