@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 STEPS_NAME="npm run test:proofs"
 source scripts/lib/steps.sh
 
-together "a correct target behind a real network (#23): the mock's API behind a front that hides /__mock, one account pair given as keys only (with history) and shared by 4 workers, real clock: 0 failures (scripts/prove-real-target.ts)" npx tsx scripts/prove-real-target.ts --workers 4 --out real-keys
+together "a correct target behind a real network (#23): the mock's API behind a front that hides /__mock, one account pair given as keys only (with history) and shared by 4 workers, real clock: 0 failures (packages/conformance/proofs/prove-real-target.ts)" npx tsx packages/conformance/proofs/prove-real-target.ts --workers 4 --out real-keys
 
 together "the console (/console/) in a real browser: every area through the page, axe on each view (npm run test:console; mostly waits on Chromium, D237)" npm run --silent test:console
 
@@ -40,14 +40,14 @@ npm run --silent conformance:previous -- --ref release --grep "$PREVIOUS_TESTS" 
 # The hooks-only run waits on a real clock; the network run, since the suite's transport (D239), keeps
 # about one core busy for half a minute: both run beside the package tests and the gate (D238, D240).
 # The monotonicity proof (D264) reads what each test asked of the hooks in the hooks-only run, so it follows it.
-together "the whole suite against the mock reachable only through its API and /__hooks (a front hiding /__mock), real clock, pinned-only: >= 95% of the pinned observable rules judged through the hooks, 0 failures (scripts/prove-real-target.ts --hooks, #22 part 3); then monotonicity: the mock withholding each hook, action, actor kind, operationId, fault, flag and its accounts' data (--hooks-withhold, five groups), the tests that needed them: 0 failures, each skipped naming what was withheld, each rule lost accounted for (scripts/prove-monotonic.ts, #32)" bash -c 'npx tsx scripts/prove-real-target.ts --hooks --pinned-only --clock real --min-judged 95 --out real-hooks && npx tsx scripts/prove-monotonic.ts --from real-hooks'
+together "the whole suite against the mock reachable only through its API and /__hooks (a front hiding /__mock), real clock, pinned-only: >= 95% of the pinned observable rules judged through the hooks, 0 failures (packages/conformance/proofs/prove-real-target.ts --hooks, #22 part 3); then monotonicity: the mock withholding each hook, action, actor kind, operationId, fault, flag and its accounts' data (--hooks-withhold, five groups), the tests that needed them: 0 failures, each skipped naming what was withheld, each rule lost accounted for (packages/conformance/proofs/prove-monotonic.ts, #32)" bash -c 'npx tsx packages/conformance/proofs/prove-real-target.ts --hooks --pinned-only --clock real --min-judged 95 --out real-hooks && npx tsx packages/conformance/proofs/prove-monotonic.ts --from real-hooks'
 
-together "the whole suite through a front that rewrites reason phrases, re-chunks and gzips bodies, re-cases and reorders headers, and reaches the mock across a real HTTP/2 hop (suite -> HTTP/1.1 front -> h2c -> HTTP/2 front -> mock: no reason phrase, lower-case names, no Connection/Transfer-Encoding), a real clock: 0 failures (scripts/prove-real-target.ts --http2, D231)" npx tsx scripts/prove-real-target.ts --hide '' --reasons rewrite --rechunk --headers --compress --http2 --clock real --out real-network
+together "the whole suite through a front that rewrites reason phrases, re-chunks and gzips bodies, re-cases and reorders headers, and reaches the mock across a real HTTP/2 hop (suite -> HTTP/1.1 front -> h2c -> HTTP/2 front -> mock: no reason phrase, lower-case names, no Connection/Transfer-Encoding), a real clock: 0 failures (packages/conformance/proofs/prove-real-target.ts --http2, D231)" npx tsx packages/conformance/proofs/prove-real-target.ts --hide '' --reasons rewrite --rechunk --headers --compress --http2 --clock real --out real-network
 
-step "the gate on broken targets: the whole suite through cgs-conformance against a conforming mock and 6 broken ones, pinned-only (D234, D236) (conformance/defects/ proxy), each with its rule first, exit 1, its wall time beside the conforming run's (scripts/prove-gate.ts; table in conformance-report/gate/gate.md)"
-npx tsx scripts/prove-gate.ts
+step "the gate on broken targets: the whole suite through cgs-conformance against a conforming mock and 6 broken ones, pinned-only (D234, D236) (conformance/defects/ proxy), each with its rule first, exit 1, its wall time beside the conforming run's (packages/conformance/proofs/prove-gate.ts; table in conformance-report/gate/gate.md)"
+npx tsx packages/conformance/proofs/prove-gate.ts
 
-step "--state survives kill -9 (#34, D248): the mock with --state, a burst of concurrent writes (accounts through /__mock, campaigns through a key, settings, clock advances), SIGKILL in the middle, a restart on the same file: every acknowledged write present, lost 0 (scripts/prove-durability.ts)"
-npx tsx scripts/prove-durability.ts
+step "--state survives kill -9 (#34, D248): the mock with --state, a burst of concurrent writes (accounts through /__mock, campaigns through a key, settings, clock advances), SIGKILL in the middle, a restart on the same file: every acknowledged write present, lost 0 (packages/mock/proofs/prove-durability.ts)"
+npx tsx packages/mock/proofs/prove-durability.ts
 
 wait_together

@@ -21,12 +21,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { defectNamed, type Defect } from '../conformance/defects/catalogue.ts';
-import { startProxy, type Proxy } from '../conformance/defects/proxy.ts';
-import { basePath } from '../spec/contract.ts';
-import { launchMock } from '../mock/adapters/node/launch.ts';
+import { defectNamed, type Defect } from '../../../conformance/defects/catalogue.ts';
+import { startProxy, type Proxy } from '../../../conformance/defects/proxy.ts';
+import { basePath } from '../../../spec/contract.ts';
+import { launchMock } from '../../../mock/adapters/node/launch.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const OUT = `${ROOT}conformance-report/gate/`;
 const TSX = `${ROOT}node_modules/.bin/tsx`;
 

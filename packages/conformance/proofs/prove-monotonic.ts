@@ -30,12 +30,12 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startFront } from '../conformance/defects/front.ts';
-import { capabilityLabel, hookOfCapability, isHookName, type Capability } from '../conformance/fixtures/hooks.ts';
-import type { RulesReport } from '../conformance/reporters/rules-reporter.ts';
-import { launchMock } from '../mock/adapters/node/launch.ts';
+import { startFront } from '../../../conformance/defects/front.ts';
+import { capabilityLabel, hookOfCapability, isHookName, type Capability } from '../../../conformance/fixtures/hooks.ts';
+import type { RulesReport } from '../../../conformance/reporters/rules-reporter.ts';
+import { launchMock } from '../../../mock/adapters/node/launch.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const PLAYWRIGHT = join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
 const BASE = '/api/public/v1';
 const OUT = join(ROOT, 'test-results', 'monotonic');
@@ -72,8 +72,8 @@ mkdirSync(OUT, { recursive: true });
 let fromDir = values.from === undefined ? undefined : join(ROOT, 'test-results', values.from);
 if (fromDir === undefined || !existsSync(join(fromDir, 'hooks-used.jsonl'))) {
   const name = 'monotonic-full';
-  console.log(`the full target's run (no --from with hooks-used.jsonl): scripts/prove-real-target.ts --hooks --pinned-only --clock real --out ${name}`);
-  const full = await run(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'prove-real-target.ts'), '--hooks', '--pinned-only', '--clock', 'real', '--out', name], process.env);
+  console.log(`the full target's run (no --from with hooks-used.jsonl): packages/conformance/proofs/prove-real-target.ts --hooks --pinned-only --clock real --out ${name}`);
+  const full = await run(process.execPath, ['--import', 'tsx', join(ROOT, 'packages', 'conformance', 'proofs', 'prove-real-target.ts'), '--hooks', '--pinned-only', '--clock', 'real', '--out', name], process.env);
   if (full.code !== 0) {
     console.log(full.output.slice(-6000));
     throw new Error('the full target did not pass: nothing to compare with');

@@ -36,11 +36,11 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startFront, startH2Front } from '../conformance/defects/front.ts';
-import type { RulesReport } from '../conformance/reporters/rules-reporter.ts';
-import { launchMock } from '../mock/adapters/node/launch.ts';
+import { startFront, startH2Front } from '../../../conformance/defects/front.ts';
+import type { RulesReport } from '../../../conformance/reporters/rules-reporter.ts';
+import { launchMock } from '../../../mock/adapters/node/launch.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const PLAYWRIGHT = join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
 const BASE = '/api/public/v1';
 

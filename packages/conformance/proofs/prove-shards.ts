@@ -18,11 +18,11 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { loadLedger } from '../conformance/reporters/ledger.ts';
-import { mergeReports } from '../conformance/reporters/merge.ts';
-import { judgeRules, type RulesReport, type TestRecord } from '../conformance/reporters/rules-reporter.ts';
+import { loadLedger } from '../../../conformance/reporters/ledger.ts';
+import { mergeReports } from '../../../conformance/reporters/merge.ts';
+import { judgeRules, type RulesReport, type TestRecord } from '../../../conformance/reporters/rules-reporter.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const OUT = join(ROOT, 'test-results', 'shards');
 const PLAYWRIGHT = join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
 /** Files whose tests run in a few seconds, with @control and checker-verified rules among them. */

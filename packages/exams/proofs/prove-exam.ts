@@ -15,14 +15,14 @@ import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { buildMock } from '../mock/adapters/node/app.ts';
-import { Clock } from '../mock/core/clock.ts';
-import { loadLedger } from '../conformance/reporters/ledger.ts';
-import { runClientExam } from '../bin/lib/exam/client.ts';
-import { exitCode } from '../bin/lib/exam/report.ts';
-import type { Fault } from '../examples/client/client.ts';
+import { buildMock } from '../../../mock/adapters/node/app.ts';
+import { Clock } from '../../../mock/core/clock.ts';
+import { loadLedger } from '../../../conformance/reporters/ledger.ts';
+import { runClientExam } from '../../../bin/lib/exam/client.ts';
+import { exitCode } from '../../../bin/lib/exam/report.ts';
+import type { Fault } from '../../../examples/client/client.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
 /**
  * Each variant, exactly the rules its exam must fail ([] : it passes, exit 0), the rules the same
