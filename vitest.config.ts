@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-const INCLUDE = ['platform/**/*.test.ts', 'spec/**/*.test.ts', 'examples/**/*.test.ts', 'scripts/**/*.test.ts', 'bin/**/*.test.ts', 'mock/**/*.test.ts', 'proxy/**/*.test.ts', 'conformance/**/*.test.ts'];
+const INCLUDE = ['packages/*/proofs/**/*.test.ts', 'platform/**/*.test.ts', 'spec/**/*.test.ts', 'examples/**/*.test.ts', 'scripts/**/*.test.ts', 'bin/**/*.test.ts', 'mock/**/*.test.ts', 'proxy/**/*.test.ts', 'conformance/**/*.test.ts'];
 // conformance/tests/ is the Playwright suite (npm run conformance), not vitest.
 const EXCLUDE = ['**/node_modules/**', 'dist/**', 'conformance/tests/**'];
 /**

@@ -1,5 +1,5 @@
 /**
- * `npm run soak`: the concurrency soak on loopback (scripts/lib/soak.ts). Starts the mock on
+ * `npm run soak`: the concurrency soak on loopback (packages/mock/proofs/lib/soak.ts). Starts the mock on
  * 127.0.0.1 (port 0) in this process, runs many keep-alive clients over real sockets for a bounded
  * time and number of requests, runs the exact concurrency scenarios under that load, and prints the
  * figures (requests, statuses, 5xx, invariants checked, latency, heap after forced GC). Exit code 1

@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: the performance figures of the mock, printed (a benchmark, not a timed test).
- * Runs the phases of scripts/bench/phases/ named by --only, in order, and prints the summary for
+ * Runs the phases of packages/mock/proofs/bench/phases/ named by --only, in order, and prints the summary for
  * docs/benchmarks.md; what each phase measures and its targets: docs/benchmarks.md ("What each
  * phase measures").
  *
@@ -57,7 +57,7 @@ console.log(
     '```',
     '',
     `Measured on ${machine}, ${new Date().toISOString().slice(0, 10)}; the whole bench took ${elapsed.toFixed(0)} s (${phaseTimes.join(', ')}).`,
-    `Each server and the load generator (scripts/lib/load.ts: closed loop, keep-alive, ${CLIENT === 'http' ? "node:http's client" : 'raw sockets'}) run in separate processes but share the ${os.availableParallelism()} cores:`,
+    `Each server and the load generator (packages/mock/proofs/lib/load.ts: closed loop, keep-alive, ${CLIENT === 'http' ? "node:http's client" : 'raw sockets'}) run in separate processes but share the ${os.availableParallelism()} cores:`,
     `the generator's own CPU is shown. The machine was not idle: other work ran on it too (1-minute load average ${loads.length ? `${Math.min(...loads).toFixed(1)} to ${Math.max(...loads).toFixed(1)} during the measurements` : `${loadavg()} at the end`}), so absolute figures move from run to run; CPU time per request moves less.`,
     '',
     ...summary,

@@ -1,4 +1,4 @@
-/** What every phase of `npm run bench` (scripts/bench/bench.ts) shares: its flags, its child processes, setup requests, the load generator's process, formatting and the summary. */
+/** What every phase of `npm run bench` (packages/mock/proofs/bench/bench.ts) shares: its flags, its child processes, setup requests, the load generator's process, formatting and the summary. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type LoadOptions, type LoadResult } from '../lib/load.ts';
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 export const BASE = '/api/public/v1';
 export const LIST = '/creatives?limit=50';
 
@@ -170,7 +170,7 @@ export interface Measured extends LoadResult {
 export const nowUs = () => Number(process.hrtime.bigint() / 1000n);
 
 export async function load(serverPid: number, options: LoadOptions): Promise<Measured> {
-  const child = start('load generator', ['--import', 'tsx', 'scripts/lib/load.ts', JSON.stringify({ client: CLIENT, ...options })]);
+  const child = start('load generator', ['--import', 'tsx', 'packages/mock/proofs/lib/load.ts', JSON.stringify({ client: CLIENT, ...options })]);
   let cpuStart: { user: number; sys: number } | undefined;
   let cpuEnd: { user: number; sys: number } | undefined;
   let tStart = 0;
@@ -246,7 +246,7 @@ export const loadavg = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
  */
 let built = false;
 export async function packageBuild(): Promise<(command: string) => string> {
-  const { build, PACKAGES } = await import('../build.ts');
+  const { build, PACKAGES } = await import('../../../../scripts/build.ts');
   if (!built) {
     build();
     built = true;

@@ -1,18 +1,18 @@
 /**
- * Benchmark (`npm run bench -- --only msw`, or alone: `npx tsx scripts/bench/msw.ts [requests]`):
+ * Benchmark (`npm run bench -- --only msw`, or alone: `npx tsx packages/mock/proofs/bench/msw.ts [requests]`):
  * what one request costs the in-process mock (mock/adapters/msw/msw.ts) in Node, one request at a
  * time, GET /creatives?limit=50 with the demo account's read key (as the server's phase 1), five
  * ways side by side, interleaved request by request so the machine's load hits each alike:
- * How it works and what it decides: docs/internals.md, "scripts/bench/msw.ts".
+ * How it works and what it decides: docs/internals.md, "packages/mock/proofs/bench/msw.ts".
  */
 import { performance } from 'node:perf_hooks';
 import { getResponse, http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
-import { basePath } from '../../spec/contract.ts';
-import { createMockHandlers } from '../../mock/adapters/msw/msw.ts';
-import { runPipeline } from '../../mock/pipeline/index.ts';
-import type { RawRequest } from '../../mock/pipeline/types.ts';
-import { inProcessMockSize } from '../../examples/msw/browser/build.ts';
+import { basePath } from '../../../../spec/contract.ts';
+import { createMockHandlers } from '../../../../mock/adapters/msw/msw.ts';
+import { runPipeline } from '../../../../mock/pipeline/index.ts';
+import type { RawRequest } from '../../../../mock/pipeline/types.ts';
+import { inProcessMockSize } from '../../../../examples/msw/browser/build.ts';
 
 const REQUESTS = Math.max(100, Number(process.argv[2] ?? 5000));
 const WARMUP = 500;

@@ -1,12 +1,12 @@
 /**
  * Benchmark: the wall time of a 1,000-item run in manual time — POST /runs, one clock advance that
  * settles every item, and the final GET /runs/{runId} — in process (mock.inject, no socket).
- * Not a timed test: it prints the figures. Usage: `npx tsx scripts/bench/runs.ts [repeats]`.
+ * Not a timed test: it prints the figures. Usage: `npx tsx packages/mock/proofs/bench/runs.ts [repeats]`.
  */
 import { performance } from 'node:perf_hooks';
-import { mediaBase } from '../../mock/media/links.ts';
-import { nextId } from '../../mock/domain/store.ts';
-import { createHarness } from '../../mock/testkit/harness.ts';
+import { mediaBase } from '../../../../mock/media/links.ts';
+import { nextId } from '../../../../mock/domain/store.ts';
+import { createHarness } from '../../../../mock/testkit/harness.ts';
 
 const repeats = Math.max(1, Number(process.argv[2] ?? 5));
 const ITEMS = 1000;

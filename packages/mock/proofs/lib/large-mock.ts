@@ -4,7 +4,7 @@
  * seedLarge (mock/seed/demo.ts) on an empty catalog, manual clock. Prints one line of JSON once it
  * listens: {"port", "pid", "seedMs", "accounts": {"small": {accountId, readKey}, "large": {...}}}.
  *
- *   node --import tsx scripts/lib/large-mock.ts [--port N] [--small N] [--large N] [--response-cache on|off]
+ *   node --import tsx packages/mock/proofs/lib/large-mock.ts [--port N] [--small N] [--large N] [--response-cache on|off]
  *
  * The response cache (mock/pipeline/response-cache.ts) is off by default here: the O(page) check
  * measures the cost of computing a page, not of resending kept bytes.
@@ -13,10 +13,10 @@
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { buildMock } from '../../mock/adapters/node/app.ts';
-import { Clock } from '../../mock/core/clock.ts';
-import { createAccount, provisionKeys } from '../../mock/domain/accounts/service.ts';
-import { seedLarge } from '../../mock/seed/demo.ts';
+import { buildMock } from '../../../../mock/adapters/node/app.ts';
+import { Clock } from '../../../../mock/core/clock.ts';
+import { createAccount, provisionKeys } from '../../../../mock/domain/accounts/service.ts';
+import { seedLarge } from '../../../../mock/seed/demo.ts';
 
 const { values } = parseArgs({
   options: {

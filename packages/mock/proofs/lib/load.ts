@@ -1,6 +1,6 @@
 /**
  * A closed-loop HTTP load generator over node:http (no dependency).
- * How it works and what it decides: docs/internals.md, "scripts/lib/load.ts".
+ * How it works and what it decides: docs/internals.md, "packages/mock/proofs/lib/load.ts".
  */
 import http from 'node:http';
 import net from 'node:net';
@@ -272,7 +272,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const raw = process.argv[2];
   if (!raw) {
-    console.error('usage: node --import tsx scripts/lib/load.ts \'{"origin":"http://127.0.0.1:PORT","paths":["/..."],"connections":50,"durationMs":5000}\'');
+    console.error('usage: node --import tsx packages/mock/proofs/lib/load.ts \'{"origin":"http://127.0.0.1:PORT","paths":["/..."],"connections":50,"durationMs":5000}\'');
     process.exit(2);
   }
   const result = await runLoad({ ...(JSON.parse(raw) as LoadOptions), onWindow: (edge) => process.stderr.write(`window:${edge}\n`) });

@@ -1,5 +1,5 @@
 /**
- * The concurrency soak (scripts/lib/soak.ts), short and seeded inside `npm test`: a real
+ * The concurrency soak (packages/mock/proofs/lib/soak.ts), short and seeded inside `npm test`: a real
  * server on 127.0.0.1 (port 0), keep-alive clients over sockets, bounded in time and requests.
  * Exact scenarios under load (one resource per idempotency key, one If-Match winner, no lost
  * metadata update, exact rate limits), zero 5xx, every response conforming, no crash, state

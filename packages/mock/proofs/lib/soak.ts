@@ -1,18 +1,18 @@
 /**
  * Concurrency soak on loopback: a REAL server (`buildMock()` listening on 127.0.0.1, port 0, real
  * clock) in this process, and many clients over real sockets with keep-alive, bounded in requests
- * and in time. Run by `npm run soak` and, short, by scripts/lib/soak.test.ts.
- * How it works and what it decides: docs/internals.md, "scripts/lib/soak.ts".
+ * and in time. Run by `npm run soak` and, short, by packages/mock/proofs/lib/soak.test.ts.
+ * How it works and what it decides: docs/internals.md, "packages/mock/proofs/lib/soak.ts".
  */
 import http from 'node:http';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { buildMock } from '../../mock/adapters/node/app.ts';
-import { Clock } from '../../mock/core/clock.ts';
-import { accountViolations, formatViolations, INVARIANTS } from '../../mock/testkit/invariants.ts';
-import { setGlobalGeneration } from '../../mock/domain/runs/settings.ts';
+import { buildMock } from '../../../../mock/adapters/node/app.ts';
+import { Clock } from '../../../../mock/core/clock.ts';
+import { accountViolations, formatViolations, INVARIANTS } from '../../../../mock/testkit/invariants.ts';
+import { setGlobalGeneration } from '../../../../mock/domain/runs/settings.ts';
 import { sleep, type Stats, Client } from './soak/client.ts';
-import { seeded } from '../../platform/seeded.ts';
+import { seeded } from '../../../../platform/seeded.ts';
 import { ALL_LIMITS_HIGH, newAccount, type Replays, mixedClient } from './soak/traffic.ts';
 import { type ScenarioResult, idempotencyScenarios, ifMatchScenarios, lostUpdateScenarios, rateLimitScenarios } from './soak/races.ts';
 

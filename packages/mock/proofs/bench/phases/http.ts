@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runLoad } from '../../lib/load.ts';
-import { freePort, launchMock } from '../../../mock/adapters/node/launch.ts';
+import { freePort, launchMock } from '../../../../../mock/adapters/node/launch.ts';
 import { BASE, children, CLIENT, CONNECTIONS, DURATION_MS, flags, fmtInt, fmtMs, liftReadLimits, LIST, load, LOAD_HEADER, loadRow, type Measured, median, PREWARM_MS, request, ROOT, ROUNDS, start, stop, summary, table, TMP, verdict, verdicts, waitFor, WARMUP_MS } from '../common.ts';
 
 export async function phaseHttp(): Promise<void> {

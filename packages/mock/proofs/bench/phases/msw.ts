@@ -3,14 +3,14 @@ import { flags, start, summary, table, verdict, verdicts } from '../common.ts';
 
 export async function phaseMsw(): Promise<void> {
   const requests = Math.max(100, Number(flags['msw-requests']));
-  console.log(`\n## 7. In-process (MSW): one request at a time in Node, ${requests} requests per way (scripts/bench/msw.ts)\n`);
-  const child = start('bench-msw', ['--import', 'tsx', 'scripts/bench/msw.ts', String(requests)]);
+  console.log(`\n## 7. In-process (MSW): one request at a time in Node, ${requests} requests per way (packages/mock/proofs/bench/msw.ts)\n`);
+  const child = start('bench-msw', ['--import', 'tsx', 'packages/mock/proofs/bench/msw.ts', String(requests)]);
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   const output = child.output().trim();
   console.log(output);
   const way = (name: string) => {
     const m = new RegExp(`^msw: ${name} median ([\\d.]+) ms p99 ([\\d.]+) ms`, 'm').exec(output);
-    if (!m) throw new Error(`scripts/bench/msw.ts printed no ${name} figure (${code}):\n${output}`);
+    if (!m) throw new Error(`packages/mock/proofs/bench/msw.ts printed no ${name} figure (${code}):\n${output}`);
     return { p50: Number(m[1]), p99: Number(m[2]) };
   };
   const pipeline = way('pipeline');

@@ -1,6 +1,6 @@
 /** `npm run bench`, phase 2: O(page) and memory with 100,000 creatives. */
 import { performance } from 'node:perf_hooks';
-import { freePort } from '../../../mock/adapters/node/launch.ts';
+import { freePort } from '../../../../../mock/adapters/node/launch.ts';
 import { BASE, CONNECTIONS, DURATION_MS, fmtInt, fmtMs, keepAlive, liftReadLimits, LIST, load, LOAD_HEADER, loadRow, type Measured, median, memory, request, start, stop, summary, table, verdict, verdicts, waitFor, WARMUP_MS } from '../common.ts';
 
 async function walk(origin: string, key: string, maxPages: number): Promise<{ cursors: (string | null)[]; latencies: number[]; items: number }> {
@@ -25,7 +25,7 @@ async function walk(origin: string, key: string, maxPages: number): Promise<{ cu
 export async function phasePage(): Promise<void> {
   console.log(`\n## 2. O(page): 100 vs 100,000 creatives, resident memory\n`);
   const port = await freePort();
-  const large = start('large mock', ['--import', 'tsx', 'scripts/lib/large-mock.ts', '--port', String(port)]);
+  const large = start('large mock', ['--import', 'tsx', 'packages/mock/proofs/lib/large-mock.ts', '--port', String(port)]);
   const info = await waitFor('large mock', large, async () => {
     const line = large.output().split('\n').find((l) => l.startsWith('{'));
     return line ? (JSON.parse(line) as { port: number; pid: number; seedMs: number; accounts: Record<'small' | 'large', { accountId: string; readKey: string; creatives: number }> }) : undefined;

@@ -1,6 +1,6 @@
 /** `npm run bench`, phase 5: cgs-mock's time to first answer (the packaged, compiled mock; a CI gate waits for it). */
 import { performance } from 'node:perf_hooks';
-import { freePort } from '../../../mock/adapters/node/launch.ts';
+import { freePort } from '../../../../../mock/adapters/node/launch.ts';
 import { cpuSeconds, fmtInt, median, packageBuild, request, start, START_REPEATS, stop, summary, table, verdict, verdicts } from '../common.ts';
 
 /**
