@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-const INCLUDE = ['platform/**/*.test.ts', 'spec/**/*.test.ts', 'examples/**/*.test.ts', 'scripts/**/*.test.ts', 'bin/**/*.test.ts', 'mock/**/*.test.ts', 'proxy/**/*.test.ts', 'conformance/**/*.test.ts'];
+const INCLUDE = ['packages/*/proofs/**/*.test.ts', 'platform/**/*.test.ts', 'spec/**/*.test.ts', 'examples/**/*.test.ts', 'scripts/**/*.test.ts', 'bin/**/*.test.ts', 'mock/**/*.test.ts', 'proxy/**/*.test.ts', 'conformance/**/*.test.ts'];
 // conformance/tests/ is the Playwright suite (npm run conformance), not vitest.
 const EXCLUDE = ['**/node_modules/**', 'dist/**', 'conformance/tests/**'];
 /**
@@ -13,7 +13,7 @@ const ISOLATED = ['mock/adapters/msw/msw.equivalence.test.ts', 'conformance/fixt
  * npm pack and the whole suite (and the exams) through the packaged commands, and the generated
  * client's exam (real Retry-After waits): a step of npm run test:proofs.
  */
-const PACKAGE = ['bin/package.test.ts', 'bin/exam-package.test.ts', 'examples/generated-client/exam.test.ts'];
+const PACKAGE = ['bin/package-dependencies.test.ts', 'bin/packages.test.ts', 'bin/package.test.ts', 'bin/exam-package.test.ts', 'examples/generated-client/exam.test.ts'];
 
 export default defineConfig({
   test: {

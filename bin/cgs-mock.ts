@@ -2,7 +2,7 @@
 /**
  * cgs-mock: the stateful mock of the package, with every flag of `npm start` (mock/adapters/node/main.ts):
  * `cgs-mock --port 4010 --host 127.0.0.1 --seed 42 --clock manual --state mock-state.json`.
- * The server's packages are optional peer dependencies (bin/lib/help-requires.ts): checked first.
+ * The server's packages are the mock package's dependencies (D279); the check stays for an install that lost one.
  */
 import { requirePackages, SERVER_PACKAGES } from './lib/help-requires.ts';
 

@@ -1,14 +1,14 @@
 /**
- * The exams' two commands as a team gets them (#24): `npm pack` (its prepack builds dist/), the
- * tarball installed into an empty project with the server's optional peers (what cgs-client-check
- * needs to start its mock, D195), and from there
+ * The exams' two commands as a team gets them (#24): @creative-generation/exams packed
+ * (bin/lib/pack-once.ts) and installed into an empty project with nothing else (its dependencies
+ * bring the mock server that cgs-client-check starts, D279), and from there
  * - `cgs-client-check -- node examples/client/tasks.js` passes the example client (exit 0), the
  *   example compiled to plain JavaScript beside the project (no tsx in it);
  * - `cgs-webhooks-check --url --secret` passes the example receiver (exit 0), run from the
  *   project with the `standardwebhooks` the package brought;
  * - both refuse a flag they do not know with exit 2.
  *
- * Its own pack and install (bin/package.test.ts keeps its helpers to itself); a step of
+ * Its own install (bin/package.test.ts keeps its helpers to itself); a step of
  * `npm run test:proofs`, not of npm test (the pack, the install and the exam's real Retry-After waits).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -18,7 +18,6 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { SERVER_PACKAGES } from './lib/help-requires.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SLOW = 420_000;
@@ -60,13 +59,11 @@ beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'cgs-exam-package-'));
   project = join(work, 'project');
   mkdirSync(project);
-  // Packed once for both package tests by the project's global setup (bin/lib/pack-once.ts).
-  const tarball = inject('packedTarball');
+  // Packed once for the package tests by the project's global setup (bin/lib/pack-once.ts): the
+  // exams' package and the toolkit's packages below it (they are not on a registry), nothing else (D279).
+  const tarballs = inject('packedTarballs');
   writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'sdk', version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`);
-  // cgs-client-check starts the mock's server: its packages are optional peers a team installs (D195).
-  const own = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
-  const server = SERVER_PACKAGES.map((name) => `${name}@${own.devDependencies[name]!}`);
-  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball, ...server], project);
+  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', ...['exams', 'mock', 'mock-core', 'contract'].map((dir) => tarballs[dir]!)], project);
   for (const path of ['examples/client/client.ts', 'examples/client/tasks.ts', 'examples/receiver/receiver.ts']) compileExample(path);
 }, SLOW);
 

@@ -1,10 +1,11 @@
 /**
- * The package as a team gating its implementation gets it: `npm pack` (its prepack builds dist/),
- * the tarball installed into an empty project (from npm's cache: --prefer-offline), and each
+ * The packages as a team gating its implementation gets them (D279): packed once
+ * (bin/lib/pack-once.ts), the gate's, the mock server's and the in-process mock's tarballs (with
+ * the contract and the mock's core they depend on) installed into an empty project (from npm's cache: --prefer-offline), and each
  * command run from there, in that project's directory:
  *
  * - cgs-mock answers (the same keys for a seed as `npm start`);
- * - `<package>/openapi.yaml`, `<package>/openapi.json` and `<package>/types` resolve, and the types
+ * - `@creative-generation/contract/openapi.yaml`, `/openapi.json` and `/types` resolve, and the types
  *   compile in a small typed client (openapi-fetch over the generated `paths`) that lists, gets with
  *   an ETag, PATCHes with If-Match and meets a 412, against the packaged mock;
  * - cgs-webhooks-listen verifies a signed delivery and refuses a forged one;
@@ -15,10 +16,10 @@
  *   SIGINT, and its exit status gates with --fail-on-violation.
  *
  * A frontend project (a package.json with msw and vite only, msw another 2.x than the toolkit's
- * own) installs the same tarball: it gets none of the server's or the suite's packages (optional
- * peer dependencies, D195), one msw (its own), `<package>/msw` answers a request there, `vite build`
- * bundles the in-process mock, and the commands that need what it left out say which packages to
- * install. The gate project gets msw as a peer it did not name (npm installs it), one copy.
+ * own) installs @creative-generation/msw: it gets none of the server's or the suite's packages and
+ * none of their commands, one msw (its own), `@creative-generation/msw` answers a request there,
+ * `vite build` bundles the in-process mock. The gate project gets msw as a peer it did not name (npm
+ * installs it), one copy. Each package alone, with each of its commands: bin/packages.test.ts.
  *
  * One file, one pack and one install per project for all: it is the most expensive test file (see README).
  */
@@ -33,10 +34,23 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse } from 'yaml';
 import { defectNamed } from '../conformance/defects/catalogue.ts';
 import { startProxy, type Proxy } from '../conformance/defects/proxy.ts';
-import { SERVER_PACKAGES, SUITE_PACKAGES } from './lib/help-requires.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const NAME = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string }).name;
+/** The packages (D279): the documents and types, and the in-process mock. */
+const CONTRACT = '@creative-generation/contract';
+const MSW = '@creative-generation/msw';
+/** The tarballs of packages/<dir> and of the toolkit's packages it depends on (they are not on a registry). */
+function tarballsOf(...dirs: string[]): string[] {
+  const tarballs = inject('packedTarballs');
+  const out = new Set<string>();
+  const visit = (dir: string) => {
+    out.add(tarballs[dir]!);
+    const own = JSON.parse(readFileSync(join(ROOT, 'packages', dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+    for (const name of Object.keys(own.dependencies ?? {})) if (name.startsWith('@creative-generation/')) visit(name.slice('@creative-generation/'.length));
+  };
+  for (const dir of dirs) visit(dir);
+  return [...out];
+}
 const BASE = '/api/public/v1';
 /** A command run in the installed project: the whole suite took 114 s of 240 beside the gate in test:proofs (D241). */
 const SLOW = 360_000;
@@ -45,7 +59,6 @@ const INSTALL = 600_000;
 
 let work: string;
 let project: string;
-let tarballPath: string;
 const DEV = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies;
 /** The packages a project using only `<package>/msw` must not get (the server's and the suite's, and their telemetry). */
 const NOT_FOR_FRONTENDS = ['@playwright/test', 'playwright', 'playwright-core', 'fastify', 'light-my-request', 'swagger-ui-dist', '@scarf/scarf', 'htm'];
@@ -55,7 +68,7 @@ const NOT_FOR_FRONTENDS = ['@playwright/test', 'playwright', 'playwright-core', 
  * declarations of a project's installed toolkit), as a module to compile as it is.
  */
 function hoverExample(dir: string): string {
-  const declarations = readFileSync(join(dir, 'node_modules', NAME, 'dist/mock/adapters/msw/msw.d.ts'), 'utf8');
+  const declarations = readFileSync(join(dir, 'node_modules', MSW, 'dist/mock/adapters/msw/msw.d.ts'), 'utf8');
   const jsdoc = /\/\*\*((?:(?!\*\/)[\s\S])*?)\*\/\s*export declare function createMockHandlers/.exec(declarations)?.[1];
   const example = /@example\n([\s\S]*)$/.exec(jsdoc ?? '')?.[1]?.split('\n').map((line) => line.replace(/^\s*\* ?/, '')).join('\n');
   expect(example, 'the JSDoc @example of createMockHandlers in msw.d.ts').toContain('createMockHandlers(');
@@ -131,12 +144,10 @@ beforeAll(async () => {
   project = join(work, 'project');
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'gate', version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`);
-  // Packed once for both package tests by the project's global setup (bin/lib/pack-once.ts).
-  tarballPath = inject('packedTarball');
-  // What docs/frontend.md and the README tell a team gating its implementation to install: the
-  // toolkit and the optional peers of the server and the suite, at the versions it is tested with.
-  const gatePeers = [...SUITE_PACKAGES, ...SERVER_PACKAGES].map((name) => `${name}@${DEV[name]}`);
-  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarballPath, ...gatePeers, `openapi-fetch@${DEV['openapi-fetch']}`], project);
+  // Packed once for the package tests by the project's global setup (bin/lib/pack-once.ts). What
+  // the README tells a team gating its implementation to install: the gate and its peer; with the
+  // mock server (cgs-mock, cgs-webhooks-listen) and the in-process mock, for the tests below.
+  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', ...tarballsOf('conformance', 'mock', 'msw'), `@playwright/test@${DEV['@playwright/test']}`, `openapi-fetch@${DEV['openapi-fetch']}`], project);
 
   mock = await start('cgs-mock', ['--port', '0', '--clock', 'real', '--seed', '7'], /listening on (http:\/\/127\.0\.0\.1:\d+)\/api\/public\/v1[\s\S]*Control plane/);
   origin = mock.match[1]!;
@@ -159,12 +170,12 @@ describe('the installed package', () => {
   });
 
   it('exports the documents and the generated types', () => {
-    const resolved = run(process.execPath, ['--input-type=module', '-e', `for (const p of ['openapi.yaml', 'openapi.json', 'types', 'rules.yaml']) console.log(import.meta.resolve('${NAME}/' + p))`], project).trim().split('\n').map((u) => fileURLToPath(u));
+    const resolved = run(process.execPath, ['--input-type=module', '-e', `for (const p of ['openapi.yaml', 'openapi.json', 'types', 'rules.yaml']) console.log(import.meta.resolve('${CONTRACT}/' + p))`], project).trim().split('\n').map((u) => fileURLToPath(u));
     expect(parse(readFileSync(resolved[0]!, 'utf8'))).toEqual(parse(readFileSync(join(ROOT, 'spec/openapi.yaml'), 'utf8')));
     expect(JSON.parse(readFileSync(resolved[1]!, 'utf8'))).toEqual(parse(readFileSync(join(ROOT, 'spec/openapi.yaml'), 'utf8')));
     expect(existsSync(resolved[3]!)).toBe(true);
     // The control document the packaged mock reads at start, already parsed (scripts/build.ts).
-    const control = JSON.parse(readFileSync(join(project, 'node_modules', NAME, 'dist/spec/generated/mock-control.json'), 'utf8')) as { document: unknown };
+    const control = JSON.parse(readFileSync(join(project, 'node_modules', CONTRACT, 'dist/spec/generated/mock-control.json'), 'utf8')) as { document: unknown };
     expect(control.document).toEqual(parse(readFileSync(join(ROOT, 'spec/mock-control.yaml'), 'utf8')));
   }, SLOW);
 
@@ -178,7 +189,7 @@ describe('the installed package', () => {
     writeFileSync(
       join(project, 'inprocess.ts'),
       `import { setupServer } from 'msw/node';
-import { createMockHandlers, ControlProblem, type components } from '${NAME}/msw';
+import { createMockHandlers, ControlProblem, type components } from '${MSW}';
 
 const mock = createMockHandlers({ baseUrl: 'http://api.test', seed: 7 });
 const server = setupServer(...mock.handlers);
@@ -201,7 +212,7 @@ console.log(JSON.stringify({ status: response.status, products: page.data.length
     writeFileSync(
       join(project, 'client.ts'),
       `import createClient from 'openapi-fetch';
-import type { paths, Schemas } from '${NAME}/types';
+import type { paths, Schemas } from '${CONTRACT}/types';
 
 declare const process: { argv: string[] };
 const [baseUrl, key] = process.argv.slice(2) as [string, string];
@@ -361,13 +372,13 @@ describe('a frontend project: a package.json with msw and vite only', () => {
     front = join(work, 'front');
     mkdirSync(front);
     writeFileSync(join(front, 'package.json'), `${JSON.stringify({ name: 'front', version: '1.0.0', private: true, type: 'module', devDependencies: { msw: FRONTEND_MSW, vite: VITE } }, null, 2)}\n`);
-    run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarballPath], front);
+    run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', ...tarballsOf('msw')], front);
     // The installed size (docs/frontend.md): printed, not asserted.
     console.log(`frontend project: ${run('du', ['-sh', 'node_modules'], front).trim()}, ${readdirSync(join(front, 'node_modules')).length} top-level entries`);
   }, INSTALL);
 
   it('gets none of the server\'s or the suite\'s packages, and one msw: its own', () => {
-    expect(existsSync(join(front, 'node_modules', NAME, 'package.json'))).toBe(true);
+    expect(existsSync(join(front, 'node_modules', MSW, 'package.json'))).toBe(true);
     expect(NOT_FOR_FRONTENDS.flatMap((name) => copiesOf(front, name).map((c) => c.path))).toEqual([]);
     expect(copiesOf(front, 'msw')).toEqual([{ path: join(front, 'node_modules', 'msw'), version: FRONTEND_MSW }]);
   });
@@ -376,7 +387,7 @@ describe('a frontend project: a package.json with msw and vite only', () => {
     writeFileSync(
       join(front, 'inprocess.mjs'),
       `import { setupServer } from 'msw/node';
-import { createMockHandlers } from '${NAME}/msw';
+import { createMockHandlers } from '${MSW}';
 const mock = createMockHandlers({ baseUrl: 'http://api.test' });
 const server = setupServer(...mock.handlers);
 server.listen({ onUnhandledRequest: 'error' });
@@ -405,7 +416,7 @@ console.log(JSON.stringify({ status: response.status, products: page.data.length
     writeFileSync(
       join(front, 'main.js'),
       `import { setupWorker } from 'msw/browser';
-import { createMockHandlers } from '${NAME}/msw';
+import { createMockHandlers } from '${MSW}';
 const mock = createMockHandlers({ baseUrl: location.origin });
 setupWorker(...mock.handlers).start().then(() => mock.ready).then(() => { document.body.dataset.key = mock.demo.keys.read.keyId; });
 `,
@@ -418,41 +429,9 @@ setupWorker(...mock.handlers).start().then(() => mock.ready).then(() => { docume
     expect(chunks.length).toBeGreaterThan(1); // the demo data is a chunk of its own
   }, SLOW);
 
-  it('the commands that need what it left out name the packages and the install line', async () => {
-    const mockRun = spawnSync(join(front, 'node_modules', '.bin', 'cgs-mock'), ['--port', '0'], { cwd: front, encoding: 'utf8' });
-    expect(mockRun.status).toBe(2);
-    expect(mockRun.stderr).toContain('cgs-mock needs fastify, light-my-request, swagger-ui-dist, htm');
-    expect(mockRun.stderr).toContain(`npm install --save-dev ${SERVER_PACKAGES.map((n) => `${n}@${DEV[n]}`).join(' ')}`);
-    const suiteRun = spawnSync(join(front, 'node_modules', '.bin', 'cgs-conformance'), ['--base-url', 'http://127.0.0.1:9/api/public/v1'], { cwd: front, encoding: 'utf8' });
-    expect(suiteRun.status).toBe(2);
-    expect(suiteRun.stderr).toContain('cgs-conformance needs @playwright/test');
-    // --help answers without them.
-    const help = spawnSync(join(front, 'node_modules', '.bin', 'cgs-conformance'), ['--help'], { cwd: front, encoding: 'utf8' });
-    expect(help.status).toBe(0);
-    expect(help.stdout).toContain('--reporter NAME');
+  it('has none of the commands: they are the mock\'s, the gate\'s and the exams\' packages (D279)', () => {
+    for (const command of ['cgs-mock', 'cgs-conformance', 'cgs-client-check']) expect(existsSync(join(front, 'node_modules', '.bin', command)), command).toBe(false);
   });
-
-  it('cgs-client-check needs them only for the mock it starts: --help and --mock-url run without them (D260)', async () => {
-    const bin = join(front, 'node_modules', '.bin', 'cgs-client-check');
-    const own = spawnSync(bin, ['--out', 'exam-own', '--', process.execPath, '-e', ''], { cwd: front, encoding: 'utf8' });
-    expect(own.status).toBe(2);
-    expect(own.stderr).toContain('cgs-client-check needs fastify, light-my-request, swagger-ui-dist, htm');
-    const help = spawnSync(bin, ['--help'], { cwd: front, encoding: 'utf8' });
-    expect(help.status, help.stderr).toBe(0);
-    expect(help.stdout).toContain('--mock-url URL');
-    // On the gate project's running mock (real clock): the exam account is made and the program run.
-    const child = spawn(bin, ['--mock-url', origin, '--out', 'exam-remote', '--', process.execPath, '-e', "console.log('[program] ' + process.env.CGS_BASE_URL)"], { cwd: front, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.add(child);
-    let output = '';
-    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-    const status = await new Promise<number | null>((resolve) => child.on('exit', (code) => (children.delete(child), resolve(code))));
-    expect(output).not.toContain('needs fastify');
-    expect(output).toContain(`[program] ${origin}${BASE}`);
-    expect(output).toMatch(/requests judged/);
-    // A program that does nothing: judged (0, or 1 where the exam asks for its tasks), never "could not run".
-    expect(status, output).not.toBe(2);
-  }, SLOW);
 });
 
 describe('the gate project did not name msw', () => {

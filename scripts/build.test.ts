@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { testFrameworkImports } from './build.ts';
+import { crossPackage, packageOf, testFrameworkImports } from './build.ts';
 
 let dir: string | undefined;
 afterEach(() => {
@@ -49,5 +49,29 @@ describe('testFrameworkImports', () => {
       'bin/cgs-mock.js': "import '../mock/adapters/node/main.js';\n",
     });
     expect(testFrameworkImports(out)).toEqual(['conformance/checks/index.js: vitest']);
+  });
+});
+
+describe('crossPackage (D279): an import into another package is written as that package\'s internal path', () => {
+  it('rewrites a relative import that leaves the package, and keeps one inside it', () => {
+    const text = "import { a } from '../../../spec/contract.js';\nimport { b } from './app.js';\nexport { c } from '../../core/clock.js';\nconst d = await import('../../control/binding.js');\n";
+    expect(crossPackage('mock/adapters/node/serve.ts', text)).toBe(
+      "import { a } from '@creative-generation/contract/internal/spec/contract.js';\nimport { b } from './app.js';\nexport { c } from '@creative-generation/mock-core/internal/mock/core/clock.js';\nconst d = await import('@creative-generation/mock-core/internal/mock/control/binding.js');\n",
+    );
+  });
+
+  it('reads a file of another package through import.meta.resolve in Node packages only (the in-process mock runs in browsers)', () => {
+    const read = "const LEDGER = new URL('../../spec/rules.yaml', import.meta.url);\n";
+    expect(crossPackage('conformance/checks/status-rules.ts', read)).toBe("const LEDGER = new URL(import.meta.resolve('@creative-generation/contract/internal/spec/rules.yaml'));\n");
+    expect(crossPackage('mock/control/document.ts', read)).toBe(read);
+  });
+
+  it('gives every shipped path one package, the longest prefix deciding', () => {
+    expect(packageOf('mock/adapters/msw/msw.ts')).toBe('msw');
+    expect(packageOf('mock/core/clock.ts')).toBe('mock-core');
+    expect(packageOf('conformance/reporters/ledger.ts')).toBe('contract');
+    expect(packageOf('conformance/reporters/merge.ts')).toBe('conformance');
+    expect(packageOf('bin/lib/exam/client.ts')).toBe('exams');
+    expect(packageOf('scripts/build.ts')).toBeUndefined();
   });
 });

@@ -1,12 +1,12 @@
 /**
- * `npm run build` (run by `prepack`, so `npm pack` always ships a fresh build): the package's
- * JavaScript in dist/, for the commands of bin/ to start without compiling TypeScript at run time
+ * `npm run build` (run by each package's `prepack`, so `npm pack -w <package>` always ships a fresh
+ * build): the JavaScript of every package of packages/ in its dist/ (D279, docs/packages.md), for the commands of bin/ to start without compiling TypeScript at run time
  * (a CI gate waits for cgs-mock on every job) and for Playwright, which does not transform files
  * under node_modules (it would not load the suite's .ts tests from an installed package).
  * How it works and what it decides: docs/internals.md, "scripts/build.ts".
  */
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, normalize, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import ts from 'typescript';
@@ -17,6 +17,69 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SOURCE_DIRS = ['bin', 'platform', 'mock', 'proxy', 'conformance', 'spec'];
 /** Single modules from elsewhere. */
 const SOURCE_FILES = ['scripts/webhooks-listen.ts'];
+/** The npm scope of the workspaces' packages. */
+export const SCOPE = '@creative-generation';
+
+/**
+ * The packages (packages/<dir>/, D279) and the source paths each owns: a module or asset belongs to
+ * the package with the longest prefix that matches its path. Each one's dist/ keeps the paths of the
+ * repository (dist/mock/core/clock.js), and an import that reaches into another package is written
+ * as that package's `<name>/internal/<path>` (its exports map `./internal/*` to `./dist/*`).
+ * The direction is the floors' (docs/layout.md): contract <- mock-core <- msw, mock <- conformance, exams.
+ */
+export const PACKAGES: readonly { dir: string; owns: readonly string[]; node: boolean }[] = [
+  // The documents, the rules ledger and its reader, the generated types, the contract's reader.
+  { dir: 'contract', owns: ['spec/', 'platform/', 'conformance/reporters/ledger.ts', 'conformance/reporters/causes.ts'], node: false },
+  // The mock's engine, shared by the in-process mock and the server: everything of mock/ but its ways in.
+  { dir: 'mock-core', owns: ['mock/'], node: false },
+  // The in-process mock for MSW.
+  { dir: 'msw', owns: ['mock/adapters/msw/'], node: false },
+  // The mock server: cgs-mock, the console, /docs/, cgs-webhooks-listen.
+  { dir: 'mock', owns: ['mock/adapters/node/', 'mock/adapters/console/', 'mock/adapters/web/', 'bin/cgs-mock.ts', 'bin/cgs-webhooks-listen.ts', 'scripts/webhooks-listen.ts', 'bin/lib/help-requires.ts'], node: true },
+  // The gate: the suite, cgs-conformance, cgs-proxy, the merge.
+  { dir: 'conformance', owns: ['conformance/', 'proxy/', 'bin/cgs-conformance.ts', 'bin/cgs-proxy.ts', 'bin/cgs-conformance-merge.ts', 'bin/lib/conformance.ts', 'bin/lib/preflight.ts', 'bin/lib/verdict.ts'], node: true },
+  // The exams: cgs-client-check, cgs-webhooks-check.
+  { dir: 'exams', owns: ['bin/lib/exam/', 'bin/cgs-client-check.ts', 'bin/cgs-webhooks-check.ts'], node: true },
+];
+
+/** The package (its dir under packages/) that owns a source path, or undefined. */
+export function packageOf(path: string): string | undefined {
+  let best: { dir: string; length: number } | undefined;
+  for (const pkg of PACKAGES) {
+    for (const prefix of pkg.owns) {
+      const matches = prefix.endsWith('/') ? path.startsWith(prefix) : path === prefix;
+      if (matches && (best === undefined || prefix.length > best.length)) best = { dir: pkg.dir, length: prefix.length };
+    }
+  }
+  return best?.dir;
+}
+
+/**
+ * A module's (or declaration's) text with its relative specifiers that reach into another package
+ * written as that package's `internal/` path; in a package that runs only in Node, a file read
+ * beside another package's modules (`new URL('../../spec/rules.yaml', import.meta.url)`) too,
+ * through `import.meta.resolve`. `path` is the module's path in the repository.
+ */
+export function crossPackage(path: string, text: string): string {
+  const own = packageOf(path.replace(/\.d\.ts$|\.js$/, '.ts')) ?? packageOf(path);
+  const target = (specifier: string): string | undefined => {
+    const resolved = normalize(join(dirname(path), specifier)).replaceAll('\\', '/');
+    const owner = packageOf(resolved.replace(/\.js$/, '.ts')) ?? packageOf(resolved);
+    return owner === undefined || owner === own ? undefined : `${SCOPE}/${owner}/internal/${resolved}`;
+  };
+  let out = text.replace(/(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])(\.{1,2}\/[^'"]+)\2/g, (whole, lead: string, quote: string, specifier: string) => {
+    const rewritten = target(specifier);
+    return rewritten === undefined ? whole : `${lead}${quote}${rewritten}${quote}`;
+  });
+  if (PACKAGES.find((p) => p.dir === own)?.node) {
+    out = out.replace(/new URL\((['"])(\.{1,2}\/[^'"]+)\1, import\.meta\.url\)/g, (whole, quote: string, specifier: string) => {
+      const rewritten = target(specifier);
+      return rewritten === undefined ? whole : `new URL(import.meta.resolve(${quote}${rewritten}${quote}))`;
+    });
+  }
+  return out;
+}
+
 /**
  * Declarations shipped: the modules that only declare types (`<package>/types`), and the public
  * surface of `<package>/msw` (mock/adapters/msw/msw.ts and what its exported types name; the types of
@@ -59,7 +122,7 @@ const isModule = (path: string): boolean => path.endsWith('.ts') && !path.endsWi
  * conformance suite (conformance/, run by cgs-conformance) is shipped whole.
  */
 const isTest = (path: string): boolean =>
-  path.endsWith('.test.ts') || path.startsWith('mock/testkit/') || (path.startsWith('mock/') && (path.endsWith('.spec.ts') || path.endsWith('playwright.config.ts') || path.startsWith('mock/adapters/web/browser/') || path === 'mock/adapters/console/harness.ts'));
+  path.endsWith('.test.ts') || path === 'bin/lib/pack-once.ts' || path.startsWith('mock/testkit/') || (path.startsWith('mock/') && (path.endsWith('.spec.ts') || path.endsWith('playwright.config.ts') || path.startsWith('mock/adapters/web/browser/') || path === 'mock/adapters/console/harness.ts'));
 
 /** The test frameworks (and property-testing library) no shipped module may import. */
 const TEST_FRAMEWORKS = ['vitest', 'fast-check', '@playwright/test'];
@@ -136,39 +199,119 @@ function declarations(outDir: string, write: (path: string, text: string) => voi
   if (missing.length > 0) throw new Error(`declarations: none written for ${missing.join(', ')}`);
 }
 
-export function build(outDir: string): { modules: number; ms: number } {
+/** Where a package's files go: `<packagesDir>/<dir>/dist/`. */
+const distOf = (packagesDir: string, dir: string): string => join(packagesDir, dir, 'dist');
+
+/**
+ * Files a package ships beside dist/, copied from the repository at build time (the docs and
+ * examples its README links; D282): `[from, to]` under packages/<dir>/.
+ */
+export const SHIPPED: Readonly<Record<string, readonly (readonly [string, string])[]>> = {
+  contract: [['docs/versioning.md', 'docs/versioning.md'], ['docs/sdk-generators.md', 'docs/sdk-generators.md']],
+  'mock-core': [],
+  msw: [['docs/msw.md', 'docs/msw.md'], ['docs/frontend.md', 'docs/frontend.md'], ['examples/msw/client.ts', 'examples/msw/client.ts'], ['examples/msw/flows.ts', 'examples/msw/flows.ts'], ['examples/scenarios', 'examples/scenarios']],
+  mock: [['docs/mock.md', 'docs/mock.md'], ['docs/frontend.md', 'docs/frontend.md'], ['examples/scenarios', 'examples/scenarios']],
+  conformance: [['docs/gate.md', 'docs/gate.md'], ['docs/conformance.md', 'docs/conformance.md'], ['docs/hooks.md', 'docs/hooks.md'], ['conformance/README.md', 'docs/suite.md'], ['examples/ci', 'examples/ci']],
+  exams: [['docs/client-check.md', 'docs/client-check.md'], ['examples/client', 'examples/client'], ['examples/receiver', 'examples/receiver']],
+};
+
+/** The repository's imports of a shipped example, as a project that installed the packages writes them. */
+const EXAMPLE_IMPORTS: Readonly<Record<string, string>> = {
+  "'../../spec/types.ts'": `'${SCOPE}/contract/types'`,
+  "'../../mock/adapters/msw/msw.ts'": `'${SCOPE}/msw'`,
+};
+
+function copyInto(from: string, to: string): void {
+  if (statSync(from).isDirectory()) {
+    for (const name of readdirSync(from)) if (!name.endsWith('.test.ts')) copyInto(join(from, name), join(to, name));
+    return;
+  }
+  mkdirSync(dirname(to), { recursive: true });
+  if (!from.endsWith('.ts') || from.startsWith(join(ROOT, 'spec')) || from.startsWith(join(ROOT, 'mock'))) return copyFileSync(from, to);
+  let text = readFileSync(from, 'utf8');
+  for (const [repository, installed] of Object.entries(EXAMPLE_IMPORTS)) text = text.replaceAll(repository, installed);
+  writeFileSync(to, text);
+}
+
+export function build(packagesDir: string = join(ROOT, 'packages')): { modules: number; ms: number } {
   const started = performance.now();
-  rmSync(outDir, { recursive: true, force: true });
+  for (const pkg of PACKAGES) rmSync(distOf(packagesDir, pkg.dir), { recursive: true, force: true });
   const write = (path: string, text: string) => {
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, text);
   };
-  const files = SOURCE_DIRS.flatMap(filesUnder);
-  const sources = [...files.filter((f) => isModule(f) && !isTest(f)), ...SOURCE_FILES];
+  /** The file of a source path in its package's dist/; a path no package owns fails the build. */
+  const placed = (source: string): string => {
+    const owner = packageOf(source);
+    if (owner === undefined) throw new Error(`build: no package owns ${source} (scripts/build.ts, PACKAGES)`);
+    return join(distOf(packagesDir, owner), source);
+  };
+  const files = SOURCE_DIRS.flatMap(filesUnder).filter((f) => !isTest(f));
+  const sources = [...files.filter(isModule), ...SOURCE_FILES];
   for (const source of sources) {
     const text = readFileSync(join(ROOT, source), 'utf8');
     const { outputText, diagnostics } = ts.transpileModule(text, { compilerOptions: COMPILER_OPTIONS, fileName: source, reportDiagnostics: true });
     if (diagnostics?.length) throw new Error(`${source}: ${ts.flattenDiagnosticMessageText(diagnostics[0]!.messageText, '\n')}`);
-    write(join(outDir, source.replace(/\.ts$/, '.js')), outputText);
+    write(placed(source).replace(/\.ts$/, '.js'), crossPackage(source, outputText));
   }
-  declarations(outDir, write);
+  const declared = join(packagesDir, '.declarations');
+  rmSync(declared, { recursive: true, force: true });
+  declarations(declared, (path, text) => {
+    const source = relative(declared, path).replaceAll('\\', '/');
+    write(placed(source.replace(/\.d\.ts$/, '.ts')).replace(/\.ts$/, '.d.ts'), crossPackage(source, text));
+  });
+  rmSync(declared, { recursive: true, force: true });
   // Files the modules read beside themselves (mock/media/clips/*.webm, ...): every file of the
   // source folders that is not TypeScript.
-  for (const asset of files.filter((f) => !f.endsWith('.ts'))) {
-    mkdirSync(dirname(join(outDir, asset)), { recursive: true });
-    copyFileSync(join(ROOT, asset), join(outDir, asset));
-  }
+  for (const asset of files.filter((f) => !f.endsWith('.ts'))) copyInto(join(ROOT, asset), placed(asset));
   // The document as plain JSON, for tools that do not read YAML (the generated copy wraps it with its hash).
   const generated = JSON.parse(readFileSync(join(ROOT, 'spec/generated/openapi.json'), 'utf8')) as { document: unknown };
-  write(join(outDir, 'openapi.json'), `${JSON.stringify(generated.document, null, 2)}\n`);
-  const leaked = testFrameworkImports(outDir);
-  if (leaked.length > 0) throw new Error(`build: ${leaked.length} shipped module(s) import a test framework (move test support to mock/testkit/ or a *.test.ts):\n  ${leaked.join('\n  ')}`);
+  write(join(distOf(packagesDir, 'contract'), 'openapi.json'), `${JSON.stringify(generated.document, null, 2)}\n`);
+  for (const pkg of PACKAGES) {
+    for (const [from, to] of SHIPPED[pkg.dir] ?? []) {
+      rmSync(join(packagesDir, pkg.dir, to), { recursive: true, force: true });
+      copyInto(join(ROOT, from), join(packagesDir, pkg.dir, to));
+    }
+    const leaked = testFrameworkImports(distOf(packagesDir, pkg.dir));
+    if (leaked.length > 0) throw new Error(`build: ${leaked.length} shipped module(s) of ${pkg.dir} import a test framework (move test support to mock/testkit/ or a *.test.ts):\n  ${leaked.join('\n  ')}`);
+  }
   return { modules: sources.length, ms: Math.round(performance.now() - started) };
 }
 
+/**
+ * The packages a package's shipped modules import (bare specifiers, `node:` left out; type-only
+ * imports are gone from the JavaScript), by package name: what its dependencies and peers must be,
+ * exactly (scripts/build.test.ts holds each package.json to it).
+ */
+/** Resolved only on a branch the shipped JavaScript never takes (proxy/server.ts: the worker under tsx). */
+const DEV_ONLY = ['tsx/esm/api'];
+
+export function importedPackages(distDir: string): Set<string> {
+  const found = new Set<string>();
+  const specifier = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\(\s*|\.resolve\(\s*|createRequire\(import\.meta\.url\)\(\s*)['"]([^'"]+)['"]/g;
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) {
+        walk(path);
+        continue;
+      }
+      if (!/\.(js|mjs|cjs)$/.test(name)) continue;
+      // Comments left out (a JSDoc example names packages the module does not import).
+      const code = readFileSync(path, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+      for (const [, spec] of code.matchAll(specifier)) {
+        if (DEV_ONLY.includes(spec!) || spec!.startsWith('.') || spec!.startsWith('node:') || spec!.startsWith('/')) continue;
+        found.add(spec!.startsWith('@') ? spec!.split('/').slice(0, 2).join('/') : spec!.split('/')[0]!);
+      }
+    }
+  };
+  walk(distDir);
+  return found;
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const { values } = parseArgs({ options: { out: { type: 'string', default: 'dist' } }, strict: true });
-  const outDir = join(process.cwd(), values.out);
+  const { values } = parseArgs({ options: { out: { type: 'string', default: join(ROOT, 'packages') } }, strict: true });
+  const outDir = resolve(values.out);
   const { modules, ms } = build(outDir);
-  console.log(`build: ${modules} modules, the documents and the type declarations in ${relative(process.cwd(), outDir) || '.'}/ (${ms} ms)`);
+  console.log(`build: ${modules} modules, the documents and the type declarations in ${PACKAGES.map((p) => relative(process.cwd(), distOf(outDir, p.dir))).join(', ')} (${ms} ms)`);
 }

@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { dirname, join, normalize } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../spec/versions.ts';
+import { packageOf } from './build.ts';
 
 const SOURCE = /^(bin|conformance|mock|platform|proxy|scripts|spec)\/.*\.ts$/;
 const LEFT_OUT = /\.(test|spec)\.ts$|\/generated\/|\/fixtures\/|\/tests\//;
@@ -129,5 +130,21 @@ describe('the shape of the code', () => {
 
   it('nothing that ships imports the test support (mock/testkit/)', () => {
     expect(reaches(/^(bin|conformance|mock|platform|proxy|spec)\/(?!.*testkit\/)/, /^mock\/testkit\//)).toEqual([]);
+  });
+
+  it("the packages' direction is the floors' (D279): each package imports only itself and the packages below it", () => {
+    // packages/<dir>/ and what it may import (scripts/build.ts PACKAGES owns the paths).
+    const below: Record<string, string[]> = {
+      contract: ['contract'],
+      'mock-core': ['contract', 'mock-core'],
+      msw: ['contract', 'mock-core', 'msw'],
+      mock: ['contract', 'mock-core', 'mock'],
+      conformance: ['contract', 'mock-core', 'mock', 'conformance'],
+      exams: ['contract', 'mock-core', 'mock', 'exams'],
+    };
+    const shipped = [...graph].filter(([file]) => packageOf(file) !== undefined && !/(^|\/)(testkit|browser)\/|playwright\.config\.ts$|harness\.ts$|pack-once\.ts$/.test(file));
+    expect(shipped.length).toBeGreaterThan(100);
+    const upward = shipped.flatMap(([file, targets]) => targets.filter((t) => !below[packageOf(file)!]!.includes(packageOf(t) ?? '?')).map((t) => `${file} (${packageOf(file)}) -> ${t} (${packageOf(t) ?? 'no package'})`));
+    expect(upward).toEqual([]);
   });
 });

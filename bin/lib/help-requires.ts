@@ -58,7 +58,7 @@ export function missingPackagesMessage(command: string, needed: readonly string[
   const version = (name: string) => own.devDependencies?.[name] ?? own.peerDependencies?.[name]?.replace(/^[^\d]*/, '');
   const install = needed.map((name) => (version(name) ? `${name}@${version(name)}` : name)).join(' ');
   return [
-    `${command} needs ${missing.join(', ')}: optional peer dependencies of ${own.name}, left out of a plain install so that a frontend project using only <package>/msw stays light.`,
+    `${command} needs ${missing.join(', ')}, which its package declares (the gate's @playwright/test is its peer dependency, D279).`,
     `Install them beside it:`,
     `  npm install --save-dev ${install}`,
   ].join('\n');

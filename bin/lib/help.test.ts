@@ -11,7 +11,7 @@
  * changed to `list` fails the last test.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -19,7 +19,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { planRun, USAGE } from './conformance.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
+/** The commands of every package (packages/<dir>/package.json `bin`, D279). */
+const manifest = {
+  bin: Object.assign({}, ...readdirSync(join(ROOT, 'packages')).map((dir) => (JSON.parse(readFileSync(join(ROOT, 'packages', dir, 'package.json'), 'utf8')) as { bin?: Record<string, string> }).bin ?? {})) as Record<string, string>,
+};
 
 /** Where each command's parser is, and which of its tables are the command's own flags. */
 const PARSERS: Record<string, { file: string; parseArgsIn?: string; sets?: string[] }> = {

@@ -1,11 +1,12 @@
 /**
- * The global setup of vitest's `package` project (vitest.config.ts): `npm pack` once (its prepack
- * builds dist/) for both package tests, bin/package.test.ts and bin/exam-package.test.ts, which
- * each install the tarball into an empty project of their own. Each used to pack for itself: the
- * same tarball built twice (about 20 s of CPU each, D233).
+ * The global setup of vitest's `package` project (vitest.config.ts): one build of every package
+ * (npm run build) and `npm pack` of each workspace (D279), once for the package tests
+ * (bin/packages.test.ts, bin/package.test.ts, bin/exam-package.test.ts), which each install the
+ * tarballs into empty projects of their own. Each used to pack for itself: the same tarball built
+ * twice (about 20 s of CPU each, D233).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,17 +14,29 @@ import type { TestProject } from 'vitest/node';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** The absolute path of the package's tarball, packed once for the `package` project. */
-    packedTarball: string;
+    /** The absolute path of each package's tarball by its folder under packages/ (contract, mock, msw, ...). */
+    packedTarballs: Record<string, string>;
   }
 }
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
+function npm(args: string[]): string {
+  const result = spawnSync('npm', args, { cwd: ROOT, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
+  if (result.status !== 0) throw new Error(`npm ${args.join(' ')} exited ${result.status}:\n${result.stdout}\n${result.stderr}`);
+  return result.stdout;
+}
+
 export default function setup(project: TestProject): () => void {
   const work = mkdtempSync(join(tmpdir(), 'cgs-pack-'));
-  const packed = spawnSync('npm', ['pack', '--silent', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
-  if (packed.status !== 0) throw new Error(`npm pack exited ${packed.status}:\n${packed.stdout}\n${packed.stderr}`);
-  project.provide('packedTarball', join(work, packed.stdout.trim().split('\n').at(-1)!));
+  npm(['run', '--silent', 'build']);
+  // --ignore-scripts: each package's prepack would build all of them again.
+  npm(['pack', '--silent', '--workspaces', '--ignore-scripts', '--pack-destination', work]);
+  const tarballs: Record<string, string> = {};
+  for (const file of readdirSync(work)) {
+    const dir = /^creative-generation-(.+)-\d+\.\d+\.\d+\.tgz$/.exec(file)?.[1];
+    if (dir !== undefined) tarballs[dir] = join(work, file);
+  }
+  project.provide('packedTarballs', tarballs);
   return () => rmSync(work, { recursive: true, force: true });
 }

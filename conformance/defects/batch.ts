@@ -1,5 +1,5 @@
 /**
- * What a batch run of scripts/prove-defects.ts shares between the runner, the Playwright config
+ * What a batch run of packages/conformance/proofs/prove-defects.ts shares between the runner, the Playwright config
  * (playwright.config.ts, loaded by every worker: keep this module free of imports), the suite's
  * fixtures (plan.ts) and the switching proxy (proxy.ts).
  *

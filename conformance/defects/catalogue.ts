@@ -1,6 +1,6 @@
 /**
  * The defect catalogue: named contract violations, each injected into an otherwise correct mock,
- * that the conformance suite must notice (scripts/prove-defects.ts runs it against each one).
+ * that the conformance suite must notice (packages/conformance/proofs/prove-defects.ts runs it against each one).
  *
  * Most are injected by the fault-injecting proxy (proxy.ts) as pure functions over one exchange:
  * `request` changes what the mock receives, `response` changes what the client receives. Only

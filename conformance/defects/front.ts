@@ -2,7 +2,7 @@
  * A front: a loopback HTTP server in front of a CORRECT target that changes only what a real network
  * between the suite and a deployment may change (a gateway, a reverse proxy, a CDN), never what the
  * interface pins. The proofs run the suite through it and expect 0 failures (#23 item 2,
- * scripts/prove-real-target.ts):
+ * packages/conformance/proofs/prove-real-target.ts):
  *
  * - `hide`: path prefixes answered 404 (a deployment serves no /__mock, maybe no /__hooks).
  * - `reasons`: `rewrite` sends reason phrases of its own (the older RFC 7231 names where RFC 9110

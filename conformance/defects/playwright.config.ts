@@ -1,5 +1,5 @@
 /**
- * The conformance suite's configuration as scripts/prove-defects.ts runs it: the same tests,
+ * The conformance suite's configuration as packages/conformance/proofs/prove-defects.ts runs it: the same tests,
  * fixtures and timeouts, against the local mock behind the fault-injecting proxy
  * (CONFORMANCE_BASE_URL, with CONFORMANCE_LOCAL_MOCK=1 so that the tests' allowances for the local
  * mock apply exactly as in `npm run conformance`). The runner starts the mock itself, so there is

@@ -2,7 +2,7 @@
  * The fault-injecting proxy: a loopback HTTP server in front of the mock that forwards every request
  * (the public API and the /__mock control plane) and applies ONE named defect of the catalogue to
  * the public API's requests and answers. Without a defect it is a faithful pass-through, which is
- * how scripts/prove-defects.ts shows that the selected tests pass when nothing is broken.
+ * how packages/conformance/proofs/prove-defects.ts shows that the selected tests pass when nothing is broken.
  *
  * Bodies are buffered (the API's are small); hop-by-hop headers are not forwarded; the control
  * plane is never altered, so the suite's fixtures (accounts, keys, clock) keep working.

@@ -1,6 +1,6 @@
 /**
  * Reading Playwright's JSON report and judging a defect run against the pass-through run: pure
- * functions, shared by scripts/prove-defects.ts and its unit test (report.test.ts).
+ * functions, shared by packages/conformance/proofs/prove-defects.ts and its unit test (report.test.ts).
  */
 
 /** The parts of Playwright's JSON report read here. */

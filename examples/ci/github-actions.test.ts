@@ -12,7 +12,8 @@ import { parseMergeArgs, planRun } from '../../bin/lib/conformance.ts';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { name: string; version: string; bin: Record<string, string> };
+/** The gate's package (packages/conformance, D279): the one the workflow installs. */
+const pkg = JSON.parse(readFileSync(`${ROOT}packages/conformance/package.json`, 'utf8')) as { name: string; version: string; bin: Record<string, string> };
 
 interface Step {
   name?: string;

@@ -15,7 +15,7 @@
  *   verbatim (CLIENT-005, -006, -007).
  * - Unknown response members and enum values are kept, never rejected (CLIENT-020, -021).
  *
- * The faulty clients of the exam's proof (scripts/prove-exam.ts) are this client with one
+ * The faulty clients of the exam's proof (packages/exams/proofs/prove-exam.ts) are this client with one
  * deviation each, switched by `fault` (EXAMPLE_CLIENT_FAULT in tasks.ts): a real client has none.
  */
 import { randomUUID } from 'node:crypto';

@@ -1,7 +1,7 @@
 /**
  * Injected defects: named contract violations the mock can be started with (`--defect NAME`,
  * repeatable), so that the conformance suite can prove it catches each one
- * (scripts/prove-defects.ts; the catalogue is conformance/defects/catalogue.ts).
+ * (packages/conformance/proofs/prove-defects.ts; the catalogue is conformance/defects/catalogue.ts).
  *
  * Almost every defect of the catalogue is injected by a fault-injecting proxy in front of a correct
  * mock. Only what the proxy cannot see is injected here: webhook deliveries go from the mock

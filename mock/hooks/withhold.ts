@@ -1,7 +1,7 @@
 /**
  * Hooks that serve and list less (`cgs-mock --hooks-withhold LIST`, D263): the mock plays a partial
  * target, so that the gate's promise (what a target does not serve or does not have is skipped with
- * its reason, never failed) can be proven by withdrawing each capability (scripts/prove-monotonic.ts).
+ * its reason, never failed) can be proven by withdrawing each capability (packages/conformance/proofs/prove-monotonic.ts).
  *
  * A withdrawn thing leaves the capabilities, and a request that needs it answers as a target without
  * it may (spec/conformance-hooks.yaml): 501 HOOK_NOT_SUPPORTED, or, for a flag a target that does not

@@ -209,7 +209,7 @@ function absoluteBase(baseUrl: string): string {
  *
  * @example
  * import { setupServer } from 'msw/node';
- * import { createMockHandlers } from 'creative-generation-contract-toolkit/msw';
+ * import { createMockHandlers } from '@creative-generation/msw';
  *
  * const mock = createMockHandlers({ baseUrl: 'http://api.test' }); // seed 42: acc_demo, mock.demo.keys
  * const server = setupServer(...mock.handlers);
