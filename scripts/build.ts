@@ -29,7 +29,7 @@ export const SCOPE = '@creative-generation';
  */
 export const PACKAGES: readonly { dir: string; owns: readonly string[]; node: boolean }[] = [
   // The documents, the rules ledger and its reader, the generated types, the contract's reader.
-  { dir: 'contract', owns: ['spec/', 'platform/', 'conformance/reporters/ledger.ts', 'conformance/reporters/causes.ts'], node: false },
+  { dir: 'contract', owns: ['spec/', 'platform/', 'conformance/reporters/ledger.ts', 'conformance/reporters/causes.ts', 'conformance/areas.ts'], node: false },
   // The mock's engine, shared by the in-process mock and the server: everything of mock/ but its ways in.
   { dir: 'mock-core', owns: ['mock/'], node: false },
   // The in-process mock for MSW.
