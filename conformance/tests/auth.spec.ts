@@ -159,7 +159,7 @@ test('AUTH-034 AUTH-035 a key without the scope answers 403 API_TOKEN_SCOPE_DENI
   await expect(denied).toBeProblem(403, 'API_TOKEN_SCOPE_DENIED');
   const unauthorized = await api.get('/presets', { authorization: null });
   expect(unauthorized).toHaveStatus(401);
-  expect(denied.problem.detail, 'a missing scope and a bad token cannot be told apart by detail text').toEqual(unauthorized.problem.detail);
+  expect(denied.problem.detail, 'AUTH-035: a missing scope and a bad token cannot be told apart by detail text').toEqual(unauthorized.problem.detail);
 });
 
 test('AUTH-008 a read key cannot reach the generation plane', async ({ api }) => {
