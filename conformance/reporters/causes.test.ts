@@ -1,4 +1,5 @@
 /** Failures grouped by their first violated rule, blocked tests, and what would judge an unjudged rule (causes.ts, rules-reporter.ts). */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { causesOf, firstRuleOf, judgeWith, rulesInMessage, UNATTRIBUTED, type CauseInput } from './causes.ts';
 import { loadLedger, rulesById } from './ledger.ts';
@@ -28,6 +29,14 @@ describe('failureOf: the first violation of a failed test', () => {
   it('takes the rules and the location of an assertion of the test itself', () => {
     const failure = failureOf({ errors: [{ message: '\u001b[31mRUN-029 finalizedAt moved\u001b[39m\nexpected 1 to be 2', location: { file: `${process.cwd()}/conformance/tests/runs.spec.ts`, line: 42, column: 3 } }] });
     expect(failure).toEqual({ rules: ['RUN-029'], at: 'conformance/tests/runs.spec.ts:42: RUN-029 finalizedAt moved', responses: 0 });
+  });
+
+  it('blames AUTH-035, not the title\'s first rule, when the auth test fails on the detail comparison (the rule named in the expect message)', () => {
+    const source = readFileSync('conformance/tests/auth.spec.ts', 'utf8');
+    const message = /expect\(denied\.problem\.detail, '([^']*)'\)/.exec(source)?.[1];
+    expect(message, 'the detail expectation of the AUTH-034 AUTH-035 test').toBeDefined();
+    const failure = failureOf({ errors: [{ message: `Error: ${message}\n\nexpect(received).toEqual(expected) // deep equality` }] }, { named: ['AUTH-034', 'AUTH-035'], rules });
+    expect(firstRuleOf({ named: ['AUTH-034', 'AUTH-035'], violated: [], failure } as unknown as CauseInput)).toBe('AUTH-035');
   });
 
   it('is undefined without errors', () => {

@@ -39,7 +39,7 @@ test('AUTH-001 AUTH-002 AUTH-033 AUTH-035 a missing, malformed or unknown key an
   }
   const [, reference] = answers[0]!;
   for (const [cause, response] of answers.slice(1)) {
-    expect(uniformPart(response), `the 401 for ${cause} differs from the one for no key`).toEqual(uniformPart(reference));
+    expect(uniformPart(response), `AUTH-035: the 401 for ${cause} differs from the one for no key`).toEqual(uniformPart(reference));
   }
   // The same key, unmodified, is accepted: the 401s above are about the token, not the account.
   await expect(await api.get('/products', { query: { limit: 1 } })).toHaveStatus(200);
@@ -132,7 +132,7 @@ test('AUTH-032 AUTH-035 a revoked key answers 401 on its next request, with the 
   const revoked = await api.get('/products', { query: { limit: 1 } });
   expect(revoked).toHaveStatus(401);
   const unknown = await api.get('/products', { query: { limit: 1 }, authorization: `Bearer ${unknownKeyLike(account.key('read'))}` });
-  expect(uniformPart(revoked)).toEqual(uniformPart(unknown));
+  expect(uniformPart(revoked), 'AUTH-035: a revoked key\'s 401 body is the one of an unknown key').toEqual(uniformPart(unknown));
   // Other keys of the account are untouched.
   await expect(await api.as('runs:read').get('/products', { query: { limit: 1 } })).toHaveStatus(200);
 });
@@ -148,10 +148,10 @@ test('AUTH-029 AUTH-035 an expired key answers 401 on every request, with the un
   for (const path of ['/products', '/presets', '/runs']) {
     const expired = await runs.get(path, { query: { limit: 1 } });
     expect(expired, path).toHaveStatus(401);
-    expect(uniformPart(expired).detail, path).toEqual(uniformPart(unknown).detail);
+    expect(uniformPart(expired).detail, `AUTH-035: ${path}`).toEqual(uniformPart(unknown).detail);
   }
   const expired = await runs.get('/products', { query: { limit: 1 } });
-  expect(uniformPart(expired)).toEqual(uniformPart(unknown));
+  expect(uniformPart(expired), 'AUTH-035: an expired key\'s 401 body is the one of an unknown key').toEqual(uniformPart(unknown));
 });
 
 test('AUTH-034 AUTH-035 a key without the scope answers 403 API_TOKEN_SCOPE_DENIED with the detail of a 401', { tag: ['@area:presets'] }, async ({ api }) => {
@@ -159,7 +159,7 @@ test('AUTH-034 AUTH-035 a key without the scope answers 403 API_TOKEN_SCOPE_DENI
   await expect(denied).toBeProblem(403, 'API_TOKEN_SCOPE_DENIED');
   const unauthorized = await api.get('/presets', { authorization: null });
   expect(unauthorized).toHaveStatus(401);
-  expect(denied.problem.detail, 'a missing scope and a bad token cannot be told apart by detail text').toEqual(unauthorized.problem.detail);
+  expect(denied.problem.detail, 'AUTH-035: a missing scope and a bad token cannot be told apart by detail text').toEqual(unauthorized.problem.detail);
 });
 
 test('AUTH-008 a read key cannot reach the generation plane', { tag: ['@area:presets', '@area:runs', '@area:upscales'] }, async ({ api }) => {
