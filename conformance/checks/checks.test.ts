@@ -497,4 +497,15 @@ describe('an operation the target does not serve (#32 item 12)', () => {
     const bare = exchange('GET', '/campaigns/cmp_1', 404, JSON_TYPE, { error: 'not found' });
     expect(checkResponse(bare, OPTIONS).violations.map((v) => v.check)).not.toContain('unserved');
   });
+
+  it('judges no rule of the operation on that answer, not ERR-001, only what every response carries (D288)', () => {
+    const plain = exchange('POST', '/upscales', 404, { 'content-type': ['text/plain'] }, 'Not served');
+    const report = checkResponse(plain, OPTIONS);
+    expect(report.violations.map((v) => v.check).filter((c) => !c.startsWith('ratelimit'))).toEqual(['unserved']);
+    expect(report.checked).not.toContain('ERR-001');
+    expect(report.violations.flatMap((v) => v.rules)).not.toContain('ERR-001');
+    // A plain-text 404 of a resource on a JSON-speaking target stays ERR-001's (not unserved).
+    const served = exchange('GET', '/campaigns/cmp_1', 404, { 'content-type': ['application/json'] }, { error: 'not found' });
+    expect(checkResponse(served, OPTIONS).violations.flatMap((v) => v.rules)).toContain('ERR-001');
+  });
 });

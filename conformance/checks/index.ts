@@ -23,19 +23,27 @@ export function checkResponse(exchange: Exchange, options: CheckOptions): CheckR
   const type = mediaType(contentType);
 
   const operation = operationFor(request.method, request.url, options.basePath);
-  const declared = operation ? declaredResponse(operation, status) : undefined;
-  if (operation) {
-    const undeclared = checkStatusDeclared(operation, status);
-    if (undeclared) violations.push(undeclared);
-  }
 
   // An operation of the document answered 404 without a problem body: a route the target does not
   // know (a framework's default 404), not a resource it did not find. Its own cause, named by the
   // path, so the tests it stops are filed under "serve /campaigns", not under their first rules.
   // A collection (no path parameter) always exists; elsewhere only a body that is not JSON at all
   // (`Cannot GET /…`) says so, since a bare JSON 404 may be a resource's, which ERR-001 judges.
+  // Such an answer judges no rule of the operation (D288): not its statuses, content type (ERR-001,
+  // docs/gate.md asks a partial target for exactly this answer), body or headers; only what every
+  // response carries, the rate-limit headers (x-unmatched-request) and unduplicated fields.
   if (operation && status === 404 && type !== 'application/problem+json' && (!operation.path.includes('{') || !/json/.test(type))) {
     violations.push({ check: 'unserved', rules: [], cause: `serve ${operation.path}`, message: `the target does not serve ${request.method.toUpperCase()} ${operation.path} (${operation.operationId}): a 404 without a problem body (${type || 'no content type'}), where a resource not found answers the uniform problem` });
+    violations.push(...checkDuplicates(headers));
+    violations.push(...checkRateLimit(status, headers).violations);
+    for (const v of violations) v.rules.forEach((r) => checked.add(r));
+    return { operationId: operation.operationId, violations, checked: [...checked].sort() };
+  }
+
+  const declared = operation ? declaredResponse(operation, status) : undefined;
+  if (operation) {
+    const undeclared = checkStatusDeclared(operation, status);
+    if (undeclared) violations.push(undeclared);
   }
 
   // Content type: as declared; without a declaration, the interface's general rule (ERR-001).

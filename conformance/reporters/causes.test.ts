@@ -1,5 +1,4 @@
 /** Failures grouped by their first violated rule, blocked tests, and what would judge an unjudged rule (causes.ts, rules-reporter.ts). */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { causesOf, firstRuleOf, judgeWith, rulesInMessage, UNATTRIBUTED, type CauseInput } from './causes.ts';
 import { loadLedger, rulesById } from './ledger.ts';
@@ -178,6 +177,24 @@ describe('an unserved endpoint is its own cause (#32 item 12)', () => {
     expect(causes).toHaveLength(1);
     expect(causes[0]).toMatchObject({ rule: 'serve /campaigns', tests: 2, blocked: ['IDEM-006', 'CAMP-022', 'GEN-004'] });
     expect(causes[0]!.text).toMatch(/does not serve this path/);
+  });
+
+  it('the rules of a test that failed on an unserved operation are not judged, in rules.json as in the summary, whichever assertion noticed it (D288)', () => {
+    const failure = { rules: ['GEN-004'], at: 'POST /api/public/v1/upscales → 404', responses: 1, cause: 'serve /upscales' };
+    const tests = [
+      // The test's own status assertion failed after the unserved answer: not a checker stop.
+      record({ title: 'GEN-004 ERR-019 ERR-020 another account', outcome: 'failed', checkerStop: false, named: ['GEN-004', 'ERR-019', 'ERR-020'], violated: [], failure }),
+      // A rule violated by a served response of the same test stays failed.
+      record({ title: 'ERR-008 CAMP-001 a served violation too', outcome: 'failed', checkerStop: true, named: ['ERR-008', 'CAMP-001'], violated: ['ERR-008'], failure }),
+    ];
+    const byId = new Map(judgeRules(tests, ledger).rules.map((r) => [r.id, r]));
+    for (const id of ['GEN-004', 'ERR-019', 'ERR-020', 'CAMP-001']) {
+      expect(byId.get(id)?.result, id).toBe('not run');
+      expect(byId.get(id)?.tests[0]).toMatchObject({ outcome: 'blocked' });
+      expect(byId.get(id)?.tests[0]?.reason, id).toMatch(/^stopped by serve \/upscales/);
+    }
+    expect(byId.get('ERR-008')?.result).toBe('failed');
+    expect(causesOf(tests, rules)[0]).toMatchObject({ rule: 'serve /upscales' });
   });
 });
 

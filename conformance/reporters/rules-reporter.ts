@@ -373,9 +373,12 @@ export function judgeRules(records: TestRecord[], ledger: ReturnType<typeof load
     const judges = new Set<string>();
     for (const r of records) {
       if (r.named.includes(rule.id)) {
-        // A test stopped by a violation of other rules has not judged this one.
-        const outcome: Outcome = r.checkerStop && !r.violated.includes(rule.id) ? 'blocked' : r.outcome;
-        const reason = outcome === 'blocked' ? `stopped by a violation of ${r.violated.join(', ') || 'the document'}` : r.reason;
+        // A test stopped by a violation of other rules has not judged this one; nor has a test that
+        // failed on an operation the target does not serve (its cause `serve /path`, D288), whichever
+        // assertion noticed it: the same "blocked" the summary's causes name.
+        const unserved = r.outcome === 'failed' ? r.failure?.cause : undefined;
+        const outcome: Outcome = (r.checkerStop || unserved !== undefined) && !r.violated.includes(rule.id) ? 'blocked' : r.outcome;
+        const reason = outcome === 'blocked' ? (unserved !== undefined ? `stopped by ${unserved}${r.violated.length ? ` (and a violation of ${r.violated.join(', ')})` : ''}` : `stopped by a violation of ${r.violated.join(', ') || 'the document'}`) : r.reason;
         tests.push({ title: r.title, file: r.file, outcome, via: 'title', ...(reason ? { reason } : {}) });
         evidence.push({ outcome, via: 'title' });
         const judge = judgeWith({ outcome, tags: r.tags, violated: r.violated, ...(r.reason !== undefined ? { reason: r.reason } : {}) });
