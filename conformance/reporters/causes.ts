@@ -82,7 +82,7 @@ export function rulesOfAssertion(message: string, named: readonly string[], rule
 }
 
 /** What a cause that is no rule says (`serve /campaigns`). */
-export const UNSERVED_TEXT = 'the target does not serve this path: an operation of the document answered 404 without a problem body (a route the server does not know); serve it, or leave its tests out (a file filter or --grep)';
+export const UNSERVED_TEXT = 'the target does not serve this path: an operation of the document answered 404 without a problem body (a route the server does not know); serve it, or leave its tests out (--area, a file filter or --grep)';
 
 /** The rule a failed test is grouped under: its first violated rule, or the endpoint it found unserved. */
 export function firstRuleOf(record: CauseInput): string {
