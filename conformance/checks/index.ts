@@ -36,8 +36,7 @@ export function checkResponse(exchange: Exchange, options: CheckOptions): CheckR
     violations.push({ check: 'unserved', rules: [], cause: `serve ${operation.path}`, message: `the target does not serve ${request.method.toUpperCase()} ${operation.path} (${operation.operationId}): a 404 without a problem body (${type || 'no content type'}), where a resource not found answers the uniform problem` });
     violations.push(...checkDuplicates(headers));
     violations.push(...checkRateLimit(status, headers).violations);
-    for (const v of violations) v.rules.forEach((r) => checked.add(r));
-    return { operationId: operation.operationId, violations, checked: [...checked].sort() };
+    return reportOf(operation.operationId, violations, checked);
   }
 
   const declared = operation ? declaredResponse(operation, status) : undefined;
@@ -106,8 +105,13 @@ export function checkResponse(exchange: Exchange, options: CheckOptions): CheckR
     }
   }
 
+  return reportOf(operation?.operationId, violations, checked);
+}
+
+/** The report of one response: the rules of its violations count as checked too. */
+function reportOf(operationId: string | undefined, violations: Violation[], checked: Set<string>): CheckReport {
   for (const v of violations) v.rules.forEach((r) => checked.add(r));
-  return { operationId: operation?.operationId, violations, checked: [...checked].sort() };
+  return { operationId, violations, checked: [...checked].sort() };
 }
 
 /** A readable, multi-line account of a report's violations. */

@@ -378,7 +378,9 @@ export function judgeRules(records: TestRecord[], ledger: ReturnType<typeof load
         // assertion noticed it: the same "blocked" the summary's causes name.
         const unserved = r.outcome === 'failed' ? r.failure?.cause : undefined;
         const outcome: Outcome = (r.checkerStop || unserved !== undefined) && !r.violated.includes(rule.id) ? 'blocked' : r.outcome;
-        const reason = outcome === 'blocked' ? (unserved !== undefined ? `stopped by ${unserved}${r.violated.length ? ` (and a violation of ${r.violated.join(', ')})` : ''}` : `stopped by a violation of ${r.violated.join(', ') || 'the document'}`) : r.reason;
+        const violation = `a violation of ${r.violated.join(', ') || 'the document'}`;
+        const stoppedBy = unserved === undefined ? violation : r.violated.length ? `${unserved} (and ${violation})` : unserved;
+        const reason = outcome === 'blocked' ? `stopped by ${stoppedBy}` : r.reason;
         tests.push({ title: r.title, file: r.file, outcome, via: 'title', ...(reason ? { reason } : {}) });
         evidence.push({ outcome, via: 'title' });
         const judge = judgeWith({ outcome, tags: r.tags, violated: r.violated, ...(r.reason !== undefined ? { reason: r.reason } : {}) });
