@@ -1,19 +1,19 @@
 import { defineConfig } from 'vitest/config';
 
-const INCLUDE = ['packages/*/proofs/**/*.test.ts', 'platform/**/*.test.ts', 'spec/**/*.test.ts', 'examples/**/*.test.ts', 'scripts/**/*.test.ts', 'bin/**/*.test.ts', 'mock/**/*.test.ts', 'proxy/**/*.test.ts', 'conformance/**/*.test.ts'];
-// conformance/tests/ is the Playwright suite (npm run conformance), not vitest.
-const EXCLUDE = ['**/node_modules/**', 'dist/**', 'conformance/tests/**'];
+const INCLUDE = ['packages/*/**/*.test.ts', 'examples/**/*.test.ts', 'scripts/**/*.test.ts'];
+// packages/conformance/suite/tests/ is the Playwright suite (npm run conformance), not vitest.
+const EXCLUDE = ['**/node_modules/**', '**/dist/**', 'packages/conformance/suite/tests/**', 'packages/*/examples/**'];
 /**
  * Test files that need a module graph of their own (vitest's default isolation): they replace a
  * module with `vi.mock` (a module another file already loaded in the same worker would keep its real
  * implementation, and the mock would leak into the files after it) or fake the timers.
  */
-const ISOLATED = ['mock/adapters/msw/msw.equivalence.test.ts', 'conformance/fixtures/shared-account.test.ts', 'mock/events/listener.test.ts', 'mock/events/signing.test.ts'];
+const ISOLATED = ['packages/msw/src/msw.equivalence.test.ts', 'packages/conformance/suite/fixtures/shared-account.test.ts', 'packages/mock-core/src/events/listener.test.ts', 'packages/mock-core/src/events/signing.test.ts'];
 /**
  * npm pack and the whole suite (and the exams) through the packaged commands, and the generated
  * client's exam (real Retry-After waits): a step of npm run test:proofs.
  */
-const PACKAGE = ['bin/package-dependencies.test.ts', 'bin/packages.test.ts', 'bin/package.test.ts', 'bin/exam-package.test.ts', 'examples/generated-client/exam.test.ts'];
+const PACKAGE = ['scripts/packaging/package-dependencies.test.ts', 'scripts/packaging/packages.test.ts', 'scripts/packaging/package.test.ts', 'scripts/packaging/exam-package.test.ts', 'examples/generated-client/exam.test.ts'];
 
 export default defineConfig({
   test: {
@@ -32,8 +32,8 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'unit', isolate: false, include: INCLUDE, exclude: [...EXCLUDE, ...ISOLATED, ...PACKAGE] } },
       { extends: true, test: { name: 'isolated', isolate: true, include: ISOLATED, exclude: EXCLUDE } },
-      // npm pack once for both files (bin/lib/pack-once.ts, D233).
-      { extends: true, test: { name: 'package', include: PACKAGE, exclude: EXCLUDE, globalSetup: ['bin/lib/pack-once.ts'] } },
+      // npm pack once for both files (scripts/packaging/pack-once.ts, D233).
+      { extends: true, test: { name: 'package', include: PACKAGE, exclude: EXCLUDE, globalSetup: ['scripts/packaging/pack-once.ts'] } },
     ],
   },
 });

@@ -1,6 +1,6 @@
 /**
  * The build's guard that test support stays out of the package (scripts/build.ts,
- * testFrameworkImports): the package test (bin/package.test.ts) builds the real dist/ through
+ * testFrameworkImports): the package test (scripts/packaging/package.test.ts) builds the real dist/ through
  * `npm pack`; here the guard is shown to find what it must and to pass what it may.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,51 +27,56 @@ function tree(files: Record<string, string>): string {
 describe('testFrameworkImports', () => {
   it('names every shipped module that imports vitest, fast-check or @playwright/test outside the suite', () => {
     const out = tree({
-      'mock/testkit/harness.js': "import { expect } from 'vitest';\n",
-      'mock/core/clock.js': "import fc from 'fast-check';\n",
-      'mock/adapters/console/console.spec.js': 'import { test } from "@playwright/test";\n',
-      'mock/core/lazy.js': "const v = await import('vitest/node');\n",
-      'spec/contract.js': "import { parse } from 'yaml';\n",
+      'src/testkit/harness.js': "import { expect } from 'vitest';\n",
+      'src/core/clock.js': "import fc from 'fast-check';\n",
+      'src/console/console.spec.js': 'import { test } from "@playwright/test";\n',
+      'src/core/lazy.js': "const v = await import('vitest/node');\n",
+      'src/domain/store.js': "import { parse } from 'yaml';\n",
     });
-    expect(testFrameworkImports(out).sort()).toEqual([
-      'mock/adapters/console/console.spec.js: @playwright/test',
-      'mock/core/clock.js: fast-check',
-      'mock/core/lazy.js: vitest/node',
-      'mock/testkit/harness.js: vitest',
+    expect(testFrameworkImports(out, 'mock-core').sort()).toEqual([
+      'src/console/console.spec.js: @playwright/test',
+      'src/core/clock.js: fast-check',
+      'src/core/lazy.js: vitest/node',
+      'src/testkit/harness.js: vitest',
     ]);
   });
 
-  it('passes the conformance suite, which runs on @playwright/test, but not vitest in it', () => {
+  it('passes the conformance suite, which runs on @playwright/test, but not vitest in it, and not @playwright/test outside it', () => {
     const out = tree({
-      'conformance/fixtures/index.js': "import { test as base } from '@playwright/test';\n",
-      'conformance/playwright.config.js': "import { defineConfig } from '@playwright/test';\n",
-      'conformance/checks/index.js': "import { describe } from 'vitest';\n",
-      'bin/cgs-mock.js': "import '../mock/adapters/node/main.js';\n",
+      'suite/fixtures/index.js': "import { test as base } from '@playwright/test';\n",
+      'suite/playwright.config.js': "import { defineConfig } from '@playwright/test';\n",
+      'suite/checks/index.js': "import { describe } from 'vitest';\n",
+      'bin/cgs-conformance.js': "import '../suite/checks/index.js';\n",
+      'proxy/server.js': "import { expect } from '@playwright/test';\n",
     });
-    expect(testFrameworkImports(out)).toEqual(['conformance/checks/index.js: vitest']);
+    expect(testFrameworkImports(out, 'conformance').sort()).toEqual(['proxy/server.js: @playwright/test', 'suite/checks/index.js: vitest']);
+    expect(testFrameworkImports(out, 'mock')).toContain('suite/fixtures/index.js: @playwright/test');
   });
 });
 
 describe('crossPackage (D279): an import into another package is written as that package\'s internal path', () => {
   it('rewrites a relative import that leaves the package, and keeps one inside it', () => {
-    const text = "import { a } from '../../../spec/contract.js';\nimport { b } from './app.js';\nexport { c } from '../../core/clock.js';\nconst d = await import('../../control/binding.js');\n";
-    expect(crossPackage('mock/adapters/node/serve.ts', text)).toBe(
-      "import { a } from '@creative-generation/contract/internal/spec/contract.js';\nimport { b } from './app.js';\nexport { c } from '@creative-generation/mock-core/internal/mock/core/clock.js';\nconst d = await import('@creative-generation/mock-core/internal/mock/control/binding.js');\n",
+    const text = "import { a } from '../../../contract/spec/contract.js';\nimport { b } from './app.js';\nexport { c } from '../../../mock-core/src/core/clock.js';\nconst d = await import('../../../mock-core/src/control/binding.js');\nimport { e } from '../web/cors.js';\n";
+    expect(crossPackage('packages/mock/src/node/serve.ts', text)).toBe(
+      "import { a } from '@creative-generation/contract/internal/spec/contract.js';\nimport { b } from './app.js';\nexport { c } from '@creative-generation/mock-core/internal/src/core/clock.js';\nconst d = await import('@creative-generation/mock-core/internal/src/control/binding.js');\nimport { e } from '../web/cors.js';\n",
     );
   });
 
   it('reads a file of another package through import.meta.resolve in Node packages only (the in-process mock runs in browsers)', () => {
-    const read = "const LEDGER = new URL('../../spec/rules.yaml', import.meta.url);\n";
-    expect(crossPackage('conformance/checks/status-rules.ts', read)).toBe("const LEDGER = new URL(import.meta.resolve('@creative-generation/contract/internal/spec/rules.yaml'));\n");
-    expect(crossPackage('mock/control/document.ts', read)).toBe(read);
+    const read = "const LEDGER = new URL('../../../contract/spec/rules.yaml', import.meta.url);\n";
+    expect(crossPackage('packages/conformance/suite/checks/status-rules.ts', read)).toBe("const LEDGER = new URL(import.meta.resolve('@creative-generation/contract/internal/spec/rules.yaml'));\n");
+    expect(crossPackage('packages/mock-core/src/control/document.ts', read)).toBe(read);
   });
 
-  it('gives every shipped path one package, the longest prefix deciding', () => {
-    expect(packageOf('mock/adapters/msw/msw.ts')).toBe('msw');
-    expect(packageOf('mock/core/clock.ts')).toBe('mock-core');
-    expect(packageOf('conformance/reporters/ledger.ts')).toBe('contract');
-    expect(packageOf('conformance/reporters/merge.ts')).toBe('conformance');
-    expect(packageOf('bin/lib/exam/client.ts')).toBe('exams');
+  it('gives every source path its package, and none to what is not a package\'s sources', () => {
+    expect(packageOf('packages/msw/src/msw.ts')).toBe('msw');
+    expect(packageOf('packages/mock-core/src/core/clock.ts')).toBe('mock-core');
+    expect(packageOf('packages/contract/rules/ledger.ts')).toBe('contract');
+    expect(packageOf('packages/conformance/suite/reporters/merge.ts')).toBe('conformance');
+    expect(packageOf('packages/exams/src/client.ts')).toBe('exams');
     expect(packageOf('scripts/build.ts')).toBeUndefined();
+    expect(packageOf('packages/mock/proofs/soak.ts')).toBeUndefined();
+    expect(packageOf('packages/msw/dist/src/msw.js')).toBeUndefined();
+    expect(packageOf('packages/nowhere/src/x.ts')).toBeUndefined();
   });
 });

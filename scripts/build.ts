@@ -13,45 +13,44 @@ import ts from 'typescript';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** What the package runs: every module under these folders, tests excluded. */
-const SOURCE_DIRS = ['bin', 'platform', 'mock', 'proxy', 'conformance', 'spec'];
-/** Single modules from elsewhere. */
-const SOURCE_FILES = ['scripts/webhooks-listen.ts'];
 /** The npm scope of the workspaces' packages. */
 export const SCOPE = '@creative-generation';
 
 /**
- * The packages (packages/<dir>/, D279) and the source paths each owns: a module or asset belongs to
- * the package with the longest prefix that matches its path. Each one's dist/ keeps the paths of the
- * repository (dist/mock/core/clock.js), and an import that reaches into another package is written
- * as that package's `<name>/internal/<path>` (its exports map `./internal/*` to `./dist/*`).
- * The direction is the floors' (docs/layout.md): contract <- mock-core <- msw, mock <- conformance, exams.
+ * The packages (packages/<dir>/, D279): each one's sources live in its folder, and its dist/ keeps
+ * their paths inside it (packages/mock/src/node/app.ts is dist/src/node/app.js). An import that
+ * reaches into another package is written as that package's `<name>/internal/<path>` (its exports
+ * map `./internal/*` to `./dist/*`). The direction is the floors' (docs/layout.md): contract <-
+ * mock-core <- msw, mock <- conformance, exams. `node`: the package runs only in Node.
  */
-export const PACKAGES: readonly { dir: string; owns: readonly string[]; node: boolean }[] = [
+export const PACKAGES: readonly { dir: string; node: boolean }[] = [
   // The documents, the rules ledger and its reader, the generated types, the contract's reader.
-  { dir: 'contract', owns: ['spec/', 'platform/', 'conformance/reporters/ledger.ts', 'conformance/reporters/causes.ts', 'conformance/areas.ts'], node: false },
-  // The mock's engine, shared by the in-process mock and the server: everything of mock/ but its ways in.
-  { dir: 'mock-core', owns: ['mock/'], node: false },
+  { dir: 'contract', node: false },
+  // The mock's engine, shared by the in-process mock and the server.
+  { dir: 'mock-core', node: false },
   // The in-process mock for MSW.
-  { dir: 'msw', owns: ['mock/adapters/msw/'], node: false },
+  { dir: 'msw', node: false },
   // The mock server: cgs-mock, the console, /docs/, cgs-webhooks-listen.
-  { dir: 'mock', owns: ['mock/adapters/node/', 'mock/adapters/console/', 'mock/adapters/web/', 'bin/cgs-mock.ts', 'bin/cgs-webhooks-listen.ts', 'scripts/webhooks-listen.ts', 'bin/lib/help-requires.ts'], node: true },
+  { dir: 'mock', node: true },
   // The gate: the suite, cgs-conformance, cgs-proxy, the merge.
-  { dir: 'conformance', owns: ['conformance/', 'proxy/', 'bin/cgs-conformance.ts', 'bin/cgs-proxy.ts', 'bin/cgs-conformance-merge.ts', 'bin/lib/conformance.ts', 'bin/lib/preflight.ts', 'bin/lib/verdict.ts'], node: true },
+  { dir: 'conformance', node: true },
   // The exams: cgs-client-check, cgs-webhooks-check.
-  { dir: 'exams', owns: ['bin/lib/exam/', 'bin/cgs-client-check.ts', 'bin/cgs-webhooks-check.ts'], node: true },
+  { dir: 'exams', node: true },
 ];
 
-/** The package (its dir under packages/) that owns a source path, or undefined. */
+/** What a package's folder holds beside its sources: never built into dist/. */
+const NOT_SOURCES = ['dist', 'proofs', 'docs', 'examples', 'node_modules', 'README.md', 'package.json'];
+
+/** The package (its dir under packages/) of a repository path and the path inside it, or undefined. */
+export function placeOf(path: string): { dir: string; inside: string } | undefined {
+  const match = /^packages\/([^/]+)\/(.+)$/.exec(path);
+  if (!match || !PACKAGES.some((p) => p.dir === match[1]) || NOT_SOURCES.includes(match[2]!.split('/')[0]!)) return undefined;
+  return { dir: match[1]!, inside: match[2]! };
+}
+
+/** The package (its dir under packages/) of a source path, or undefined. */
 export function packageOf(path: string): string | undefined {
-  let best: { dir: string; length: number } | undefined;
-  for (const pkg of PACKAGES) {
-    for (const prefix of pkg.owns) {
-      const matches = prefix.endsWith('/') ? path.startsWith(prefix) : path === prefix;
-      if (matches && (best === undefined || prefix.length > best.length)) best = { dir: pkg.dir, length: prefix.length };
-    }
-  }
-  return best?.dir;
+  return placeOf(path)?.dir;
 }
 
 /**
@@ -64,8 +63,8 @@ export function crossPackage(path: string, text: string): string {
   const own = packageOf(path.replace(/\.d\.ts$|\.js$/, '.ts')) ?? packageOf(path);
   const target = (specifier: string): string | undefined => {
     const resolved = normalize(join(dirname(path), specifier)).replaceAll('\\', '/');
-    const owner = packageOf(resolved.replace(/\.js$/, '.ts')) ?? packageOf(resolved);
-    return owner === undefined || owner === own ? undefined : `${SCOPE}/${owner}/internal/${resolved}`;
+    const place = placeOf(resolved.replace(/\.js$/, '.ts')) ?? placeOf(resolved);
+    return place === undefined || place.dir === own ? undefined : `${SCOPE}/${place.dir}/internal/${resolved.slice(`packages/${place.dir}/`.length)}`;
   };
   let out = text.replace(/(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])(\.{1,2}\/[^'"]+)\2/g, (whole, lead: string, quote: string, specifier: string) => {
     const rewritten = target(specifier);
@@ -82,10 +81,10 @@ export function crossPackage(path: string, text: string): string {
 
 /**
  * Declarations shipped: the modules that only declare types (`<package>/types`), and the public
- * surface of `<package>/msw` (mock/adapters/msw/msw.ts and what its exported types name; the types of
+ * surface of `<package>/msw` (packages/msw/src/msw.ts and what its exported types name; the types of
  * the mock's internals behind `services` are not shipped, D61).
  */
-const DECLARATIONS = ['spec/types.ts', 'spec/generated/openapi.ts', 'spec/generated/rules.ts', 'spec/generated/mock-control.ts', 'spec/api-versions.ts', 'mock/adapters/msw/msw.ts', 'mock/adapters/msw/control.ts', 'mock/services/services.ts', 'mock/core/clock.ts'];
+const DECLARATIONS = ['packages/contract/spec/types.ts', 'packages/contract/spec/generated/openapi.ts', 'packages/contract/spec/generated/rules.ts', 'packages/contract/spec/generated/mock-control.ts', 'packages/contract/spec/api-versions.ts', 'packages/msw/src/msw.ts', 'packages/msw/src/control.ts', 'packages/mock-core/src/services/services.ts', 'packages/mock-core/src/core/clock.ts'];
 
 const COMPILER_OPTIONS: ts.CompilerOptions = {
   target: ts.ScriptTarget.ES2022,
@@ -117,23 +116,31 @@ function filesUnder(dir: string): string[] {
 
 const isModule = (path: string): boolean => path.endsWith('.ts') && !path.endsWith('.d.ts');
 /**
- * What the package does not ship: unit tests, the mock's test support (mock/testkit/), and the
- * Playwright tests and harnesses of the mock's own pages (mock/adapters/console/, mock/adapters/web/browser/). The
- * conformance suite (conformance/, run by cgs-conformance) is shipped whole.
+ * What a package does not ship: what is not its sources (dist/, proofs/, its copied docs and
+ * examples), unit tests, the mock's test support (packages/mock-core/src/testkit/), and the
+ * Playwright tests and harnesses of the mock's own pages (packages/mock/src/console/,
+ * packages/mock/src/web/browser/). The conformance suite (packages/conformance/suite/, run by
+ * cgs-conformance) is shipped whole.
  */
-const isTest = (path: string): boolean =>
-  path.endsWith('.test.ts') || path === 'bin/lib/pack-once.ts' || path.startsWith('mock/testkit/') || (path.startsWith('mock/') && (path.endsWith('.spec.ts') || path.endsWith('playwright.config.ts') || path.startsWith('mock/adapters/web/browser/') || path === 'mock/adapters/console/harness.ts'));
+const isTest = (path: string): boolean => {
+  const place = placeOf(path);
+  if (place === undefined || path.endsWith('.test.ts')) return true;
+  if (place.dir === 'mock-core' && place.inside.startsWith('src/testkit/')) return true;
+  if (!['mock-core', 'msw', 'mock'].includes(place.dir)) return false;
+  return path.endsWith('.spec.ts') || path.endsWith('playwright.config.ts') || place.inside.startsWith('src/web/browser/') || place.inside === 'src/console/harness.ts';
+};
 
 /** The test frameworks (and property-testing library) no shipped module may import. */
 const TEST_FRAMEWORKS = ['vitest', 'fast-check', '@playwright/test'];
-/** Where @playwright/test is the product: the conformance suite that cgs-conformance runs. */
-const SUITE_DIR = 'conformance/';
+/** Where @playwright/test is the product: the conformance suite that cgs-conformance runs (its package's suite/). */
+const SUITE = { dir: 'conformance', path: 'suite/' };
 
 /**
- * The modules under `outDir` that import a test framework (vitest, fast-check anywhere;
- * @playwright/test outside the conformance suite), as `path: specifier`. The build fails on any.
+ * The modules under `outDir`, the dist/ of package `pkg`, that import a test framework (vitest,
+ * fast-check anywhere; @playwright/test outside the conformance suite), as `path: specifier`. The
+ * build fails on any.
  */
-export function testFrameworkImports(outDir: string): string[] {
+export function testFrameworkImports(outDir: string, pkg: string): string[] {
   const found: string[] = [];
   const specifier = /(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g;
   const walk = (dir: string): void => {
@@ -147,7 +154,7 @@ export function testFrameworkImports(outDir: string): string[] {
       for (const [, spec] of readFileSync(join(outDir, path), 'utf8').matchAll(specifier)) {
         const framework = TEST_FRAMEWORKS.find((f) => spec === f || spec!.startsWith(`${f}/`));
         if (framework === undefined) continue;
-        if (framework === '@playwright/test' && path.startsWith(SUITE_DIR)) continue;
+        if (framework === '@playwright/test' && pkg === SUITE.dir && path.startsWith(SUITE.path)) continue;
         found.push(`${path}: ${spec}`);
       }
     }
@@ -165,7 +172,7 @@ function rewriteSpecifiers(text: string): string {
  * The declarations of the public entries (DECLARATIONS) and of every module they reach: one
  * program, type-checked as a consumer sees it (no Node types, the DOM's lib: the in-process path
  * must not need Node), so that a consumer compiling with `skipLibCheck: false` finds a declaration
- * behind every import of ours (bin/package.test.ts compiles one).
+ * behind every import of ours (scripts/packaging/package.test.ts compiles one).
  */
 function declarations(outDir: string, write: (path: string, text: string) => void): void {
   const options: ts.CompilerOptions = {
@@ -211,14 +218,14 @@ export const SHIPPED: Readonly<Record<string, readonly (readonly [string, string
   'mock-core': [],
   msw: [['docs/msw.md', 'docs/msw.md'], ['docs/frontend.md', 'docs/frontend.md'], ['examples/msw/client.ts', 'examples/msw/client.ts'], ['examples/msw/flows.ts', 'examples/msw/flows.ts'], ['examples/scenarios', 'examples/scenarios']],
   mock: [['docs/mock.md', 'docs/mock.md'], ['docs/frontend.md', 'docs/frontend.md'], ['examples/scenarios', 'examples/scenarios']],
-  conformance: [['docs/gate.md', 'docs/gate.md'], ['docs/conformance.md', 'docs/conformance.md'], ['docs/hooks.md', 'docs/hooks.md'], ['conformance/README.md', 'docs/suite.md'], ['examples/ci', 'examples/ci']],
+  conformance: [['docs/gate.md', 'docs/gate.md'], ['docs/conformance.md', 'docs/conformance.md'], ['docs/hooks.md', 'docs/hooks.md'], ['packages/conformance/suite/README.md', 'docs/suite.md'], ['examples/ci', 'examples/ci']],
   exams: [['docs/client-check.md', 'docs/client-check.md'], ['examples/client', 'examples/client'], ['examples/receiver', 'examples/receiver']],
 };
 
 /** The repository's imports of a shipped example, as a project that installed the packages writes them. */
 const EXAMPLE_IMPORTS: Readonly<Record<string, string>> = {
-  "'../../spec/types.ts'": `'${SCOPE}/contract/types'`,
-  "'../../mock/adapters/msw/msw.ts'": `'${SCOPE}/msw'`,
+  "'../../packages/contract/spec/types.ts'": `'${SCOPE}/contract/types'`,
+  "'../../packages/msw/src/msw.ts'": `'${SCOPE}/msw'`,
 };
 
 function copyInto(from: string, to: string): void {
@@ -227,7 +234,7 @@ function copyInto(from: string, to: string): void {
     return;
   }
   mkdirSync(dirname(to), { recursive: true });
-  if (!from.endsWith('.ts') || from.startsWith(join(ROOT, 'spec')) || from.startsWith(join(ROOT, 'mock'))) return copyFileSync(from, to);
+  if (!from.endsWith('.ts') || from.startsWith(join(ROOT, 'packages'))) return copyFileSync(from, to);
   let text = readFileSync(from, 'utf8');
   for (const [repository, installed] of Object.entries(EXAMPLE_IMPORTS)) text = text.replaceAll(repository, installed);
   writeFileSync(to, text);
@@ -242,12 +249,12 @@ export function build(packagesDir: string = join(ROOT, 'packages')): { modules: 
   };
   /** The file of a source path in its package's dist/; a path no package owns fails the build. */
   const placed = (source: string): string => {
-    const owner = packageOf(source);
-    if (owner === undefined) throw new Error(`build: no package owns ${source} (scripts/build.ts, PACKAGES)`);
-    return join(distOf(packagesDir, owner), source);
+    const place = placeOf(source);
+    if (place === undefined) throw new Error(`build: ${source} is in no package's sources (scripts/build.ts, PACKAGES)`);
+    return join(distOf(packagesDir, place.dir), place.inside);
   };
-  const files = SOURCE_DIRS.flatMap(filesUnder).filter((f) => !isTest(f));
-  const sources = [...files.filter(isModule), ...SOURCE_FILES];
+  const files = PACKAGES.flatMap((p) => filesUnder(`packages/${p.dir}`)).filter((f) => !isTest(f));
+  const sources = files.filter(isModule);
   for (const source of sources) {
     const text = readFileSync(join(ROOT, source), 'utf8');
     const { outputText, diagnostics } = ts.transpileModule(text, { compilerOptions: COMPILER_OPTIONS, fileName: source, reportDiagnostics: true });
@@ -261,19 +268,19 @@ export function build(packagesDir: string = join(ROOT, 'packages')): { modules: 
     write(placed(source.replace(/\.d\.ts$/, '.ts')).replace(/\.ts$/, '.d.ts'), crossPackage(source, text));
   });
   rmSync(declared, { recursive: true, force: true });
-  // Files the modules read beside themselves (mock/media/clips/*.webm, ...): every file of the
+  // Files the modules read beside themselves (packages/mock-core/src/media/clips/*.webm, ...): every file of the
   // source folders that is not TypeScript.
   for (const asset of files.filter((f) => !f.endsWith('.ts'))) copyInto(join(ROOT, asset), placed(asset));
   // The document as plain JSON, for tools that do not read YAML (the generated copy wraps it with its hash).
-  const generated = JSON.parse(readFileSync(join(ROOT, 'spec/generated/openapi.json'), 'utf8')) as { document: unknown };
+  const generated = JSON.parse(readFileSync(join(ROOT, 'packages/contract/spec/generated/openapi.json'), 'utf8')) as { document: unknown };
   write(join(distOf(packagesDir, 'contract'), 'openapi.json'), `${JSON.stringify(generated.document, null, 2)}\n`);
   for (const pkg of PACKAGES) {
     for (const [from, to] of SHIPPED[pkg.dir] ?? []) {
       rmSync(join(packagesDir, pkg.dir, to), { recursive: true, force: true });
       copyInto(join(ROOT, from), join(packagesDir, pkg.dir, to));
     }
-    const leaked = testFrameworkImports(distOf(packagesDir, pkg.dir));
-    if (leaked.length > 0) throw new Error(`build: ${leaked.length} shipped module(s) of ${pkg.dir} import a test framework (move test support to mock/testkit/ or a *.test.ts):\n  ${leaked.join('\n  ')}`);
+    const leaked = testFrameworkImports(distOf(packagesDir, pkg.dir), pkg.dir);
+    if (leaked.length > 0) throw new Error(`build: ${leaked.length} shipped module(s) of ${pkg.dir} import a test framework (move test support to packages/mock-core/src/testkit/ or a *.test.ts):\n  ${leaked.join('\n  ')}`);
   }
   return { modules: sources.length, ms: Math.round(performance.now() - started) };
 }
@@ -283,7 +290,7 @@ export function build(packagesDir: string = join(ROOT, 'packages')): { modules: 
  * imports are gone from the JavaScript), by package name: what its dependencies and peers must be,
  * exactly (scripts/build.test.ts holds each package.json to it).
  */
-/** Resolved only on a branch the shipped JavaScript never takes (proxy/server.ts: the worker under tsx). */
+/** Resolved only on a branch the shipped JavaScript never takes (packages/conformance/proxy/server.ts: the worker under tsx). */
 const DEV_ONLY = ['tsx/esm/api'];
 
 export function importedPackages(distDir: string): Set<string> {

@@ -1,4 +1,4 @@
-/** `npm run check:generated`: fails (exit 1) when spec/generated/ differs from a fresh `npm run generate`. */
+/** `npm run check:generated`: fails (exit 1) when packages/contract/spec/generated/ differs from a fresh `npm run generate`. */
 import { fileURLToPath } from 'node:url';
 import { GENERATED_DIR, checkGenerated } from './lib/generated.ts';
 

@@ -2,7 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../spec/versions.ts';
+import { ROOT } from '../packages/contract/spec/versions.ts';
 
 const run = (args: string[]) => spawnSync(join(ROOT, 'node_modules/.bin/tsx'), ['scripts/conformance-previous.ts', ...args], { cwd: ROOT, encoding: 'utf8' });
 

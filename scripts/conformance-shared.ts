@@ -15,8 +15,8 @@ import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { RulesReport } from '../conformance/reporters/rules-reporter.ts';
-import { launchMock } from '../mock/adapters/node/launch.ts';
+import type { RulesReport } from '../packages/conformance/suite/reporters/rules-reporter.ts';
+import { launchMock } from '../packages/mock/src/node/launch.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT = join(ROOT, 'test-results', 'shared');
@@ -33,7 +33,7 @@ if (!Number.isInteger(workers) || workers < 1 || workers > 16) throw new Error('
 rmSync(OUT, { recursive: true, force: true });
 mkdirSync(OUT, { recursive: true });
 const token = `ctl_${randomBytes(24).toString('hex')}`;
-// The mock itself (not a watchdog) is the child: its CPU is read by pid (mock/adapters/node/launch.ts).
+// The mock itself (not a watchdog) is the child: its CPU is read by pid (packages/mock/src/node/launch.ts).
 const launched = await launchMock({ clock: clockMode, env: { CGS_CONTROL_TOKEN: token }, controlToken: token, log: join(OUT, 'mock.log'), ...(values.port ? { port: Number(values.port) } : {}), timeoutMs: 30_000 });
 const mock = launched.child;
 const origin = launched.origin;
@@ -42,7 +42,7 @@ process.on('exit', stopMock);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
 
 const exclusiveLines = countExclusive();
-console.log(`one shared mock at ${origin} (${clockMode} clock, control token, hooks at ${origin}/__hooks); ${runs} run(s) of the suite with ${workers} worker(s); ${exclusiveLines} @exclusive tag line(s) in conformance/tests/`);
+console.log(`one shared mock at ${origin} (${clockMode} clock, control token, hooks at ${origin}/__hooks); ${runs} run(s) of the suite with ${workers} worker(s); ${exclusiveLines} @exclusive tag line(s) in packages/conformance/suite/tests/`);
 
 function run(index: number): Promise<{ code: number; seconds: number }> {
   const started = Date.now();
@@ -59,7 +59,7 @@ function run(index: number): Promise<{ code: number; seconds: number }> {
     CONFORMANCE_CONSOLE_REPORTER: 'dot',
   };
   for (const name of ['CONFORMANCE_LOCAL_MOCK', 'CONFORMANCE_LOCAL_MOCK_URLS', 'CONFORMANCE_MOCK_PID', 'CONFORMANCE_KEYS', 'CONFORMANCE_KEYS_B']) delete env[name];
-  const child = spawn(process.execPath, [PLAYWRIGHT, 'test', '-c', 'conformance/playwright.config.ts', '--workers', String(workers), ...positionals], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [PLAYWRIGHT, 'test', '-c', 'packages/conformance/suite/playwright.config.ts', '--workers', String(workers), ...positionals], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -86,9 +86,9 @@ function cpuSeconds(pid: number | 'self', children: boolean): number | undefined
   }
 }
 
-/** Lines of conformance/tests/*.spec.ts that tag a test `@exclusive` (the figure issue #22 asks before and after). */
+/** Lines of packages/conformance/suite/tests/*.spec.ts that tag a test `@exclusive` (the figure issue #22 asks before and after). */
 function countExclusive(): number {
-  const dir = join(ROOT, 'conformance', 'tests');
+  const dir = join(ROOT, 'packages', 'conformance', 'suite', 'tests');
   return readdirSync(dir)
     .filter((name) => name.endsWith('.spec.ts'))
     .reduce((sum, name) => sum + readFileSync(join(dir, name), 'utf8').split('\n').filter((line) => line.includes("'@exclusive'")).length, 0);

@@ -8,9 +8,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
-import { buildMock } from '../mock/adapters/node/app.ts';
-import { Clock } from '../mock/core/clock.ts';
-import { seedLarge } from '../mock/seed/demo.ts';
+import { buildMock } from '../packages/mock/src/node/app.ts';
+import { Clock } from '../packages/mock-core/src/core/clock.ts';
+import { seedLarge } from '../packages/mock-core/src/seed/demo.ts';
 import { launchChromium } from './lib/browser.ts';
 
 const out = (name: string): string => fileURLToPath(new URL(`../docs/${name}`, import.meta.url));

@@ -2,7 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, loadSource, versionOf } from '../spec/versions.ts';
+import { ROOT, loadSource, versionOf } from '../packages/contract/spec/versions.ts';
 
 const run = (...args: string[]) => spawnSync(join(ROOT, 'node_modules/.bin/tsx'), ['scripts/contract-diff.ts', ...args], { cwd: ROOT, encoding: 'utf8' });
 

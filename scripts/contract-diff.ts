@@ -1,10 +1,10 @@
 /**
  * `npm run contract:diff -- [--base <source>] [--head <source>] [--since <source>] [--format markdown|json]`
  *
- * Every difference between two versions of the document, classified (spec/diff/classify.ts), and
- * the versioning policy's verdict (spec/diff/policy.ts). A source is `working` (default head),
- * `release` (default base: the latest of spec/releases/), `next`, a released version, a directory,
- * a file or a git ref (spec/versions.ts, loadSource).
+ * Every difference between two versions of the document, classified (packages/contract/spec/diff/classify.ts), and
+ * the versioning policy's verdict (packages/contract/spec/diff/policy.ts). A source is `working` (default head),
+ * `release` (default base: the latest of packages/contract/spec/releases/), `next`, a released version, a directory,
+ * a file or a git ref (packages/contract/spec/versions.ts, loadSource).
  *
  * The default diff (no --base, no --head) leads with what changed since the working document's own
  * base, git HEAD (or `--since <source>`, e.g. `--since main` on a branch): a two-line edit shows
@@ -13,10 +13,10 @@
  * Exit status: 0 when the policy allows the change, 1 when not, 2 on unreadable input.
  */
 import { parseArgs } from 'node:util';
-import { diffDocuments } from '../spec/diff/classify.ts';
-import { evaluate } from '../spec/diff/policy.ts';
-import { toJson, toMarkdown, type Lead } from '../spec/diff/render.ts';
-import { loadSource, SourceError, versionOf, type Source } from '../spec/versions.ts';
+import { diffDocuments } from '../packages/contract/spec/diff/classify.ts';
+import { evaluate } from '../packages/contract/spec/diff/policy.ts';
+import { toJson, toMarkdown, type Lead } from '../packages/contract/spec/diff/render.ts';
+import { loadSource, SourceError, versionOf, type Source } from '../packages/contract/spec/versions.ts';
 
 function usage(message: string): never {
   console.error(`contract:diff: ${message}\nusage: npm run contract:diff -- [--base <dir|file|git ref|release|next|working>] [--head <...>] [--since <...>] [--format markdown|json]`);

@@ -1,4 +1,4 @@
-/** `npm run generate`: writes spec/generated/ from spec/openapi.yaml and spec/schemas/*.schema.json. */
+/** `npm run generate`: writes packages/contract/spec/generated/ from packages/contract/spec/openapi.yaml and packages/contract/spec/schemas/*.schema.json. */
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GENERATED_DIR, renderGenerated, writeGenerated } from './lib/generated.ts';

@@ -1,4 +1,4 @@
-/** docs/hooks.md's table of rules per hook is the one spec/conformance-hooks.yaml's x-unlocks gives. */
+/** docs/hooks.md's table of rules per hook is the one packages/contract/spec/conformance-hooks.yaml's x-unlocks gives. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { GUIDE, renderUnlocks, withUnlocks } from './hooks-guide.ts';

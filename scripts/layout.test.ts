@@ -8,10 +8,10 @@ import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { dirname, join, normalize } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../spec/versions.ts';
+import { ROOT } from '../packages/contract/spec/versions.ts';
 import { packageOf } from './build.ts';
 
-const SOURCE = /^(bin|conformance|mock|platform|proxy|scripts|spec)\/.*\.ts$/;
+const SOURCE = /^(packages\/[^/]+\/(?!dist\/|docs\/|examples\/)|scripts\/).*\.ts$/;
 const LEFT_OUT = /\.(test|spec)\.ts$|\/generated\/|\/fixtures\/|\/tests\//;
 
 /**
@@ -104,10 +104,10 @@ describe('the shape of the code', () => {
     expect([...reachable(importGraph(all, read), 'x/main.ts')].sort()).toEqual(all.sort());
   });
 
-  it("the node entry point passes the document version in before anything reads the document: nothing main.ts loads with it reads spec/contract.ts (D210)", () => {
-    const loadedWithMain = reachable(importGraph(files, readSource, { dynamic: false }), 'mock/adapters/node/main.ts');
-    expect(loadedWithMain).toContain('spec/api-versions.ts');
-    expect([...loadedWithMain].filter((file) => file === 'spec/contract.ts' || (graph.get(file) ?? []).includes('spec/contract.ts'))).toEqual([]);
+  it("the node entry point passes the document version in before anything reads the document: nothing main.ts loads with it reads packages/contract/spec/contract.ts (D210)", () => {
+    const loadedWithMain = reachable(importGraph(files, readSource, { dynamic: false }), 'packages/mock/src/node/main.ts');
+    expect(loadedWithMain).toContain('packages/contract/spec/api-versions.ts');
+    expect([...loadedWithMain].filter((file) => file === 'packages/contract/spec/contract.ts' || (graph.get(file) ?? []).includes('packages/contract/spec/contract.ts'))).toEqual([]);
   });
 
   it('has no import circles', () => {
@@ -115,25 +115,24 @@ describe('the shape of the code', () => {
     expect(circles(graph)).toEqual([]);
   });
 
-  it('the bottom layers reach no higher: platform/ and spec/ import nothing of mock/; mock/core/ nothing of the rest of mock/; the domain nothing of the pipeline, of the wiring or of a way in', () => {
+  it('the bottom layers reach no higher: packages/contract/platform/ imports nothing of packages/contract/spec/; packages/mock-core/src/core/ nothing of the rest of the mock; the domain nothing of the pipeline, of the wiring or of a way in', () => {
     expect([
-      ...reaches(/^(platform|spec)\//, /^mock\//),
-      ...reaches(/^platform\//, /^spec\//),
-      ...reaches(/^mock\/core\//, /^mock\/(?!core\/)/),
-      ...reaches(/^mock\/domain\//, /^mock\/(pipeline|services|control|adapters)\//),
+      ...reaches(/^packages\/contract\/platform\//, /^packages\/contract\/spec\//),
+      ...reaches(/^packages\/mock-core\/src\/core\//, /^packages\/(?!contract\/|mock-core\/src\/core\/)/),
+      ...reaches(/^packages\/mock-core\/src\/domain\//, /^packages\/(mock-core\/src\/(pipeline|services|control)\/|msw\/|mock\/)/),
     ]).toEqual([]);
   });
 
-  it('the core runs anywhere: nothing of mock/ but its ways in and the test support imports mock/adapters/', () => {
-    expect(reaches(/^mock\/(?!adapters\/|testkit\/)/, /^mock\/adapters\//)).toEqual([]);
+  it('the core runs anywhere: nothing of packages/mock-core/ but its test support imports a way in (packages/msw/, packages/mock/)', () => {
+    expect(reaches(/^packages\/mock-core\/src\/(?!testkit\/)/, /^packages\/(msw|mock)\//)).toEqual([]);
   });
 
-  it('nothing that ships imports the test support (mock/testkit/)', () => {
-    expect(reaches(/^(bin|conformance|mock|platform|proxy|spec)\/(?!.*testkit\/)/, /^mock\/testkit\//)).toEqual([]);
+  it('nothing that ships imports the test support (packages/mock-core/src/testkit/)', () => {
+    expect(reaches(/^packages\/[^/]+\/(?!proofs\/)(?!.*testkit\/)/, /^packages\/mock-core\/src\/testkit\//)).toEqual([]);
   });
 
   it("the packages' direction is the floors' (D279): each package imports only itself and the packages below it", () => {
-    // packages/<dir>/ and what it may import (scripts/build.ts PACKAGES owns the paths).
+    // packages/<dir>/ and what it may import (scripts/build.ts: a package's sources are its folder but proofs/).
     const below: Record<string, string[]> = {
       contract: ['contract'],
       'mock-core': ['contract', 'mock-core'],
@@ -142,7 +141,7 @@ describe('the shape of the code', () => {
       conformance: ['contract', 'mock-core', 'mock', 'conformance'],
       exams: ['contract', 'mock-core', 'mock', 'exams'],
     };
-    const shipped = [...graph].filter(([file]) => packageOf(file) !== undefined && !/(^|\/)(testkit|browser)\/|playwright\.config\.ts$|harness\.ts$|pack-once\.ts$/.test(file));
+    const shipped = [...graph].filter(([file]) => packageOf(file) !== undefined && !/(^|\/)(testkit|browser)\/|playwright\.config\.ts$|harness\.ts$/.test(file));
     expect(shipped.length).toBeGreaterThan(100);
     const upward = shipped.flatMap(([file, targets]) => targets.filter((t) => !below[packageOf(file)!]!.includes(packageOf(t) ?? '?')).map((t) => `${file} (${packageOf(file)}) -> ${t} (${packageOf(t) ?? 'no package'})`));
     expect(upward).toEqual([]);

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Regenerates the mock's video clips (mock/media/clips/*.webm, D49): one short WebM (VP8, no
+# Regenerates the mock's video clips (packages/mock-core/src/media/clips/*.webm, D49): one short WebM (VP8, no
 # audio) per delivery ratio, long edge 320 px, that any browser's <video> plays. The clips are
 # committed; only this script needs ffmpeg (`apt-get install ffmpeg`), never npm ci or CI.
 #
-#   bash scripts/media-clips.sh            # rewrites mock/media/clips/
+#   bash scripts/media-clips.sh            # rewrites packages/mock-core/src/media/clips/
 #
 # ffmpeg's testsrc2 pattern (moving colours and a running counter) needs no font. The output is
 # deterministic for a given ffmpeg build (-bitexact, fixed seeds); commit whatever it writes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=mock/media/clips
+out=packages/mock-core/src/media/clips
 mkdir -p "$out"
 # ratio  width  height (exactly the ratio, even sizes for 4:2:0)
 while read -r name w h; do

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { coveredWithoutAssumed, declaredTests, isServerRule, strayJudges, unjudgedPartyRules } from './rules-coverage.ts';
-import { loadLedger } from '../conformance/reporters/ledger.ts';
-import { RECEIVER_CHECKS } from '../bin/lib/exam/webhooks.ts';
-import { CLIENT_CHECKS } from '../mock/exam/judge.ts';
-import type { Rule } from '../spec/types.ts';
+import { loadLedger } from '../packages/contract/rules/ledger.ts';
+import { RECEIVER_CHECKS } from '../packages/exams/src/webhooks.ts';
+import { CLIENT_CHECKS } from '../packages/mock-core/src/exam/judge.ts';
+import type { Rule } from '../packages/contract/spec/types.ts';
 
 // Source text that declaredTests reads statically, not tests: its test.fixme and test.skip lines are
 // the cases the scanner must tell apart (a pending declaration, runtime skips that declare nothing).

@@ -1,19 +1,19 @@
 /**
- * `npm run rules:coverage [-- --report-only] [-- --json]`: which rules of spec/rules.yaml the
- * conformance suite names, read statically from conformance/tests/**\/*.spec.ts (no test runs).
+ * `npm run rules:coverage [-- --report-only] [-- --json]`: which rules of packages/contract/spec/rules.yaml the
+ * conformance suite names, read statically from packages/conformance/suite/tests/**\/*.spec.ts (no test runs).
  * How it works and what it decides: docs/internals.md, "scripts/rules-coverage.ts".
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import { loadLedger, namingProblems, ruleIdsIn, rulesById } from '../conformance/reporters/ledger.ts';
-import { RECEIVER_CHECKS } from '../bin/lib/exam/webhooks.ts';
-import { CLIENT_CHECKS } from '../mock/exam/judge.ts';
-import type { Rule } from '../spec/types.ts';
+import { loadLedger, namingProblems, ruleIdsIn, rulesById } from '../packages/contract/rules/ledger.ts';
+import { RECEIVER_CHECKS } from '../packages/exams/src/webhooks.ts';
+import { CLIENT_CHECKS } from '../packages/mock-core/src/exam/judge.ts';
+import type { Rule } from '../packages/contract/spec/types.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const TESTS = join(ROOT, 'conformance', 'tests');
+const TESTS = join(ROOT, 'packages', 'conformance', 'suite', 'tests');
 
 export interface DeclaredTest {
   file: string;
@@ -179,7 +179,7 @@ function main(): void {
     const percent = (n: number) => (pinnedObservable.length ? Math.round((100 * n) / pinnedObservable.length) : 100);
     const pinnedOnly = pinnedObservable.length - uncovered.length;
     const any = pinnedObservable.length - uncoveredAny.length;
-    console.log(`rules:coverage: ${tests.length} tests in conformance/tests name ${covering.size} distinct rules of ${ledger.rules.length}.`);
+    console.log(`rules:coverage: ${tests.length} tests in packages/conformance/suite/tests name ${covering.size} distinct rules of ${ledger.rules.length}.`);
     console.log(`  pinned, observable, by a test without @assumed (gates): ${pinnedOnly} of ${pinnedObservable.length} covered (${percent(pinnedOnly)}%)`);
     console.log(`  pinned, observable, by any test (@assumed included): ${any} of ${pinnedObservable.length} covered (${percent(any)}%)`);
     console.log(`  assumed: ${assumed.filter((r) => covering.has(r.id)).length} of ${assumed.length} covered`);

@@ -4,11 +4,11 @@
  *
  *   docs/api-reference.png   /docs/: the definition selector, the mock as server, the operations
  *   docs/media.png           a page showing a seeded account's creatives, one per ratio, and a
- *                            video creative, as the mock serves them (mock/media/)
+ *                            video creative, as the mock serves them (packages/mock-core/src/media/)
  */
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { buildMock } from '../mock/adapters/node/app.ts';
+import { buildMock } from '../packages/mock/src/node/app.ts';
 import { launchChromium } from './lib/browser.ts';
 
 const out = (name: string): string => fileURLToPath(new URL(`../docs/${name}`, import.meta.url));

@@ -1,12 +1,12 @@
 /**
  * `npm run spec:assumptions [-- --json]`: every `x-assumption` (a decided gap of the interface
- * specification, see docs/decisions.md) in spec/openapi.yaml and, when it exists,
- * spec/mock-control.yaml, as `<json pointer>: <text>`, with a count.
+ * specification, see docs/decisions.md) in packages/contract/spec/openapi.yaml and, when it exists,
+ * packages/contract/spec/mock-control.yaml, as `<json pointer>: <text>`, with a count.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { document, toPointer } from '../spec/contract.ts';
+import { document, toPointer } from '../packages/contract/spec/contract.ts';
 
 interface Assumption {
   file: string;
@@ -25,9 +25,9 @@ function collect(file: string, node: unknown, path: (string | number)[] = [], fo
   return found;
 }
 
-const assumptions = collect('spec/openapi.yaml', document);
-const mockControl = fileURLToPath(new URL('../spec/mock-control.yaml', import.meta.url));
-if (existsSync(mockControl)) assumptions.push(...collect('spec/mock-control.yaml', parse(readFileSync(mockControl, 'utf8'))));
+const assumptions = collect('packages/contract/spec/openapi.yaml', document);
+const mockControl = fileURLToPath(new URL('../packages/contract/spec/mock-control.yaml', import.meta.url));
+if (existsSync(mockControl)) assumptions.push(...collect('packages/contract/spec/mock-control.yaml', parse(readFileSync(mockControl, 'utf8'))));
 
 if (process.argv.includes('--json')) {
   console.log(JSON.stringify({ count: assumptions.length, assumptions }, null, 2));

@@ -1,8 +1,8 @@
 /**
- * Tags every conformance test with the areas it touches (`@area:<resource>`, conformance/areas.ts),
+ * Tags every conformance test with the areas it touches (`@area:<resource>`, packages/contract/rules/areas.ts),
  * derived from the operations it called in a run, not by hand:
  *
- *   npx playwright test -c conformance/playwright.config.ts --max-failures=0   # against the mock: every test runs
+ *   npx playwright test -c packages/conformance/suite/playwright.config.ts --max-failures=0   # against the mock: every test runs
  *   npx tsx scripts/tag-areas.ts [conformance-report/rules.json] [--check]
  *
  * It reads each test's `areas` from rules.json (the rules reporter records the operations a test
@@ -16,7 +16,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import { RESOURCES, taggedAreas } from '../conformance/areas.ts';
+import { RESOURCES, taggedAreas } from '../packages/contract/rules/areas.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 

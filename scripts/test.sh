@@ -15,7 +15,7 @@ source scripts/lib/steps.sh
 # beside all of them (D191, D235).
 together "defect proof: every injected contract violation is noticed (npm run conformance:defects)" npm run --silent conformance:defects
 
-step "lint: Spectral on spec/openapi.yaml (npm run lint)"
+step "lint: Spectral on packages/contract/spec/openapi.yaml (npm run lint)"
 npm run --silent lint
 
 step "the documents under stock validators: @apidevtools/swagger-parser and Redocly's recommended rules (npm run validate; redocly.yaml)"

@@ -6,15 +6,15 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { FROZEN_KNOWN_ERRORS, swaggerParserErrors, validateDocuments } from './lib/validate-document.ts';
-import { ROOT, RELEASES_DIR, releases } from '../spec/versions.ts';
+import { ROOT, RELEASES_DIR, releases } from '../packages/contract/spec/versions.ts';
 
-const working = (): Record<string, any> => parse(readFileSync(`${ROOT}/spec/openapi.yaml`, 'utf8'));
+const working = (): Record<string, any> => parse(readFileSync(`${ROOT}/packages/contract/spec/openapi.yaml`, 'utf8'));
 
 describe('the documents under swagger-parser and Redocly', () => {
   it('the working document, the control plane and every frozen release pass', async () => {
     const targets = [
-      { file: 'spec/openapi.yaml', frozen: false, redocly: true },
-      { file: 'spec/mock-control.yaml', frozen: false, redocly: false },
+      { file: 'packages/contract/spec/openapi.yaml', frozen: false, redocly: true },
+      { file: 'packages/contract/spec/mock-control.yaml', frozen: false, redocly: false },
       ...releases(ROOT).map((v) => ({ file: `${RELEASES_DIR}/${v}/openapi.yaml`, frozen: true, redocly: true })),
     ];
     expect(await validateDocuments(ROOT, targets)).toEqual([]);
@@ -41,13 +41,13 @@ describe('the documents under swagger-parser and Redocly', () => {
     const { mkdtempSync, writeFileSync, copyFileSync, mkdirSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const dir = mkdtempSync(`${tmpdir()}/validate-`);
-    mkdirSync(`${dir}/spec`);
+    mkdirSync(`${dir}/packages/contract/spec`, { recursive: true });
     copyFileSync(`${ROOT}/redocly.yaml`, `${dir}/redocly.yaml`);
     copyFileSync(`${ROOT}/.redocly.lint-ignore.yaml`, `${dir}/.redocly.lint-ignore.yaml`);
     const document = working();
     document.components.schemas.NeverUsed = { type: 'string' };
-    writeFileSync(`${dir}/spec/openapi.yaml`, JSON.stringify(document));
-    const problems = await validateDocuments(dir, [{ file: 'spec/openapi.yaml', frozen: false, redocly: true }]);
+    writeFileSync(`${dir}/packages/contract/spec/openapi.yaml`, JSON.stringify(document));
+    const problems = await validateDocuments(dir, [{ file: 'packages/contract/spec/openapi.yaml', frozen: false, redocly: true }]);
     expect(problems).toEqual([expect.stringMatching(/redocly: warn no-unused-components #\/components\/schemas\/NeverUsed/)]);
   }, 60_000);
 });

@@ -4,12 +4,12 @@
  * D80). Exit 1 on any problem, listing each.
  */
 import { validateDocuments, type Target } from './lib/validate-document.ts';
-import { DOCUMENT_FILE, RELEASES_DIR, ROOT, releases } from '../spec/versions.ts';
+import { DOCUMENT_FILE, RELEASES_DIR, ROOT, releases } from '../packages/contract/spec/versions.ts';
 
 const targets: Target[] = [
   { file: DOCUMENT_FILE, frozen: false, redocly: true },
   // The control plane is a document of the mock's own (no 4xx on its reads): swagger-parser only.
-  { file: 'spec/mock-control.yaml', frozen: false, redocly: false },
+  { file: 'packages/contract/spec/mock-control.yaml', frozen: false, redocly: false },
   ...releases(ROOT).map((version) => ({ file: `${RELEASES_DIR}/${version}/openapi.yaml`, frozen: true, redocly: true })),
 ];
 const problems = await validateDocuments(ROOT, targets);

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { parseMergeArgs, planRun } from '../../bin/lib/conformance.ts';
+import { parseMergeArgs, planRun } from '../../packages/conformance/bin/lib/conformance.ts';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -1,5 +1,5 @@
 /**
- * An example API client that follows the client rules of the interface (spec/rules.yaml, CLIENT-):
+ * An example API client that follows the client rules of the interface (packages/contract/spec/rules.yaml, CLIENT-):
  * plain `fetch`, no dependencies. What an SDK does the same way:
  *
  * - A 429, a 503 and a 409 `IDEMPOTENCY_IN_PROGRESS` (and `CAMPAIGN_CASCADE_PENDING`) are retried

@@ -9,7 +9,7 @@
  */
 import createClient from 'openapi-fetch';
 import { describe, expect, it } from 'vitest';
-import type { paths } from '../../spec/types.ts';
+import type { paths } from '../../packages/contract/spec/types.ts';
 import { pages, collect, retries, retryAfterMs } from './sdk.ts';
 
 const BASE = 'http://api.test/api/public/v1';

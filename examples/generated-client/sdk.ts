@@ -1,7 +1,7 @@
 /**
  * A thin SDK over a generated client: openapi-fetch (0.17.0) over the `paths` openapi-typescript
- * (7.13.0) generates from spec/openapi.yaml (spec/generated/openapi.ts, re-exported by
- * spec/types.ts; `npx openapi-typescript openapi.yaml -o openapi.ts` gives the same file, see
+ * (7.13.0) generates from packages/contract/spec/openapi.yaml (packages/contract/spec/generated/openapi.ts, re-exported by
+ * packages/contract/spec/types.ts; `npx openapi-typescript openapi.yaml -o openapi.ts` gives the same file, see
  * docs/sdk-generators.md). Another style than examples/client/client.ts (a hand-written loop
  * around fetch): what the contract asks of a client is put in the generated client's middleware,
  * and every call stays a typed call of the generated `paths`.
@@ -20,7 +20,7 @@
  * - Errors are thrown as `ApiError` with the problem's `code` to branch on.
  */
 import createClient, { type Middleware } from 'openapi-fetch';
-import type { paths, Schemas } from '../../spec/types.ts';
+import type { paths, Schemas } from '../../packages/contract/spec/types.ts';
 
 export type Creative = Schemas['Creative'];
 export type Campaign = Schemas['Campaign'];

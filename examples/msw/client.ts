@@ -1,6 +1,6 @@
 /**
  * A small typed client of the public API, as a frontend app would write one: openapi-fetch over
- * the generated `paths` (spec/generated/openapi.ts, through spec/types.ts), the key in a header,
+ * the generated `paths` (packages/contract/spec/generated/openapi.ts, through packages/contract/spec/types.ts), the key in a header,
  * an Idempotency-Key on every write. It knows nothing of the mock: pointed at the MSW handlers
  * (Node or the browser's service worker) or at a real server, it sends the same requests.
  *
@@ -8,7 +8,7 @@
  * before `server.listen()` or `worker.start()` still goes through MSW's interception.
  */
 import createClient from 'openapi-fetch';
-import type { paths, Schemas } from '../../spec/types.ts';
+import type { paths, Schemas } from '../../packages/contract/spec/types.ts';
 
 export type Creative = Schemas['Creative'];
 export type Run = Schemas['Run'];

@@ -6,7 +6,7 @@
  * endpoint), and returns what it saw; the tests assert on that.
  */
 import { Webhook } from 'standardwebhooks';
-import type { MockControl } from '../../mock/adapters/msw/msw.ts';
+import type { MockControl } from '../../packages/msw/src/msw.ts';
 import { createApiClient, type ApiClient, type Creative, type Run } from './client.ts';
 
 /** A webhook the in-process mock handed over (its `webhooks.deliver` callback, or a receiver). */

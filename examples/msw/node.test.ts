@@ -3,11 +3,11 @@
  * setupServer with createMockHandlers' handlers, the app's own typed client (client.ts) calling
  * the API with fetch, and the typed control API for accounts, the clock, limits and webhook
  * endpoints. No server, no port: every request is answered in this process by the same pipeline
- * the server runs (mock/adapters/msw/msw.equivalence.test.ts proves the answers are the server's).
+ * the server runs (packages/msw/src/msw.equivalence.test.ts proves the answers are the server's).
  */
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMockHandlers, type WebhookDelivery } from '../../mock/adapters/msw/msw.ts';
+import { createMockHandlers, type WebhookDelivery } from '../../packages/msw/src/msw.ts';
 import { newSession, preconditionFlow, rateLimitFlow, reviewFlow, runFlow, type FlowContext, type ReceivedWebhook } from './flows.ts';
 
 const BASE_URL = 'http://api.example.test';

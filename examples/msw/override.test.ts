@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createMockHandlers } from '../../mock/adapters/msw/msw.ts';
+import { createMockHandlers } from '../../packages/msw/src/msw.ts';
 
 const BASE_URL = 'http://api.example.test';
 const API = `${BASE_URL}/api/public/v1`;

@@ -1,5 +1,5 @@
 /**
- * An example webhook receiver that keeps the receiver rules of the interface (spec/rules.yaml,
+ * An example webhook receiver that keeps the receiver rules of the interface (packages/contract/spec/rules.yaml,
  * RECV-), on the `standardwebhooks` package and node:http, no framework:
  *
  * - every delivery is verified against the raw, unparsed body bytes (RECV-001), with its

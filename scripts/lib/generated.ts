@@ -1,6 +1,6 @@
 /**
  * The generated type files: how they are made and how a directory is checked against them.
- * `npm run generate` writes them into spec/generated/; `npm run check:generated` regenerates
+ * `npm run generate` writes them into packages/contract/spec/generated/; `npm run check:generated` regenerates
  * into a temporary directory and reports every file that differs, is missing or is extra.
  */
 import { mkdtemp, readFile, readdir, rm, writeFile, mkdir } from 'node:fs/promises';
@@ -11,14 +11,14 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { compileFromFile } from 'json-schema-to-typescript';
 import { parse as parseYaml } from 'yaml';
 import { createHash } from 'node:crypto';
-import { OVERLAY_FILE, nextInputsSha, renderNext } from '../../spec/versions.ts';
-import { applyDocumentPatch, diffDocuments } from '../../spec/document-patch.ts';
+import { OVERLAY_FILE, nextInputsSha, renderNext } from '../../packages/contract/spec/versions.ts';
+import { applyDocumentPatch, diffDocuments } from '../../packages/contract/spec/document-patch.ts';
 
-export const OPENAPI_SOURCE = 'spec/openapi.yaml';
-export const CONTROL_SOURCE = 'spec/mock-control.yaml';
-export const HOOKS_SOURCE = 'spec/conformance-hooks.yaml';
-export const SCHEMAS_DIR = 'spec/schemas';
-export const GENERATED_DIR = 'spec/generated';
+export const OPENAPI_SOURCE = 'packages/contract/spec/openapi.yaml';
+export const CONTROL_SOURCE = 'packages/contract/spec/mock-control.yaml';
+export const HOOKS_SOURCE = 'packages/contract/spec/conformance-hooks.yaml';
+export const SCHEMAS_DIR = 'packages/contract/spec/schemas';
+export const GENERATED_DIR = 'packages/contract/spec/generated';
 const SCHEMA_SUFFIX = '.schema.json';
 
 /** The header every generated file starts with. */
@@ -66,7 +66,7 @@ function routeLines(paths: Paths['paths'], more: (operation: RoutedOperation) =>
 /**
  * The control plane's types (openapi-typescript, as openapi.ts) and its operations' routes by
  * operationId: method, path template and path parameters in the order of the path, so that the
- * in-process `control` API (mock/adapters/msw/control.ts) names its methods and orders its arguments
+ * in-process `control` API (packages/msw/src/control.ts) names its methods and orders its arguments
  * from the document alone.
  */
 async function renderControl(root: string): Promise<string> {
@@ -93,9 +93,9 @@ async function renderHooks(root: string): Promise<string> {
 
 /**
  * A YAML document as JSON, with the sha256 of the YAML it was made from; `reader` names the module
- * that loads it instead of parsing the YAML. spec/contract.ts does so whenever the hash still
+ * that loads it instead of parsing the YAML. packages/contract/spec/contract.ts does so whenever the hash still
  * matches the YAML on disk (about 40 ms instead of 1 s at every start), so an edited document is
- * never read stale; mock/control/document.ts and mock/hooks/document.ts read the control plane's
+ * never read stale; packages/mock-core/src/control/document.ts and packages/mock-core/src/hooks/document.ts read the control plane's
  * and the hooks' documents, against which those adapters validate.
  */
 async function renderYamlJson(root: string, source: string, reader: string): Promise<string> {
@@ -105,20 +105,20 @@ async function renderYamlJson(root: string, source: string, reader: string): Pro
 }
 
 /**
- * The pending version as JSON (spec/overlays/next.yaml applied to the document by
+ * The pending version as JSON (packages/contract/spec/overlays/next.yaml applied to the document by
  * openapi-overlays-js), keyed by the sha256 of both inputs: `--api-version next` and
- * CONFORMANCE_API_VERSION=next read it (spec/versions.ts, readNextDocument).
+ * CONFORMANCE_API_VERSION=next read it (packages/contract/spec/versions.ts, readNextDocument).
  */
 async function renderNextJson(root: string): Promise<string> {
   const documentText = await readFile(join(root, OPENAPI_SOURCE), 'utf8');
   const overlayText = await readFile(join(root, OVERLAY_FILE), 'utf8');
-  const payload = { $comment: header('spec/versions.ts (overlay applied)', `${OPENAPI_SOURCE}+${OVERLAY_FILE}`).slice(3), sha256: nextInputsSha(documentText, overlayText), document: renderNext(documentText, overlayText) };
+  const payload = { $comment: header('packages/contract/spec/versions.ts (overlay applied)', `${OPENAPI_SOURCE}+${OVERLAY_FILE}`).slice(3), sha256: nextInputsSha(documentText, overlayText), document: renderNext(documentText, overlayText) };
   return `${JSON.stringify(payload)}\n`;
 }
 
 /**
- * The pending version as the changes from the current document (spec/document-patch.ts, D286):
- * what spec/contract.ts imports, so that a bundle of the in-process mock does not carry the
+ * The pending version as the changes from the current document (packages/contract/spec/document-patch.ts, D286):
+ * what packages/contract/spec/contract.ts imports, so that a bundle of the in-process mock does not carry the
  * document twice. `sha256` keys it to both inputs as openapi.next.json; `base` is the sha256 of the
  * YAML the current document (openapi.json) was made from. Refused here unless applying it to the
  * current document gives `next` exactly (same JSON, same key order).
@@ -132,7 +132,7 @@ async function renderNextPatch(root: string): Promise<string> {
   const patch = diffDocuments(current, next);
   if (JSON.stringify(applyDocumentPatch(current, patch)) !== JSON.stringify(next)) throw new Error(`${OVERLAY_FILE}: the patch from the current document does not rebuild next`);
   const payload = {
-    $comment: header('spec/document-patch.ts (next as changes to current)', `${OPENAPI_SOURCE}+${OVERLAY_FILE}`).slice(3),
+    $comment: header('packages/contract/spec/document-patch.ts (next as changes to current)', `${OPENAPI_SOURCE}+${OVERLAY_FILE}`).slice(3),
     sha256: nextInputsSha(documentText, overlayText),
     base: createHash('sha256').update(documentText).digest('hex'),
     patch,
@@ -140,14 +140,14 @@ async function renderNextPatch(root: string): Promise<string> {
   return `${JSON.stringify(payload)}\n`;
 }
 
-/** The faker modules the demo data reads (mock/seed/demo.ts), whole: their methods read nothing else of the locale. */
+/** The faker modules the demo data reads (packages/mock-core/src/seed/demo.ts), whole: their methods read nothing else of the locale. */
 export const DEMO_FAKER_MODULES = ['metadata', 'commerce', 'company', 'lorem', 'person', 'word'] as const;
 
 /**
  * The English definitions of the faker modules the demo data reads (D287), copied from the pinned
- * @faker-js/faker: mock/seed/faker.ts builds its Faker from them and faker's base locale, so the
+ * @faker-js/faker: packages/mock-core/src/seed/faker.ts builds its Faker from them and faker's base locale, so the
  * demo data's chunk carries about 94 kB of word lists instead of the whole English locale (288 kB).
- * mock/seed/demo.test.ts proves the data the same as with `@faker-js/faker/locale/en`.
+ * packages/mock-core/src/seed/demo.test.ts proves the data the same as with `@faker-js/faker/locale/en`.
  */
 async function renderFakerDemo(root: string): Promise<string> {
   const { en } = await import('@faker-js/faker');
@@ -169,20 +169,20 @@ async function renderJsonSchema(root: string, file: string): Promise<string> {
 
 /**
  * Every generated file, by file name, rendered from the sources under `root`:
- * openapi.ts from spec/openapi.yaml, and <name>.ts for each spec/schemas/<name>.schema.json
+ * openapi.ts from packages/contract/spec/openapi.yaml, and <name>.ts for each packages/contract/spec/schemas/<name>.schema.json
  * present right now (the directory may be missing or empty).
  */
 export async function renderGenerated(root: string): Promise<Map<string, string>> {
   const files = new Map<string, string>([
     ['openapi.ts', await renderOpenApi(root)],
-    ['openapi.json', await renderYamlJson(root, OPENAPI_SOURCE, 'spec/contract.ts')],
+    ['openapi.json', await renderYamlJson(root, OPENAPI_SOURCE, 'packages/contract/spec/contract.ts')],
     ['openapi.next.json', await renderNextJson(root)],
     ['openapi.next-patch.json', await renderNextPatch(root)],
     ['faker-en-demo.json', await renderFakerDemo(root)],
     ['mock-control.ts', await renderControl(root)],
-    ['mock-control.json', await renderYamlJson(root, CONTROL_SOURCE, 'mock/control/document.ts')],
+    ['mock-control.json', await renderYamlJson(root, CONTROL_SOURCE, 'packages/mock-core/src/control/document.ts')],
     ['conformance-hooks.ts', await renderHooks(root)],
-    ['conformance-hooks.json', await renderYamlJson(root, HOOKS_SOURCE, 'mock/hooks/document.ts')],
+    ['conformance-hooks.json', await renderYamlJson(root, HOOKS_SOURCE, 'packages/mock-core/src/hooks/document.ts')],
   ]);
   let schemaFiles: string[] = [];
   try {

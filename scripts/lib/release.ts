@@ -1,10 +1,10 @@
 /**
  * Cutting a release (`npm run release -- <version>`): the working document and rule ledger are
- * copied to spec/releases/<version>/ and their hashes appended to spec/releases/SHA256SUMS, once
+ * copied to packages/contract/spec/releases/<version>/ and their hashes appended to packages/contract/spec/releases/SHA256SUMS, once
  * the versioning gate passes against the latest release. The version is the one the document
  * already carries (bumped, with its history entry, by the change that made it).
  *
- * Refused as well (V10): a version the pending version (spec/overlays/next.yaml) already claims
+ * Refused as well (V10): a version the pending version (packages/contract/spec/overlays/next.yaml) already claims
  * (or one after it: the pending version would then sort before a release); generated types that
  * differ from a fresh `npm run generate`; and no green conformance run on exactly this document and
  * ledger (conformance-report/rules.json: written by `npm run conformance` with the digest of the
@@ -12,9 +12,9 @@
  */
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { diffDocuments } from '../../spec/diff/classify.ts';
-import { evaluate } from '../../spec/diff/policy.ts';
-import { DOCUMENT_FILE, OVERLAY_FILE, RELEASES_DIR, RULES_FILE, SUMS_FILE, compareSemver, latestRelease, loadSource, nextClaimedVersion, parseSemver, releaseSums, verifyReleases, versionOf, workingDigest } from '../../spec/versions.ts';
+import { diffDocuments } from '../../packages/contract/spec/diff/classify.ts';
+import { evaluate } from '../../packages/contract/spec/diff/policy.ts';
+import { DOCUMENT_FILE, OVERLAY_FILE, RELEASES_DIR, RULES_FILE, SUMS_FILE, compareSemver, latestRelease, loadSource, nextClaimedVersion, parseSemver, releaseSums, verifyReleases, versionOf, workingDigest } from '../../packages/contract/spec/versions.ts';
 import { GENERATED_DIR, checkGenerated, type Difference } from './generated.ts';
 
 export class ReleaseError extends Error {}

@@ -3,7 +3,7 @@
  * passes `@apidevtools/swagger-parser` (the validator most tools are built on) and Redocly's
  * recommended rules (redocly.yaml; the warnings that stand are listed with their reasons in
  * .redocly.lint-ignore.yaml). A frozen release cannot change (its hash is in
- * spec/releases/SHA256SUMS): for it, swagger-parser's one known false error is accepted
+ * packages/contract/spec/releases/SHA256SUMS): for it, swagger-parser's one known false error is accepted
  * (FROZEN_KNOWN_ERRORS) and nothing else.
  */
 import { join } from 'node:path';

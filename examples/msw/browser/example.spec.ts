@@ -3,7 +3,7 @@
  * esbuild) registers msw's service worker (the package's own mockServiceWorker.js, copied at
  * build time) and runs the Node example's flows (../flows.ts) through it: every API and control
  * request of the page is answered by the service worker, none reaches the static server. Any
- * console error, page error or failed load fails the test (mock/adapters/web/browser/fixtures.ts `watch`).
+ * console error, page error or failed load fails the test (packages/mock/src/web/browser/fixtures.ts `watch`).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { watch } from '../../../mock/adapters/web/browser/fixtures.ts';
+import { watch } from '../../../packages/mock/src/web/browser/fixtures.ts';
 import type { AllOutcomes } from '../flows.ts';
 import { buildExampleSite } from './build.ts';
 

@@ -5,7 +5,7 @@
  * (the Playwright spec reads it) and shown on the page.
  */
 import { setupWorker } from 'msw/browser';
-import { createMockHandlers, type WebhookDelivery } from '../../../mock/adapters/msw/msw.ts';
+import { createMockHandlers, type WebhookDelivery } from '../../../packages/msw/src/msw.ts';
 import { allFlows, type AllOutcomes, type ReceivedWebhook } from '../flows.ts';
 
 interface Published {

@@ -1,2 +1,2 @@
 /** The entry of the size measurement (`npm run bench -- --only msw`): the in-process mock alone. */
-export { createMockHandlers } from '../../../mock/adapters/msw/msw.ts';
+export { createMockHandlers } from '../../../packages/msw/src/msw.ts';

@@ -3,7 +3,7 @@
  * pinned-only and `--require pinned` (not with a file filter, which leaves other rules out), must exit 0 with no failure and no naming problem, and no
  * test that ran may have called an operation outside the chosen areas, judged from the operations
  * each test called (rules.json `operations`, recorded by the response checker) and the plane of
- * each operation's tag in spec/openapi.yaml, not from the tests' @area tags.
+ * each operation's tag in packages/contract/spec/openapi.yaml, not from the tests' @area tags.
  *
  *   npx tsx packages/conformance/proofs/prove-area.ts [--area read] [--out DIR] [test file filters...]
  */
@@ -12,8 +12,8 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { operations } from '../../../spec/contract.ts';
-import { expandAreas } from '../../../conformance/areas.ts';
+import { operations } from '../../contract/spec/contract.ts';
+import { expandAreas } from '../../contract/rules/areas.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const { values, positionals } = parseArgs({ options: { area: { type: 'string', default: 'read' }, out: { type: 'string', default: 'conformance-report/area' } }, allowPositionals: true });
@@ -21,7 +21,7 @@ const area = values.area!;
 const out = resolve(ROOT, values.out!);
 const chosen = expandAreas(area);
 const started = Date.now();
-const run = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bin/cgs-conformance.ts'), '--area', area, '--pinned-only', ...(positionals.length === 0 ? ['--require', 'pinned'] : []), '--report-dir', out, ...positionals], { cwd: ROOT, stdio: 'inherit' });
+const run = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'packages/conformance/bin/cgs-conformance.ts'), '--area', area, '--pinned-only', ...(positionals.length === 0 ? ['--require', 'pinned'] : []), '--report-dir', out, ...positionals], { cwd: ROOT, stdio: 'inherit' });
 const seconds = (Date.now() - started) / 1000;
 
 interface Report {

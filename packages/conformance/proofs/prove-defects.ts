@@ -1,6 +1,6 @@
 /**
  * Proof that the conformance suite can fail (`npm run conformance:defects`): for every defect of
- * conformance/defects/catalogue.ts, run the tests that name the rules it breaks against a mock with
+ * packages/conformance/suite/defects/catalogue.ts, run the tests that name the rules it breaks against a mock with
  * that defect injected, and require at least one of them to fail. A failure only counts when the
  * same test passes without the defect: the selected tests run once more through a pass-through
  * proxy first, and that run must have zero failures and zero retries.
@@ -22,7 +22,7 @@
  * Two lanes by default (a 2-core CI machine): each lane has its own mock (manual clock) and runs
  * one Playwright process at a time (one worker) against a proxy in front of it. The proxy defects
  * run as one batch per lane (runBatch: one Playwright process and one worker for the lane's
- * defects, each stopping at its first failure; conformance/defects/batch.ts, D230) behind one
+ * defects, each stopping at its first failure; packages/conformance/suite/defects/batch.ts, D230) behind one
  * switching proxy that applies the defect the suite's fixture names; a mock defect (webhooks) runs in a process of its own against a mock
  * of its own started with `--defect NAME`. Reporters are quiet (JSON to a file); the table goes to stdout and to
  * conformance-report/defects.md. Exit 1 when a defect goes unnoticed, selects no test, or the
@@ -32,18 +32,18 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { DEFECT_KINDS, DEFECTS, type Defect } from '../../../conformance/defects/catalogue.ts';
-import { DEFECT_PLAN_ENV, type DefectPlan } from '../../../conformance/defects/batch.ts';
-import { startProxy, startSwitchingProxy } from '../../../conformance/defects/proxy.ts';
-import { judge, testsByDefect, testsOf, type JsonReport, type Outcome, type TestOutcome, type Verdict } from '../../../conformance/defects/report.ts';
-import { basePath } from '../../../spec/contract.ts';
-import { launchMock } from '../../../mock/adapters/node/launch.ts';
+import { DEFECT_KINDS, DEFECTS, type Defect } from '../suite/defects/catalogue.ts';
+import { DEFECT_PLAN_ENV, type DefectPlan } from '../suite/defects/batch.ts';
+import { startProxy, startSwitchingProxy } from '../suite/defects/proxy.ts';
+import { judge, testsByDefect, testsOf, type JsonReport, type Outcome, type TestOutcome, type Verdict } from '../suite/defects/report.ts';
+import { basePath } from '../../contract/spec/contract.ts';
+import { launchMock } from '../../mock/src/node/launch.ts';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const REPORT_DIR = `${ROOT}conformance-report/defects/`;
 const OUTPUT_DIR = `${ROOT}test-results/defects/`;
 const PLAYWRIGHT = `${ROOT}node_modules/@playwright/test/cli.js`;
-const CONFIG = 'conformance/defects/playwright.config.ts';
+const CONFIG = 'packages/conformance/suite/defects/playwright.config.ts';
 /** A selected test set runs well within this; past it the run is stopped and counted as failed. */
 const RUN_TIMEOUT_MS = 240_000;
 const MOCK_START_TIMEOUT_MS = 30_000;
@@ -120,7 +120,7 @@ process.on('exit', () => {
   for (const child of children) killGroup(child, 'SIGKILL');
 });
 
-/** Start the mock on a free port (manual clock), in its own process group (mock/adapters/node/launch.ts). */
+/** Start the mock on a free port (manual clock), in its own process group (packages/mock/src/node/launch.ts). */
 async function startMock(label: string, mockDefects: readonly string[] = []): Promise<Mock> {
   const launched = await launchMock({ args: mockDefects.flatMap((d) => ['--defect', d]), log: `${REPORT_DIR}mock-${label}.log`, timeoutMs: MOCK_START_TIMEOUT_MS });
   children.add(launched.child);
@@ -148,7 +148,7 @@ interface RunResult {
 /** Run Playwright (one worker, no retries, no trace, JSON report to a file) against `origin`. */
 interface SuiteOptions {
   grep: string;
-  /** Spec files (relative to conformance/tests/) to load; all when absent. */
+  /** Spec files (relative to packages/conformance/suite/tests/) to load; all when absent. */
   files?: readonly string[];
   grepInvert?: string;
   shard?: string;
@@ -159,7 +159,7 @@ async function runSuite(name: string, origin: string, { grep, files, grepInvert,
   const argv = ['--grep', grep, '--reporter=json'];
   if (grepInvert !== undefined) argv.push('--grep-invert', grepInvert);
   // Only the files holding selected tests are loaded (Playwright loads every file before --grep).
-  if (files !== undefined) argv.push(...files.map((f) => `conformance/tests/${f}`));
+  if (files !== undefined) argv.push(...files.map((f) => `packages/conformance/suite/tests/${f}`));
   if (shard !== undefined) argv.push(`--shard=${shard}`);
   if (mode === 'list') argv.push('--list');
   // A failed test restarts the worker (seconds of set-up): stop at the first failure, the proof.
@@ -279,7 +279,7 @@ async function runJob(job: Job, laneMock: Mock): Promise<JobResult> {
 
 /**
  * Several proxy defects in one Playwright process with one worker on a lane's mock, behind one
- * switching proxy (a memory per defect, as with a proxy of its own). The plan (conformance/defects/
+ * switching proxy (a memory per defect, as with a proxy of its own). The plan (packages/conformance/suite/defects/
  * batch.ts, D230) repeats each selected test once per defect of the batch that selects it; the
  * suite's fixture names each repeat's defect to the proxy, expects the test to fail, and skips a
  * defect's later tests once one caught it (as --max-failures=1 stopped a run of its own). A caught
@@ -295,7 +295,7 @@ async function runBatch(job: Job, laneMock: Mock): Promise<JobResult[]> {
   for (const { defect, tests } of batch) for (const test of tests) (plan.tests[test.id] ??= []).push(defect.name);
   const planFile = `${REPORT_DIR}${job.name}.plan.json`;
   writeFileSync(planFile, JSON.stringify(plan, null, 2));
-  const files = [...new Set(Object.keys(plan.tests).map((id) => `conformance/tests/${id.split(' › ')[0]!}`))];
+  const files = [...new Set(Object.keys(plan.tests).map((id) => `packages/conformance/suite/tests/${id.split(' › ')[0]!}`))];
   try {
     const run = await runPlaywright(job.name, proxy.origin, ['--reporter=json', ...files], { [DEFECT_PLAN_ENV]: planFile }, RUN_TIMEOUT_MS + Object.keys(plan.tests).length * 10_000);
     const byDefect = testsByDefect(run.report);
@@ -471,7 +471,7 @@ async function main(): Promise<void> {
     if (!result) pinned.reason = 'no test without @assumed selects it';
     const verdict = pinned.detected || !assumedResult ? pinned : judge([...(result?.tests ?? []), ...assumedResult.tests], baseline, [...(result?.errors ?? []), ...assumedResult.errors]);
     if (!verdict.detected && defect.via === 'mock' && verdict.failed.length === 0 && verdict.selected > 0) {
-      verdict.reason = `${verdict.reason}; check that the mock applies it (mock/events/defects.ts, and services.defects reaching the code that sends it)`;
+      verdict.reason = `${verdict.reason}; check that the mock applies it (packages/mock-core/src/events/defects.ts, and services.defects reaching the code that sends it)`;
     }
     return {
       defect,
@@ -488,7 +488,7 @@ async function main(): Promise<void> {
   const summary = [
     `# Defect proof`,
     '',
-    `Generated by \`npm run conformance:defects\` (packages/conformance/proofs/prove-defects.ts). Each defect of conformance/defects/catalogue.ts is injected`,
+    `Generated by \`npm run conformance:defects\` (packages/conformance/proofs/prove-defects.ts). Each defect of packages/conformance/suite/defects/catalogue.ts is injected`,
     `into a correct mock (by the fault-injecting proxy, or for webhooks by the mock's \`--defect\` switch), and the tests naming the rules it`,
     `breaks run against it, stopping at the first failure. A defect counts as detected when a test that passes without it fails with it.`,
     '',

@@ -1,10 +1,10 @@
 /**
  * Proof of the gate on broken targets (`npx tsx packages/conformance/proofs/prove-gate.ts`, a step of
- * scripts/proofs.sh): the whole suite through `cgs-conformance` (bin/cgs-conformance.ts, as a team
+ * scripts/proofs.sh): the whole suite through `cgs-conformance` (packages/conformance/bin/cgs-conformance.ts, as a team
  * runs it) against a conforming target and against a catalogue of broken ones, each made of
- * defects of conformance/defects/catalogue.ts injected by its proxy (conformance/defects/proxy.ts)
+ * defects of packages/conformance/suite/defects/catalogue.ts injected by its proxy (packages/conformance/suite/defects/proxy.ts)
  * in front of a fresh mock. Each broken target must be reported with the right rule first (the
- * first cause of the summary, conformance/reporters/causes.ts) and exit 1, in about the time the
+ * first cause of the summary, packages/contract/rules/causes.ts) and exit 1, in about the time the
  * conforming run takes; the conforming run must exit 0. The table prints each run's wall time
  * beside the conforming run's. Every run is `--pinned-only`, as a team gating a release runs it
  * (D234): each broken target breaks a pinned rule.
@@ -29,10 +29,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { defectNamed, type Defect } from '../../../conformance/defects/catalogue.ts';
-import { startProxy, type Proxy } from '../../../conformance/defects/proxy.ts';
-import { basePath } from '../../../spec/contract.ts';
-import { launchMock } from '../../../mock/adapters/node/launch.ts';
+import { defectNamed, type Defect } from '../suite/defects/catalogue.ts';
+import { startProxy, type Proxy } from '../suite/defects/proxy.ts';
+import { basePath } from '../../contract/spec/contract.ts';
+import { launchMock } from '../../mock/src/node/launch.ts';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const OUT = `${ROOT}conformance-report/gate/`;
@@ -43,7 +43,7 @@ export interface BrokenTarget {
   name: string;
   what: string;
   defects: readonly string[];
-  /** Defects the mock itself plants (`--defect`, mock/events/defects.ts): what the proxy cannot see. */
+  /** Defects the mock itself plants (`--defect`, packages/mock-core/src/events/defects.ts): what the proxy cannot see. */
   mockDefects?: readonly string[];
 }
 
@@ -69,7 +69,7 @@ export const BROKEN_TARGETS: readonly BrokenTarget[] = [
 /** What the mock withholds to play a generation-plane target without the actors hook (D263): no actors hook, accounts with their catalog only. */
 export const WITHOUT_ACTORS = ['actors', 'data'] as const;
 /** The tests the --without-actors targets run: the webhooks file holds run.completed and every delivery test. */
-export const WITHOUT_ACTORS_FILES = ['conformance/tests/webhooks.spec.ts'] as const;
+export const WITHOUT_ACTORS_FILES = ['packages/conformance/suite/tests/webhooks.spec.ts'] as const;
 /** Rules the conforming target without actors must judge: run.completed once, signature, retries, duplicates (#32). */
 export const JUDGED_WITHOUT_ACTORS = ['EVT-002', 'EVT-008', 'EVT-039', 'EVT-040', 'EVT-041', 'EVT-043', 'EVT-044', 'EVT-045', 'EVT-046'] as const;
 
@@ -83,7 +83,7 @@ export const BROKEN_WITHOUT_ACTORS: readonly BrokenTarget[] = [
 export function rulesBrokenBy(target: BrokenTarget): string[] {
   return [...target.defects, ...(target.mockDefects ?? [])].flatMap((name) => {
     const defect = defectNamed(name);
-    if (!defect) throw new Error(`no defect named ${name} in conformance/defects/catalogue.ts`);
+    if (!defect) throw new Error(`no defect named ${name} in packages/conformance/suite/defects/catalogue.ts`);
     return defect.rules;
   });
 }
@@ -92,7 +92,7 @@ export function rulesBrokenBy(target: BrokenTarget): string[] {
 export function composeDefects(names: readonly string[]): Defect {
   const defects = names.map((name) => {
     const defect = defectNamed(name);
-    if (!defect) throw new Error(`no defect named ${name} in conformance/defects/catalogue.ts`);
+    if (!defect) throw new Error(`no defect named ${name} in packages/conformance/suite/defects/catalogue.ts`);
     if (defect.via !== 'proxy') throw new Error(`defect ${name} is injected by the mock, not the proxy`);
     return defect;
   });
@@ -123,7 +123,7 @@ function killGroup(child: ChildProcess): void {
 process.on('exit', () => children.forEach(killGroup));
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
 
-/** A fresh mock on a real clock (mock/adapters/node/launch.ts), stopped with this process whatever happens. */
+/** A fresh mock on a real clock (packages/mock/src/node/launch.ts), stopped with this process whatever happens. */
 async function startMock(log: string, args: readonly string[] = []): Promise<{ origin: string; stop(): Promise<void> }> {
   return launchMock({ clock: 'real', log, stopWithParent: true, timeoutMs: 60_000, args });
 }
@@ -146,7 +146,7 @@ interface GateRun {
 function gate(baseUrl: string, reportDir: string, extra: readonly string[]): Promise<GateRun> {
   rmSync(reportDir, { recursive: true, force: true });
   const started = Date.now();
-  const child = spawn(TSX, ['bin/cgs-conformance.ts', '--base-url', baseUrl, '--allow-spend', '--report-dir', reportDir, '--reporter', 'dot', '--trace=off', '--pinned-only', ...extra], {
+  const child = spawn(TSX, ['packages/conformance/bin/cgs-conformance.ts', '--base-url', baseUrl, '--allow-spend', '--report-dir', reportDir, '--reporter', 'dot', '--trace=off', '--pinned-only', ...extra], {
     cwd: ROOT,
     env: { ...process.env, FORCE_COLOR: '0', CI: '' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,7 +1,7 @@
 /**
  * The gate's promise, proven by withdrawal (#32, D264): what a target does not serve or does not
  * have is skipped with its reason, never failed. The mock started with `--hooks-withhold` plays a
- * target that serves and lists less (mock/hooks/withhold.ts); for each group of withdrawn things the
+ * target that serves and lists less (packages/mock-core/src/hooks/withhold.ts); for each group of withdrawn things the
  * pinned suite runs against it (behind a front hiding /__mock, through the hooks alone, a real clock,
  * as packages/conformance/proofs/prove-real-target.ts --hooks) and must show:
  *
@@ -30,10 +30,10 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startFront } from '../../../conformance/defects/front.ts';
-import { capabilityLabel, hookOfCapability, isHookName, type Capability } from '../../../conformance/fixtures/hooks.ts';
-import type { RulesReport } from '../../../conformance/reporters/rules-reporter.ts';
-import { launchMock } from '../../../mock/adapters/node/launch.ts';
+import { startFront } from '../suite/defects/front.ts';
+import { capabilityLabel, hookOfCapability, isHookName, type Capability } from '../suite/fixtures/hooks.ts';
+import type { RulesReport } from '../suite/reporters/rules-reporter.ts';
+import { launchMock } from '../../mock/src/node/launch.ts';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const PLAYWRIGHT = join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
@@ -155,7 +155,7 @@ for (const group of groups) {
   // The touched tests by file and title (a line moves when a file is edited after the full run).
   const files = [...new Set(touched.map((u) => u.file))];
   const grep = touched.map((u) => u.title.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|');
-  const result = await run(process.execPath, [PLAYWRIGHT, 'test', '-c', 'conformance/playwright.config.ts', '--trace=off', '--max-failures', '0', '--grep', grep, '--grep-invert', '@assumed', ...(values.workers ? ['--workers', values.workers] : []), ...files], env);
+  const result = await run(process.execPath, [PLAYWRIGHT, 'test', '-c', 'packages/conformance/suite/playwright.config.ts', '--trace=off', '--max-failures', '0', '--grep', grep, '--grep-invert', '@assumed', ...(values.workers ? ['--workers', values.workers] : []), ...files], env);
   await front.close();
   await mock.stop();
   writeFileSync(join(dir, 'output.txt'), result.output);

@@ -1,6 +1,6 @@
 /**
  * The suite against a correct target as a backend team has one (#23): the mock's API behind a front
- * (conformance/defects/front.ts) that hides what a deployment does not serve and changes what a
+ * (packages/conformance/suite/defects/front.ts) that hides what a deployment does not serve and changes what a
  * network may change; accounts given as keys only (CONFORMANCE_KEYS / CONFORMANCE_KEYS_B, made
  * beforehand on the mock's control plane, which the suite itself never sees); default workers.
  * Expects 0 failed tests (a red result must be true on any target) and prints the figures.
@@ -12,7 +12,7 @@
  * - --hide: path prefixes the front answers 404 (default /__mock).
  * - --hooks: the suite gets no keys: it sets every scene through the conformance hooks the front
  *   passes at <front>/__hooks (CONFORMANCE_HOOKS_URL, the hooks token), as a team whose test build
- *   serves spec/conformance-hooks.yaml runs it (#22). /__mock stays hidden.
+ *   serves packages/contract/spec/conformance-hooks.yaml runs it (#22). /__mock stays hidden.
  * - --pinned-only: only what the interface pins (--grep-invert @assumed, as `cgs-conformance
  *   --pinned-only`).
  * - --min-judged PERCENT: fail unless at least this share of the pinned observable rules was judged
@@ -20,7 +20,7 @@
  * - --pairs N: N account pairs, CONFORMANCE_KEYS as a JSON array (one pair per worker); default 1,
  *   one pair shared by every worker (the harder case).
  * - --http2: the front reaches the mock across a real HTTP/2 hop (front → h2c → an HTTP/2 front →
- *   the mock; conformance/defects/front.ts startH2Front): every answer arrives without its reason
+ *   the mock; packages/conformance/suite/defects/front.ts startH2Front): every answer arrives without its reason
  *   phrase, with lower-case field names and no Connection or Transfer-Encoding, before the front's
  *   own rewriting; the run fails unless exchanges crossed it.
  * - --plan TIER: the plan of the accounts given as keys (default the control plane's, enterprise):
@@ -36,9 +36,9 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startFront, startH2Front } from '../../../conformance/defects/front.ts';
-import type { RulesReport } from '../../../conformance/reporters/rules-reporter.ts';
-import { launchMock } from '../../../mock/adapters/node/launch.ts';
+import { startFront, startH2Front } from '../suite/defects/front.ts';
+import type { RulesReport } from '../suite/reporters/rules-reporter.ts';
+import { launchMock } from '../../mock/src/node/launch.ts';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const PLAYWRIGHT = join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
@@ -170,7 +170,7 @@ if (hide.includes('/__mock')) {
   env['CONFORMANCE_CONTROL_TOKEN'] = token;
 }
 // No traces: a proof's failure is read from its exchanges in the output and rules.md (the suite's own default keeps them).
-const args = [PLAYWRIGHT, 'test', '-c', 'conformance/playwright.config.ts', '--trace=off', ...(values.workers ? ['--workers', values.workers] : []), ...(values['pinned-only'] ? ['--grep-invert', '@assumed'] : []), ...positionals];
+const args = [PLAYWRIGHT, 'test', '-c', 'packages/conformance/suite/playwright.config.ts', '--trace=off', ...(values.workers ? ['--workers', values.workers] : []), ...(values['pinned-only'] ? ['--grep-invert', '@assumed'] : []), ...positionals];
 const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
 let output = '';
 child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));

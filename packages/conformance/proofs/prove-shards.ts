@@ -2,7 +2,7 @@
  * Proof that sharding loses nothing (`npm run conformance:shards`): the suite's tests of a few files
  * run as N shards (`--shard i/N`), N separate Playwright processes at once, each against a mock of
  * its own (the local mode, one worker), each writing its own report dir with rules.json and a blob
- * report; `mergeReports` (conformance/reporters/merge.ts) merges them; the merged rules report must
+ * report; `mergeReports` (packages/conformance/suite/reporters/merge.ts) merges them; the merged rules report must
  * equal the report of one run over the same tests: every rule with the same result from the same
  * tests with the same outcomes, and every test once, with the same outcome and the same rules named,
  * verified and violated. The merged HTML report must exist.
@@ -18,9 +18,9 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { loadLedger } from '../../../conformance/reporters/ledger.ts';
-import { mergeReports } from '../../../conformance/reporters/merge.ts';
-import { judgeRules, type RulesReport, type TestRecord } from '../../../conformance/reporters/rules-reporter.ts';
+import { loadLedger } from '../../contract/rules/ledger.ts';
+import { mergeReports } from '../suite/reporters/merge.ts';
+import { judgeRules, type RulesReport, type TestRecord } from '../suite/reporters/rules-reporter.ts';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const OUT = join(ROOT, 'test-results', 'shards');
@@ -31,13 +31,13 @@ const DEFAULT_FILES = ['products.spec.ts', 'presets.spec.ts', 'metadata.spec.ts'
 const { values } = parseArgs({ options: { shards: { type: 'string' }, baseline: { type: 'string' }, files: { type: 'string' } }, strict: true });
 const shards = Number(values.shards ?? '3');
 if (!Number.isInteger(shards) || shards < 2 || shards > 8) throw new Error('--shards is 2 to 8');
-const files = (values.files?.split(',') ?? DEFAULT_FILES).map((f) => `conformance/tests/${f.replace(/^conformance\/tests\//, '')}`);
+const files = (values.files?.split(',') ?? DEFAULT_FILES).map((f) => `packages/conformance/suite/tests/${f.replace(/^(packages\/conformance\/suite|conformance)\/tests\//, '')}`);
 
 /** One Playwright run of `files` in the local mode (its own mock), reports in `reportDir`. */
 function playwright(reportDir: string, extra: string[]): Promise<number> {
   const env: NodeJS.ProcessEnv = { ...process.env, CONFORMANCE_REPORT_DIR: reportDir, CONFORMANCE_CONSOLE_REPORTER: 'dot' };
   for (const name of ['CONFORMANCE_BASE_URL', 'CONFORMANCE_LOCAL_MOCK', 'CONFORMANCE_LOCAL_MOCK_URLS', 'CONFORMANCE_MOCK_PID', 'CONFORMANCE_KEYS', 'CONFORMANCE_KEYS_B', 'CONFORMANCE_BLOB']) delete env[name];
-  const child = spawn(process.execPath, [PLAYWRIGHT, 'test', '-c', 'conformance/playwright.config.ts', '--workers', '1', ...extra, ...files], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [PLAYWRIGHT, 'test', '-c', 'packages/conformance/suite/playwright.config.ts', '--workers', '1', ...extra, ...files], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -1,6 +1,6 @@
 /**
  * `npm run exam:proof` (a step of npm run test:proofs): the client exam's defect proof. One mock on
- * 127.0.0.1 (real-time clock); cgs-client-check's exam (bin/lib/exam/client.ts, through the mock's
+ * 127.0.0.1 (real-time clock); cgs-client-check's exam (packages/exams/src/client.ts, through the mock's
  * control plane, as `--mock-url` does, strict: `--require exercised` on tasks 1-9) on the example
  * client (examples/client/tasks.ts), which must pass, and on each faulty variant of it
  * (EXAMPLE_CLIENT_FAULT), which must fail exactly its rules with exit 1. Metamorphic (D259): the
@@ -15,11 +15,11 @@ import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { buildMock } from '../../../mock/adapters/node/app.ts';
-import { Clock } from '../../../mock/core/clock.ts';
-import { loadLedger } from '../../../conformance/reporters/ledger.ts';
-import { runClientExam } from '../../../bin/lib/exam/client.ts';
-import { exitCode } from '../../../bin/lib/exam/report.ts';
+import { buildMock } from '../../mock/src/node/app.ts';
+import { Clock } from '../../mock-core/src/core/clock.ts';
+import { loadLedger } from '../../contract/rules/ledger.ts';
+import { runClientExam } from '../src/client.ts';
+import { exitCode } from '../src/report.ts';
 import type { Fault } from '../../../examples/client/client.ts';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));

@@ -13,7 +13,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { launchMock, type LaunchedMock } from '../../../mock/adapters/node/launch.ts';
+import { launchMock, type LaunchedMock } from '../src/node/launch.ts';
 
 const { values } = parseArgs({
   options: {

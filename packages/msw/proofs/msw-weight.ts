@@ -1,6 +1,6 @@
 /**
  * What the in-process mock weighs in a frontend app (issue #35): `npx tsx packages/msw/proofs/msw-weight.ts
- * [--top 15] [--json]`. Bundles `<package>/msw` (mock/adapters/msw/msw.ts) for the browser with
+ * [--top 15] [--json]`. Bundles `<package>/msw` (packages/msw/src/msw.ts) for the browser with
  * esbuild (pinned devDependency) as an app's bundler does: ESM, code splitting (every `import()` its
  * own chunk, loaded when reached), msw external (a peer dependency: the app's own copy), not minified
  * (what a dev server sends) and minified (a production build). Prints the bytes of the initial
@@ -15,7 +15,7 @@ import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-export const MSW_ENTRY = 'mock/adapters/msw/msw.ts';
+export const MSW_ENTRY = 'packages/msw/src/msw.ts';
 
 export interface ChunkWeight {
   file: string;

@@ -1,6 +1,6 @@
 /**
  * Benchmark (`npm run bench -- --only msw`, or alone: `npx tsx packages/mock/proofs/bench/msw.ts [requests]`):
- * what one request costs the in-process mock (mock/adapters/msw/msw.ts) in Node, one request at a
+ * what one request costs the in-process mock (packages/msw/src/msw.ts) in Node, one request at a
  * time, GET /creatives?limit=50 with the demo account's read key (as the server's phase 1), five
  * ways side by side, interleaved request by request so the machine's load hits each alike:
  * How it works and what it decides: docs/internals.md, "packages/mock/proofs/bench/msw.ts".
@@ -8,10 +8,10 @@
 import { performance } from 'node:perf_hooks';
 import { getResponse, http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
-import { basePath } from '../../../../spec/contract.ts';
-import { createMockHandlers } from '../../../../mock/adapters/msw/msw.ts';
-import { runPipeline } from '../../../../mock/pipeline/index.ts';
-import type { RawRequest } from '../../../../mock/pipeline/types.ts';
+import { basePath } from '../../../contract/spec/contract.ts';
+import { createMockHandlers } from '../../../msw/src/msw.ts';
+import { runPipeline } from '../../../mock-core/src/pipeline/index.ts';
+import type { RawRequest } from '../../../mock-core/src/pipeline/types.ts';
 import { inProcessMockSize } from '../../../../examples/msw/browser/build.ts';
 
 const REQUESTS = Math.max(100, Number(process.argv[2] ?? 5000));

@@ -4,9 +4,9 @@
  * Not a timed test: it prints the figures. Usage: `npx tsx packages/mock/proofs/bench/runs.ts [repeats]`.
  */
 import { performance } from 'node:perf_hooks';
-import { mediaBase } from '../../../../mock/media/links.ts';
-import { nextId } from '../../../../mock/domain/store.ts';
-import { createHarness } from '../../../../mock/testkit/harness.ts';
+import { mediaBase } from '../../../mock-core/src/media/links.ts';
+import { nextId } from '../../../mock-core/src/domain/store.ts';
+import { createHarness } from '../../../mock-core/src/testkit/harness.ts';
 
 const repeats = Math.max(1, Number(process.argv[2] ?? 5));
 const ITEMS = 1000;

@@ -1,22 +1,22 @@
 /**
  * The mock with two benchmark accounts, for the O(page) check of `npm run bench`: one with
  * `--small` readable creatives (default 100) and one with `--large` (default 100,000), both made by
- * seedLarge (mock/seed/demo.ts) on an empty catalog, manual clock. Prints one line of JSON once it
+ * seedLarge (packages/mock-core/src/seed/demo.ts) on an empty catalog, manual clock. Prints one line of JSON once it
  * listens: {"port", "pid", "seedMs", "accounts": {"small": {accountId, readKey}, "large": {...}}}.
  *
  *   node --import tsx packages/mock/proofs/lib/large-mock.ts [--port N] [--small N] [--large N] [--response-cache on|off]
  *
- * The response cache (mock/pipeline/response-cache.ts) is off by default here: the O(page) check
+ * The response cache (packages/mock-core/src/pipeline/response-cache.ts) is off by default here: the O(page) check
  * measures the cost of computing a page, not of resending kept bytes.
  *
- * Everything else is the ordinary mock (buildMock from mock/adapters/node/app.ts), control plane included.
+ * Everything else is the ordinary mock (buildMock from packages/mock/src/node/app.ts), control plane included.
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { buildMock } from '../../../../mock/adapters/node/app.ts';
-import { Clock } from '../../../../mock/core/clock.ts';
-import { createAccount, provisionKeys } from '../../../../mock/domain/accounts/service.ts';
-import { seedLarge } from '../../../../mock/seed/demo.ts';
+import { buildMock } from '../../src/node/app.ts';
+import { Clock } from '../../../mock-core/src/core/clock.ts';
+import { createAccount, provisionKeys } from '../../../mock-core/src/domain/accounts/service.ts';
+import { seedLarge } from '../../../mock-core/src/seed/demo.ts';
 
 const { values } = parseArgs({
   options: {

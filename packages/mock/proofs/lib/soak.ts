@@ -7,12 +7,12 @@
 import http from 'node:http';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { buildMock } from '../../../../mock/adapters/node/app.ts';
-import { Clock } from '../../../../mock/core/clock.ts';
-import { accountViolations, formatViolations, INVARIANTS } from '../../../../mock/testkit/invariants.ts';
-import { setGlobalGeneration } from '../../../../mock/domain/runs/settings.ts';
+import { buildMock } from '../../src/node/app.ts';
+import { Clock } from '../../../mock-core/src/core/clock.ts';
+import { accountViolations, formatViolations, INVARIANTS } from '../../../mock-core/src/testkit/invariants.ts';
+import { setGlobalGeneration } from '../../../mock-core/src/domain/runs/settings.ts';
 import { sleep, type Stats, Client } from './soak/client.ts';
-import { seeded } from '../../../../platform/seeded.ts';
+import { seeded } from '../../../contract/platform/seeded.ts';
 import { ALL_LIMITS_HIGH, newAccount, type Replays, mixedClient } from './soak/traffic.ts';
 import { type ScenarioResult, idempotencyScenarios, ifMatchScenarios, lostUpdateScenarios, rateLimitScenarios } from './soak/races.ts';
 

@@ -7,7 +7,7 @@
  * Compare the ratios, not the absolute figures.
  */
 import path from 'node:path';
-import { launchMock, type LaunchedMock } from '../../../../../mock/adapters/node/launch.ts';
+import { launchMock, type LaunchedMock } from '../../../src/node/launch.ts';
 import { BASE, children, CONNECTIONS, DURATION_MS, fmtInt, fmtMs, liftReadLimits, LIST, load, LOAD_HEADER, loadRow, type Measured, median, request, ROUNDS, summary, table, TMP, verdicts, WARMUP_MS } from '../common.ts';
 
 const WRITE = '/__mock/accounts';

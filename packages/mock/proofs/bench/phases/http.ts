@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runLoad } from '../../lib/load.ts';
-import { freePort, launchMock } from '../../../../../mock/adapters/node/launch.ts';
+import { freePort, launchMock } from '../../../src/node/launch.ts';
 import { BASE, children, CLIENT, CONNECTIONS, DURATION_MS, flags, fmtInt, fmtMs, liftReadLimits, LIST, load, LOAD_HEADER, loadRow, type Measured, median, PREWARM_MS, request, ROOT, ROUNDS, start, stop, summary, table, TMP, verdict, verdicts, waitFor, WARMUP_MS } from '../common.ts';
 
 export async function phaseHttp(): Promise<void> {
@@ -13,7 +13,7 @@ export async function phaseHttp(): Promise<void> {
   children.add(launched.child);
   const mock = Object.assign(launched.child, { output: launched.output });
   // Prism logs every request; its stdout goes to /dev/null (cheaper for everyone than a pipe).
-  const prism = start('prism', ['node_modules/@stoplight/prism-cli/dist/index.js', 'mock', 'spec/openapi.yaml', '-p', String(prismPort), '-h', '127.0.0.1'], { stdout: 'ignore' });
+  const prism = start('prism', ['node_modules/@stoplight/prism-cli/dist/index.js', 'mock', 'packages/contract/spec/openapi.yaml', '-p', String(prismPort), '-h', '127.0.0.1'], { stdout: 'ignore' });
   const mockOrigin = launched.origin;
   const prismOrigin = `http://127.0.0.1:${prismPort}`;
   const bareOrigin = `http://127.0.0.1:${barePort}`;
@@ -154,7 +154,7 @@ function reportProfile(dir: string, windows: [number, number][]): void {
     const onStack = new Set<string>();
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) onStack.add(frameKey(at));
     for (const key of onStack) add(totalByFrame, key, dt);
-    add(selfByFile, where ? (where.startsWith('node:') ? 'node: (core)' : where.startsWith('mock/') || where.startsWith('spec/') ? where : where.split('/')[0]!) : frame.functionName, dt);
+    add(selfByFile, where ? (where.startsWith('node:') ? 'node: (core)' : where.startsWith('mock/') || where.startsWith('packages/contract/spec/') ? where : where.split('/')[0]!) : frame.functionName, dt);
     total += dt;
   });
   const show = (title: string, map: Map<string, number>, n: number) => {

@@ -1,6 +1,6 @@
 /** `npm run bench`, phase 4: media (D49) beside the API. */
 import { performance } from 'node:perf_hooks';
-import { launchMock } from '../../../../../mock/adapters/node/launch.ts';
+import { launchMock } from '../../../src/node/launch.ts';
 import { BASE, children, CONNECTIONS, DURATION_MS, fmtInt, fmtMs, liftReadLimits, LIST, load, LOAD_HEADER, loadRow, type Measured, median, request, ROUNDS, stop, summary, table, verdict, verdicts, waitFor, WARMUP_MS } from '../common.ts';
 
 export async function phaseMedia(): Promise<void> {

@@ -1,6 +1,6 @@
 /** `npm run bench`, phase 2: O(page) and memory with 100,000 creatives. */
 import { performance } from 'node:perf_hooks';
-import { freePort } from '../../../../../mock/adapters/node/launch.ts';
+import { freePort } from '../../../src/node/launch.ts';
 import { BASE, CONNECTIONS, DURATION_MS, fmtInt, fmtMs, keepAlive, liftReadLimits, LIST, load, LOAD_HEADER, loadRow, type Measured, median, memory, request, start, stop, summary, table, verdict, verdicts, waitFor, WARMUP_MS } from '../common.ts';
 
 async function walk(origin: string, key: string, maxPages: number): Promise<{ cursors: (string | null)[]; latencies: number[]; items: number }> {

@@ -1,6 +1,6 @@
 /** `npm run bench`, phase 6: the validating proxy's added latency (cgs-proxy in front of the mock). */
 import path from 'node:path';
-import { freePort } from '../../../../../mock/adapters/node/launch.ts';
+import { freePort } from '../../../src/node/launch.ts';
 import { BASE, DURATION_MS, fmtMs, liftReadLimits, LIST, load, LOAD_HEADER, loadRow, type Measured, median, packageBuild, PROXY_CONNECTIONS, request, ROUNDS, start, stop, summary, table, TMP, verdicts, waitFor, WARMUP_MS } from '../common.ts';
 
 export async function phaseProxy(): Promise<void> {

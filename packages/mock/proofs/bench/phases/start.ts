@@ -1,6 +1,6 @@
 /** `npm run bench`, phase 5: cgs-mock's time to first answer (the packaged, compiled mock; a CI gate waits for it). */
 import { performance } from 'node:perf_hooks';
-import { freePort } from '../../../../../mock/adapters/node/launch.ts';
+import { freePort } from '../../../src/node/launch.ts';
 import { cpuSeconds, fmtInt, median, packageBuild, request, start, START_REPEATS, stop, summary, table, verdict, verdicts } from '../common.ts';
 
 /**
@@ -32,7 +32,7 @@ export async function phaseStart(): Promise<void> {
   const results: Record<string, { wallMs: number; cpuMs: number }[]> = {};
   for (const [label, args] of [
     ['cgs-mock (dist/bin/cgs-mock.js, the package)', [dist('bin/cgs-mock.js')]],
-    ['npm start (tsx mock/adapters/node/main.ts, the checkout)', ['--import', 'tsx', 'mock/adapters/node/main.ts']],
+    ['npm start (tsx packages/mock/src/node/main.ts, the checkout)', ['--import', 'tsx', 'packages/mock/src/node/main.ts']],
   ] as const) {
     const runs: { wallMs: number; cpuMs: number }[] = [];
     for (let i = 0; i < repeats; i++) runs.push(await firstAnswer([...args]));

@@ -1,8 +1,8 @@
 /** The soak's client: one keep-alive agent, every answer checked against the document and counted (packages/mock/proofs/lib/soak.ts). */
 import http from 'node:http';
-import { basePath } from '../../../../../spec/contract.ts';
-import { matchOperation } from '../../../../../spec/routes.ts';
-import { sentRequest, violations, type TestResponse } from '../../../../../mock/testkit/harness.ts';
+import { basePath } from '../../../../contract/spec/contract.ts';
+import { matchOperation } from '../../../../contract/spec/routes.ts';
+import { sentRequest, violations, type TestResponse } from '../../../../mock-core/src/testkit/harness.ts';
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

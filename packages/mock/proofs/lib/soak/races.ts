@@ -1,6 +1,6 @@
 /** The soak's exact scenarios, each on a dedicated account: idempotency, If-Match, lost updates and rate limits under concurrent requests (docs/internals.md, "packages/mock/proofs/lib/soak.ts"). */
-import { Clock } from '../../../../../mock/core/clock.ts';
-import type { AccountState } from '../../../../../mock/domain/store.ts';
+import { Clock } from '../../../../mock-core/src/core/clock.ts';
+import type { AccountState } from '../../../../mock-core/src/domain/store.ts';
 import { sleep, type Reply, Client } from './client.ts';
 import { ALL_LIMITS_HIGH, type SoakAccount, newAccount, readableCreatives, liveAssets, liveCampaigns, brandProducts } from './traffic.ts';
 

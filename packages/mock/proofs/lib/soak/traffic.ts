@@ -1,5 +1,5 @@
 /** The soak's mixed load: its accounts (limits set high), what a client may read and write, and one client's loop of reads and writes. */
-import type { AccountState } from '../../../../../mock/domain/store.ts';
+import type { AccountState } from '../../../../mock-core/src/domain/store.ts';
 import { type Reply, Client } from './client.ts';
 
 const HIGH = 1_000_000_000;
