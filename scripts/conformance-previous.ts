@@ -75,8 +75,8 @@ try {
   // `release`: the commit that cut the latest release (the first to add its folder, under
   // packages/contract/spec/releases/ or, before the packages, spec/releases/).
   const latest = latestRelease();
-  const added = (folder: string) => git(['log', '--diff-filter=A', '--format=%H', '--', folder]).split('\n').filter(Boolean).at(-1) ?? '';
-  const ref = values.ref === 'release' ? (latest === undefined ? '' : added(`${RELEASES_DIR}/${latest}`) || added(`spec/releases/${latest}`)) : values.ref;
+  const added = (...folders: string[]) => git(['log', '--diff-filter=A', '--format=%H', '--', ...folders]).split('\n').filter(Boolean).at(-1) ?? '';
+  const ref = values.ref === 'release' ? (latest === undefined ? '' : added(`${RELEASES_DIR}/${latest}`, `spec/releases/${latest}`)) : values.ref;
   commit = git(['rev-parse', '--verify', `${ref}^{commit}`]);
 } catch {
   fail(`${values.ref} is not a commit of this repository (a clone with its history is needed)`);

@@ -69,7 +69,7 @@ const NOT_FOR_FRONTENDS = ['@playwright/test', 'playwright', 'playwright-core', 
  * declarations of a project's installed toolkit), as a module to compile as it is.
  */
 function hoverExample(dir: string): string {
-  const declarations = readFileSync(join(dir, 'node_modules', MSW, 'dist/mock/adapters/msw/msw.d.ts'), 'utf8');
+  const declarations = readFileSync(join(dir, 'node_modules', MSW, 'dist/src/msw.d.ts'), 'utf8');
   const jsdoc = /\/\*\*((?:(?!\*\/)[\s\S])*?)\*\/\s*export declare function createMockHandlers/.exec(declarations)?.[1];
   const example = /@example\n([\s\S]*)$/.exec(jsdoc ?? '')?.[1]?.split('\n').map((line) => line.replace(/^\s*\* ?/, '')).join('\n');
   expect(example, 'the JSDoc @example of createMockHandlers in msw.d.ts').toContain('createMockHandlers(');

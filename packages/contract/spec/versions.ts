@@ -16,12 +16,20 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import type { RuleLedger } from './diff/classify.ts';
 
-export const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-export const DOCUMENT_FILE = 'packages/contract/spec/openapi.yaml';
-export const RULES_FILE = 'packages/contract/spec/rules.yaml';
-export const OVERLAY_FILE = 'packages/contract/spec/overlays/next.yaml';
-export const RELEASES_DIR = 'packages/contract/spec/releases';
-export const NEXT_JSON_FILE = 'packages/contract/spec/generated/openapi.next.json';
+/**
+ * The contract's folder, spec/'s parent: packages/contract/ in the repository, dist/ in the
+ * installed package (D289). ROOT is the repository's root, or that dist/ when installed; the files
+ * below are paths under ROOT.
+ */
+const HOME = new URL('..', import.meta.url);
+const INSTALLED = HOME.pathname.endsWith('/dist/');
+export const ROOT = fileURLToPath(INSTALLED ? HOME : new URL('../..', HOME));
+const AT = INSTALLED ? '' : 'packages/contract/';
+export const DOCUMENT_FILE = `${AT}spec/openapi.yaml`;
+export const RULES_FILE = `${AT}spec/rules.yaml`;
+export const OVERLAY_FILE = `${AT}spec/overlays/next.yaml`;
+export const RELEASES_DIR = `${AT}spec/releases`;
+export const NEXT_JSON_FILE = `${AT}spec/generated/openapi.next.json`;
 
 /** The versions `npm start -- --api-version` and CONFORMANCE_API_VERSION accept. */
 export { API_VERSIONS, parseApiVersion, type ApiVersion } from './api-versions.ts';
