@@ -15,10 +15,10 @@ import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { RulesReport } from '../packages/conformance/suite/reporters/rules-reporter.ts';
-import { launchMock } from '../packages/mock/src/node/launch.ts';
+import type { RulesReport } from '../suite/reporters/rules-reporter.ts';
+import { launchMock } from '../../mock/src/node/launch.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const OUT = join(ROOT, 'test-results', 'shared');
 const PLAYWRIGHT = join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
 
