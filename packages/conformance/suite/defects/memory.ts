@@ -16,7 +16,7 @@ export class DefectMemory {
   readonly workingKeys = new Set<string>();
   /** Preset ids seen in GET /presets answers (preset-unlisted-accepted). */
   readonly presets = new Set<string>();
-  /** The read-plane account cap a 429 reported exhausted, until a read-plane 2xx (generation-counted-in-read-cap). */
+  /** The read-plane account cap a 429 reported exhausted, until a read-plane 2xx (generation-counted-in-read-cap, write-counted-in-read-cap). */
   readCapExhausted: { limit: number; reset: number } | undefined;
   /** A counter for defects that make every answer differ. */
   private count = 0;

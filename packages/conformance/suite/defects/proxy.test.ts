@@ -331,6 +331,20 @@ const cases: Case[] = [
     expect((await through('generation-counted-in-read-cap', req('GET', '/products'), json(200, page(['p1'], null)), memory)).answered.status).toBe(200);
     expect((await through('generation-counted-in-read-cap', req('GET', '/runs'), json(200, { data: [] }), memory)).answered.status, 'a read that succeeds clears it').toBe(200);
   }],
+  ['write-counted-in-read-cap', async () => {
+    const memory = new DefectMemory();
+    const patch = (): ReturnType<typeof req> => req('PATCH', '/assets/a1');
+    expect((await through('write-counted-in-read-cap', patch(), json(200, {}), memory)).answered.status, 'no read cap exhausted yet').toBe(200);
+    await through('write-counted-in-read-cap', req('GET', '/products'), problem(429, 'RATE_LIMITED', {}, { ratelimit: 'limit=200, remaining=0, reset=30' }), memory);
+    expect((await through('write-counted-in-read-cap', patch(), json(200, {}), memory)).answered.status, 'the read group quota is not a cap').toBe(200);
+    await through('write-counted-in-read-cap', req('GET', '/products'), problem(429, 'RATE_LIMITED', {}, { ratelimit: 'limit=3, remaining=0, reset=40', 'ratelimit-policy': '3;w=60, 200;w=60' }), memory);
+    expect((await through('write-counted-in-read-cap', req('GET', '/presets'), json(200, { data: [] }), memory)).answered.status, 'generation traffic is left alone').toBe(200);
+    const { answered } = await through('write-counted-in-read-cap', patch(), json(200, {}, { 'ratelimit-policy': '60;w=60, 300;w=60, 600;w=60' }), memory);
+    expect(answered.status).toBe(429);
+    expect(answered.headers).toMatchObject({ 'content-type': 'text/plain; charset=utf-8', ratelimit: 'limit=3, remaining=0, reset=40', 'ratelimit-policy': '3;w=60, 60;w=60, 300;w=60, 600;w=60', 'retry-after': '40' });
+    expect((await through('write-counted-in-read-cap', req('GET', '/products'), json(200, page(['p1'], null)), memory)).answered.status).toBe(200);
+    expect((await through('write-counted-in-read-cap', patch(), json(200, {}), memory)).answered.status, 'a read that succeeds clears it').toBe(200);
+  }],
   ['has-more-inverted-off-products', async () => {
     const products = await through('has-more-inverted-off-products', req('GET', '/products'), json(200, page(['p1'], 'c2')));
     expect(bodyOf(products.answered)['pagination']['hasMore']).toBe(true);

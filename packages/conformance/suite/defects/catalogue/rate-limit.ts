@@ -161,6 +161,30 @@ export const rateLimitDefects: readonly DefectEntry[] = [
     },
   },
   {
+    name: 'write-counted-in-read-cap',
+    kind: 'rate-limit',
+    description: 'read-plane writes are counted against the read-plane account cap: once a read-plane GET is refused with a limit other than the read quota (the account cap), writes are refused with that cap too, until a read succeeds again',
+    rules: ['RATE-018'],
+    via: 'proxy',
+    response: (r, { request, path, memory }) => {
+      if (!isReadPlane(path)) return r;
+      if (request.method === 'GET') {
+        const value = r.status === 429 ? rateLimitFields(r.headers['ratelimit']) : undefined;
+        if (value && value.limit !== rateLimits.groups['read']?.limit) memory.readCapExhausted = { limit: value.limit, reset: value.reset };
+        else if (ok(r)) memory.readCapExhausted = undefined;
+        return r;
+      }
+      const cap = memory.readCapExhausted;
+      if (!cap || r.status === 429) return r;
+      const policy = [`${cap.limit};w=60`, ...(r.headers['ratelimit-policy'] ?? '').split(',').map((item) => item.trim()).filter((item) => item !== '' && item !== `${cap.limit};w=60`)].join(', ');
+      return {
+        status: 429,
+        headers: withHeaders(r, { 'content-type': 'text/plain; charset=utf-8', etag: undefined, location: undefined, 'retry-after': String(cap.reset), ratelimit: `limit=${cap.limit}, remaining=0, reset=${cap.reset}`, 'ratelimit-policy': policy }).headers,
+        body: 'Too Many Requests. Retry after the number of seconds in the Retry-After header.',
+      };
+    },
+  },
+  {
     name: 'generation-counted-in-read-cap',
     kind: 'rate-limit',
     description: 'generation traffic is counted against the read-plane account cap: once a read-plane 429 reports a limit other than the read quota (the account cap) exhausted, generation requests are refused with that cap too, until a read succeeds again',
