@@ -54,15 +54,8 @@ function globalSettings(service: WebhookService) {
 export const webhookHandlers: ControlHandlers = {
   listPendingDeliveries(request, ctx) {
     const account = ctx.account(request.params.accountId!);
-    const now = ctx.services.clock.now();
-    // Events still in their processing time: one delivery per enabled endpoint that takes the type, due when processed.
-    const delayMs = Math.round(webhooksOf(ctx.services).settings(account).processingDelaySeconds * 1000);
-    const endpoints = [...account.webhooks.endpoints.values()].filter((e) => e.enabled);
-    const waiting = account.events
-      .filter((event) => event.timestamp + delayMs > now)
-      .flatMap((event) => endpoints.filter((e) => e.eventTypes.includes(event.type)).map((e) => ({ deliveryId: null, eventId: event.eventId, endpointId: e.endpointId, type: event.type, attempts: 0, dueAt: isoOrNull(event.timestamp + delayMs) })));
-    const open = [...account.webhooks.open.values()].map((d) => ({ deliveryId: d.deliveryId, eventId: d.event.eventId, endpointId: d.endpointId, type: d.event.type, attempts: d.attempts, dueAt: isoOrNull(d.nextAttemptAt) }));
-    return { status: 200, body: { data: [...open, ...waiting] } };
+    const data = webhooksOf(ctx.services).pendingDeliveries(account).map((d) => ({ ...d, dueAt: isoOrNull(d.dueAt) }));
+    return { status: 200, body: { data } };
   },
 
   createWebhookEndpoint(request, ctx) {

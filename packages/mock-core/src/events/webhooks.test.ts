@@ -8,7 +8,7 @@ import type { Actor } from '../domain/accounts/model.ts';
 import type { Asset } from '../domain/assets/model.ts';
 import { buildMock } from '../../../mock/src/node/app.ts';
 import { Clock } from '../core/clock.ts';
-import { parseSnapshot, restoreState, serializeState } from '../../../mock/src/node/persistence.ts';
+import { decodeSnapshot, parseSnapshot, restoreDecoded, restoreState, serializeState } from '../../../mock/src/node/persistence.ts';
 import { Store } from '../domain/store.ts';
 import { createHarness, type Harness, type TestAccount } from '../testkit/harness.ts';
 import { attemptTimes, DEFAULT_RETRY_POLICY } from './backoff.ts';
@@ -274,6 +274,41 @@ describe('after a restart with --state (the clock\'s tasks are not saved)', () =
       expect(after.account.webhooks.open.size).toBe(0);
     } finally {
       await after.mock.app.close();
+    }
+  });
+
+  it('a delivery pending at the stop is listed once after the restart, keeps its id and attempts, and is sent once (account clock ahead, delay changed since)', async () => {
+    endpoint();
+    fake.answer = () => ({ status: 500 }); // the first attempt fails: a retry is pending at the stop
+    const event = emit();
+    const own = h.clock.forAccount(acc.accountId);
+    own.advance(60); // the account's own clock (D91), as the hooks' clock moves it
+    await service.idle();
+    service.setGlobalProcessingDelay(600); // for later changes only
+    const [open] = [...acc.state.webhooks.open.values()];
+    expect(open).toMatchObject({ attempts: 1 });
+
+    // As serve.ts brings it back: the state file decoded, the account's advance restored, then the mock built.
+    const store = new Store();
+    const decoded = decodeSnapshot(parseSnapshot(serializeState(h.mock.services.store, h.clock)));
+    const clock = new Clock({ mode: 'manual', start: decoded.clock.epochMs, wall });
+    clock.restoreAccountOffsets(restoreDecoded(store, decoded).accountOffsetsMs);
+    const restored = fakeTransport();
+    const mock = buildMock({ store, clock, webhooks: { transport: restored.transport } });
+    try {
+      const pending = await mock.app.inject({ method: 'GET', url: `/__mock/accounts/${acc.accountId}/webhook-deliveries/pending` });
+      expect((JSON.parse(pending.payload) as { data: unknown[] }).data).toEqual([
+        { deliveryId: open!.deliveryId, eventId: event.eventId, endpointId: open!.endpointId, type: event.type, attempts: 1, dueAt: new Date(open!.nextAttemptAt!).toISOString() },
+      ]);
+      clock.forAccount(acc.accountId).advance(24 * 3600);
+      await mock.services.webhooks.idle();
+      expect(restored.received.map((r) => r.headers['webhook-id'])).toEqual([event.eventId]);
+      expect(mock.services.webhooks.deliveries(store.accounts.get(acc.accountId)!).map((r) => [r.deliveryId, r.attempt, r.status])).toEqual([
+        [open!.deliveryId, 1, 'failed'],
+        [open!.deliveryId, 2, 'succeeded'],
+      ]);
+    } finally {
+      await mock.app.close();
     }
   });
 

@@ -57,6 +57,17 @@ export type { SentRequest } from './state.ts';
 /** Told of every delivery-log row when it is written and when it settles (the control plane's stream). */
 export type AttemptListener = (account: AccountState, row: AttemptRecord) => void;
 
+/** A delivery not yet done (listPendingDeliveries): open (with its id) or waiting for its event's processing (id null). */
+export interface PendingDelivery {
+  deliveryId: string | null;
+  eventId: string;
+  endpointId: string;
+  type: EventType;
+  attempts: number;
+  /** When its next attempt is due (account clock ms), or null while an attempt is on the wire. */
+  dueAt: number | null;
+}
+
 export interface DeliveryFilter {
   endpointId?: string;
   eventId?: string;
@@ -91,6 +102,14 @@ function processingDelayProblem(seconds: number): WebhookInputError | undefined 
 function draw(eventId: string, endpointId: string): number {
   const d = sha256(`${eventId}|${endpointId}`);
   return (d[0]! * 2 ** 24 + (d[1]! << 16) + (d[2]! << 8) + d[3]!) / 2 ** 32;
+}
+
+/** Events that have a delivery (open or in the log): processed, whatever the clock or the delay say now. */
+function processedEvents(state: AccountWebhooks): Set<string> {
+  const ids = new Set<string>();
+  for (const delivery of state.open.values()) ids.add(delivery.event.eventId);
+  for (const row of state.log) ids.add(row.eventId);
+  return ids;
 }
 
 function isSuccess(result: DeliveryResult): boolean {
@@ -145,9 +164,11 @@ export class WebhookService {
   resume(): void {
     for (const account of this.store.accounts.values()) {
       const now = this.timeOf(account).now();
+      const processed = processedEvents(account.webhooks);
       for (const event of account.events) {
         if (this.scheduled.has(event)) continue;
-        if (this.dueOf(account, event) > now) this.onEvent(account, event);
+        // An event with a delivery was processed already, whatever its processing time says now.
+        if (!processed.has(event.eventId) && this.dueOf(account, event) > now) this.onEvent(account, event);
         else this.scheduled.add(event);
       }
       const state = account.webhooks;
@@ -248,6 +269,23 @@ export class WebhookService {
     this.armed.add(delivery);
     this.attempt(account, state, delivery);
     return delivery;
+  }
+
+  /**
+   * Deliveries not yet done: every open one, then one per enabled endpoint taking the type for each
+   * event still in its processing time on the account's clock (D91) and not yet processed (an
+   * event with a delivery in the log or open is never listed again as waiting).
+   */
+  pendingDeliveries(account: AccountState): PendingDelivery[] {
+    const state = account.webhooks;
+    const now = this.timeOf(account).now();
+    const processed = processedEvents(state);
+    const endpoints = [...state.endpoints.values()].filter((e) => e.enabled);
+    const open = [...state.open.values()].map((d) => ({ deliveryId: d.deliveryId, eventId: d.event.eventId, endpointId: d.endpointId, type: d.event.type, attempts: d.attempts, dueAt: d.nextAttemptAt }));
+    const waiting = account.events
+      .filter((event) => !processed.has(event.eventId) && this.dueOf(account, event) > now)
+      .flatMap((event) => endpoints.filter((e) => e.eventTypes.includes(event.type)).map((e) => ({ deliveryId: null, eventId: event.eventId, endpointId: e.endpointId, type: event.type, attempts: 0, dueAt: this.dueOf(account, event) })));
+    return [...open, ...waiting];
   }
 
   /** The account's delivery log, oldest first. */
