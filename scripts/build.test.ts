@@ -3,11 +3,11 @@
  * testFrameworkImports): the package test (scripts/packaging/package.test.ts) builds the real dist/ through
  * `npm pack`; here the guard is shown to find what it must and to pass what it may.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { crossPackage, packageOf, testFrameworkImports } from './build.ts';
+import { brokenLinks, crossPackage, installedLinks, packageOf, shipDocs, testFrameworkImports } from './build.ts';
 
 let dir: string | undefined;
 afterEach(() => {
@@ -78,5 +78,33 @@ describe('crossPackage (D279): an import into another package is written as that
     expect(packageOf('packages/mock/proofs/soak.ts')).toBeUndefined();
     expect(packageOf('packages/msw/dist/src/msw.js')).toBeUndefined();
     expect(packageOf('packages/nowhere/src/x.ts')).toBeUndefined();
+  });
+});
+
+describe('shipped Markdown (D291): every relative link names a file of the installed package', () => {
+  const shipped = [['docs/hooks.md', 'docs/hooks.md'], ['packages/conformance/suite/README.md', 'docs/suite.md'], ['examples/ci', 'examples/ci']] as const;
+
+  it('points a link to a shipped file at its copy, names another package\'s file under that package, and makes a repository-only link text', () => {
+    const text = '[Hooks](../../../docs/hooks.md#hooks) [ci](../../../examples/ci/) [decisions](../../../docs/decisions.md#x) [packages/contract/spec/schemas/s.json](../../contract/spec/schemas/s.json) ![shot](../../../docs/shot.png) [web](https://example.com) [here](#here)\n```md\n[kept](../../../docs/decisions.md)\n```\n';
+    expect(installedLinks(text, 'packages/conformance/suite/README.md', 'docs/suite.md', shipped)).toBe(
+      '[Hooks](hooks.md#hooks) [ci](../examples/ci/) decisions (`docs/decisions.md` in the repository) `@creative-generation/contract/dist/spec/schemas/s.json` shot (`docs/shot.png` in the repository) [web](https://example.com) [here](#here)\n```md\n[kept](../../../docs/decisions.md)\n```\n',
+    );
+  });
+
+  it('brokenLinks names every link and image of the README, docs/ and examples/ that names no file inside the package', () => {
+    const root = tree({
+      'README.md': '[docs](docs/a.md) [gone](docs/gone.md) [web](https://x.test) `[code](nowhere.md)`\n',
+      'docs/a.md': '![pic](a.png) [up](../../outside.md) [b](b.md#part) [repo](../packages/x/y.json)\n',
+      'docs/b.md': 'none\n',
+      'examples/ci/README.md': '[docs](../../docs/a.md) [missing](config.json)\n',
+    });
+    expect(brokenLinks(root).sort()).toEqual(['README.md: docs/gone.md', 'docs/a.md: ../../outside.md', 'docs/a.md: ../packages/x/y.json', 'docs/a.md: a.png', 'examples/ci/README.md: config.json']);
+  });
+
+  it('every package as the build ships it: its README, docs and examples link only files it ships', () => {
+    const out = tree({});
+    // shipDocs throws on a broken link; the test names them when it does.
+    expect(() => shipDocs(out)).not.toThrow();
+    for (const dir of ['contract', 'msw', 'mock', 'conformance', 'exams']) expect(existsSync(join(out, dir, 'docs')), dir).toBe(true);
   });
 });

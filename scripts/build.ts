@@ -217,7 +217,13 @@ export const SHIPPED: Readonly<Record<string, readonly (readonly [string, string
   contract: [['docs/versioning.md', 'docs/versioning.md'], ['docs/sdk-generators.md', 'docs/sdk-generators.md']],
   'mock-core': [],
   msw: [['docs/msw.md', 'docs/msw.md'], ['docs/frontend.md', 'docs/frontend.md'], ['examples/msw/client.ts', 'examples/msw/client.ts'], ['examples/msw/flows.ts', 'examples/msw/flows.ts'], ['examples/scenarios', 'examples/scenarios']],
-  mock: [['docs/mock.md', 'docs/mock.md'], ['docs/frontend.md', 'docs/frontend.md'], ['examples/scenarios', 'examples/scenarios']],
+  mock: [
+    ['docs/mock.md', 'docs/mock.md'],
+    ['docs/frontend.md', 'docs/frontend.md'],
+    ['examples/scenarios', 'examples/scenarios'],
+    // The pictures docs/mock.md shows (D291).
+    ...['media', 'api-reference', 'console-accounts', 'console-data', 'console-runs', 'console-upscales', 'console-webhooks', 'console-requests'].map((name) => [`docs/${name}.png`, `docs/${name}.png`] as const),
+  ],
   conformance: [['docs/gate.md', 'docs/gate.md'], ['docs/conformance.md', 'docs/conformance.md'], ['docs/hooks.md', 'docs/hooks.md'], ['packages/conformance/suite/README.md', 'docs/suite.md'], ['examples/ci', 'examples/ci']],
   exams: [['docs/client-check.md', 'docs/client-check.md'], ['examples/client', 'examples/client'], ['examples/receiver', 'examples/receiver']],
 };
@@ -228,16 +234,112 @@ const EXAMPLE_IMPORTS: Readonly<Record<string, string>> = {
   "'../../packages/msw/src/msw.ts'": `'${SCOPE}/msw'`,
 };
 
-function copyInto(from: string, to: string): void {
+/**
+ * A shipped Markdown file's relative links as the installed package resolves them (D291): a link to
+ * a file the package ships points to its copy; to a file of another package's sources, names it
+ * under that package (`@creative-generation/contract/dist/spec/...`, installed beside it) as text;
+ * to anything else (a test, a decision record, a doc the package does not ship), becomes text naming
+ * the repository path. `from` is the file's repository path, `to` its path inside the package.
+ */
+export function installedLinks(text: string, from: string, to: string, shipped: readonly (readonly [string, string])[]): string {
+  const rewrite = (whole: string, bang: string, label: string, target: string): string => {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('#')) return whole;
+    const [path, fragment] = target.split('#') as [string, string | undefined];
+    const repoPath = normalize(join(dirname(from), decodeURIComponent(path))).replaceAll('\\', '/');
+    for (const [source, inside] of shipped) {
+      if (repoPath !== source && !repoPath.startsWith(`${source}/`)) continue;
+      const installed = inside + repoPath.slice(source.length);
+      const link = (relative(dirname(to), installed).replaceAll('\\', '/') || installed.split('/').pop()!) + (path.endsWith('/') ? '/' : '');
+      return `${bang}[${label}](${link}${fragment === undefined ? '' : `#${fragment}`})`;
+    }
+    const place = placeOf(repoPath);
+    const other = place && !repoPath.endsWith('.ts');
+    const named = other ? `\`${SCOPE}/${place.dir}/dist/${place.inside}\`` : `\`${repoPath}\``;
+    const shown = label.replace(/^`(.*)`$/, '$1').replace(/\/$/, '');
+    if (shown === repoPath || shown === place?.inside) return other ? named : `${named} (in the repository)`;
+    return `${label} (${named}${other ? '' : ' in the repository'})`;
+  };
+  // Fenced blocks kept as they are: a `[a](b)` there is not a link.
+  return text
+    .split(/(```[\s\S]*?```)/)
+    .map((part) => (part.startsWith('```') ? part : part.replace(/(!?)\[([^\]]*)\]\(([^)\s]+)\)/g, rewrite)))
+    .join('');
+}
+
+function copyInto(from: string, to: string, shipped: readonly (readonly [string, string])[] = [], packageDir = ''): void {
   if (statSync(from).isDirectory()) {
-    for (const name of readdirSync(from)) if (!name.endsWith('.test.ts')) copyInto(join(from, name), join(to, name));
+    for (const name of readdirSync(from)) if (!name.endsWith('.test.ts')) copyInto(join(from, name), join(to, name), shipped, packageDir);
     return;
   }
   mkdirSync(dirname(to), { recursive: true });
+  if (from.endsWith('.md') && packageDir) {
+    const text = installedLinks(readFileSync(from, 'utf8'), relative(ROOT, from).replaceAll('\\', '/'), relative(packageDir, to).replaceAll('\\', '/'), shipped);
+    return writeFileSync(to, text);
+  }
   if (!from.endsWith('.ts') || from.startsWith(join(ROOT, 'packages'))) return copyFileSync(from, to);
   let text = readFileSync(from, 'utf8');
   for (const [repository, installed] of Object.entries(EXAMPLE_IMPORTS)) text = text.replaceAll(repository, installed);
   writeFileSync(to, text);
+}
+
+/**
+ * Every relative link and image of every Markdown file a package ships (its README, and the .md
+ * files under its docs/ and examples/) that names no file inside the package (D291): `file: link`.
+ * `packageDir` is the package as installed (its root holds README.md, dist/, docs/, examples/);
+ * `readme`, where the README is read from when the build writes elsewhere than packages/.
+ */
+export function brokenLinks(packageDir: string, readme: string = join(packageDir, 'README.md')): string[] {
+  const markdown: [string, string][] = [[readme, packageDir]];
+  const walk = (dir: string): void => {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (name.endsWith('.md')) markdown.push([path, dir]);
+    }
+  };
+  for (const top of ['docs', 'examples']) walk(join(packageDir, top));
+  const broken: string[] = [];
+  const root = resolve(packageDir);
+  for (const [file, base] of markdown) {
+    // Code spans and fenced blocks left out: a `[a](b)` in code is not a link.
+    const text = readFileSync(file, 'utf8').replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
+    const targets = [...text.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g), ...text.matchAll(/<img\s[^>]*src="([^"]+)"/g)].map((m) => m[1]!);
+    for (const target of targets) {
+      if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('#')) continue;
+      const path = resolve(base, decodeURIComponent(target.split('#')[0]!));
+      const inside = path === root || path.startsWith(`${root}/`);
+      let exists = false;
+      try {
+        exists = statSync(path).isFile() || statSync(path).isDirectory();
+      } catch {
+        exists = false;
+      }
+      if (!inside || !exists) broken.push(`${relative(packageDir, file === readme ? join(packageDir, 'README.md') : file)}: ${target}`);
+    }
+  }
+  return broken;
+}
+
+/**
+ * Copies what each package ships beside dist/ (SHIPPED) into `<packagesDir>/<dir>/`, its Markdown's
+ * links as the installed package resolves them, and fails on a link of a shipped Markdown file
+ * (README included) that names no file of the package (D291).
+ */
+export function shipDocs(packagesDir: string = join(ROOT, 'packages')): void {
+  for (const pkg of PACKAGES) {
+    for (const [from, to] of SHIPPED[pkg.dir] ?? []) {
+      rmSync(join(packagesDir, pkg.dir, to), { recursive: true, force: true });
+      copyInto(join(ROOT, from), join(packagesDir, pkg.dir, to), SHIPPED[pkg.dir], join(packagesDir, pkg.dir));
+    }
+    const broken = brokenLinks(join(packagesDir, pkg.dir), join(ROOT, 'packages', pkg.dir, 'README.md'));
+    if (broken.length > 0) throw new Error(`build: ${broken.length} link(s) of ${pkg.dir}'s shipped Markdown name no file of the installed package (ship the file, or rewrite the link: SHIPPED, D291):\n  ${broken.join('\n  ')}`);
+  }
 }
 
 export function build(packagesDir: string = join(ROOT, 'packages')): { modules: number; ms: number } {
@@ -274,11 +376,8 @@ export function build(packagesDir: string = join(ROOT, 'packages')): { modules: 
   // The document as plain JSON, for tools that do not read YAML (the generated copy wraps it with its hash).
   const generated = JSON.parse(readFileSync(join(ROOT, 'packages/contract/spec/generated/openapi.json'), 'utf8')) as { document: unknown };
   write(join(distOf(packagesDir, 'contract'), 'openapi.json'), `${JSON.stringify(generated.document, null, 2)}\n`);
+  shipDocs(packagesDir);
   for (const pkg of PACKAGES) {
-    for (const [from, to] of SHIPPED[pkg.dir] ?? []) {
-      rmSync(join(packagesDir, pkg.dir, to), { recursive: true, force: true });
-      copyInto(join(ROOT, from), join(packagesDir, pkg.dir, to));
-    }
     const leaked = testFrameworkImports(distOf(packagesDir, pkg.dir), pkg.dir);
     if (leaked.length > 0) throw new Error(`build: ${leaked.length} shipped module(s) of ${pkg.dir} import a test framework (move test support to packages/mock-core/src/testkit/ or a *.test.ts):\n  ${leaked.join('\n  ')}`);
   }
