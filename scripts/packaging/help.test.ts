@@ -133,6 +133,11 @@ describe('--help of every command of package.json bin', () => {
         expect(missing.map((f) => flagToken(f.name)), text()).toEqual([]);
       });
 
+      it('names no repository path: a command runs from an installed package (issue #35)', () => {
+        const repositoryPaths = text().match(/(?<![\w@/-])(?:packages|scripts|mock|spec|conformance|exams)\/[\w./-]+|\b[\w-]+\.ts\b|\bnpm run [\w:-]+/g) ?? [];
+        expect(repositoryPaths, text()).toEqual([]);
+      });
+
       it('each of its own flags has a line of its own saying what it does, with its default (or that it is required)', () => {
         const problems: string[] = [];
         for (const flag of flags.filter((f) => f.own)) {

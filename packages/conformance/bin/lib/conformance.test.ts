@@ -125,7 +125,7 @@ describe('planRun', () => {
   });
 
   it.each<[string, RegExp]>([
-    ['wrong.config.json', /does not follow packages\/contract\/spec\/schemas\/conformance-config.schema.json:[\s\S]*additional properties: extra[\s\S]*\/baseUrl[\s\S]*\/require\/0/],
+    ['wrong.config.json', /does not follow its schema \(@creative-generation\/contract\/dist\/spec\/schemas\/conformance-config.schema.json\):[\s\S]*additional properties: extra[\s\S]*\/baseUrl[\s\S]*\/require\/0/],
     ['unset.config.json', /environment variable NOT_SET, which is unset or empty/],
   ])('refuses the config file %s with what is wrong', (file, message) => {
     expect(() => planRun(['--config', file], '/work', readFile, {})).toThrow(message);

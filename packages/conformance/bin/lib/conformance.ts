@@ -29,7 +29,7 @@ export const USAGE = `usage: cgs-conformance [--config FILE] [--base-url URL] [-
                        [--real-time] [--real-time-budget SECONDS] [--pinned-only] [--area LIST] [--require WHAT]...
                        [--report-dir DIR] [--shard I/N] [--reporter list|dot|line] [playwright options]
 
-  --config FILE         cgs-conformance.config.json (packages/contract/spec/schemas/conformance-config.schema.json): the
+  --config FILE         cgs-conformance.config.json (its schema: @creative-generation/contract/dist/spec/schemas/conformance-config.schema.json): the
                         target, keys, hooks and requirements in one file; a flag given here wins over it.
   --base-url URL        the implementation, including /api/public/v1 (CONFORMANCE_BASE_URL).
                         Without it, the suite starts the packaged mock (one per worker) and runs against it.
@@ -211,7 +211,7 @@ export function configArgs(path: string, readFile: (path: string) => string, env
       const extra = e.params?.['additionalProperty'];
       return `${e.instancePath || '(the file)'} ${e.message ?? ''}${typeof extra === 'string' ? `: ${extra}` : ''}`;
     });
-    throw new UsageError(`--config ${path} does not follow packages/contract/spec/schemas/conformance-config.schema.json:\n  ${[...new Set(errors)].join('\n  ')}`);
+    throw new UsageError(`--config ${path} does not follow its schema (@creative-generation/contract/dist/spec/schemas/conformance-config.schema.json):\n  ${[...new Set(errors)].join('\n  ')}`);
   }
   const c = config as ConformanceConfig;
   const dir = dirname(path);

@@ -139,7 +139,7 @@ export function checkScenario(source: ScenarioSource, name = 'the scenario'): Sc
       });
     });
   }
-  if (problems.length > 0) throw new ScenarioError(`${name} does not follow packages/contract/spec/schemas/scenario.schema.json (${problems.length} problem${problems.length === 1 ? '' : 's'}).`, problems);
+  if (problems.length > 0) throw new ScenarioError(`${name} does not follow the scenario schema (@creative-generation/contract/dist/spec/schemas/scenario.schema.json; ${problems.length} problem${problems.length === 1 ? '' : 's'}).`, problems);
   // Every `as` new and every reference's name made above it, before anything is made (D254).
   const names = nameProblems(value as Scenario).map((p) => problemAt(source, p.path, p.message));
   if (names.length > 0) throw new ScenarioError(`${name}: ${names.length} name${names.length === 1 ? '' : 's'} do${names.length === 1 ? 'es' : ''} not resolve; nothing was made.`, names);

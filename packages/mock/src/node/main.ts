@@ -12,7 +12,7 @@ import { parsePublicUrl } from '../../../mock-core/src/media/links.ts';
 import { parseWithhold } from '../../../mock-core/src/hooks/withhold-flag.ts';
 import { fail, integerFlag } from './cli.ts';
 
-const USAGE = `usage: cgs-mock (or npm start --) [options]
+const USAGE = `usage: cgs-mock [options]   (npx cgs-mock where it is installed; npm start -- in the repository)
 
 The stateful mock of the Creative Generation Service API at http://HOST:PORT/api/public/v1, its
 control plane at /__mock, the conformance hooks at /__hooks, the console at /console/, the documents
@@ -33,7 +33,7 @@ at /docs/; prints the demo account's keys.
   --cors-origin ORIGIN,...  only these origins on the API, and the pages that may use /__mock, /__hooks, /console/; comma-separated or repeated (default: any origin on the API, the mock's own on its planes)
   --allowed-host NAME,...   a further Host /__mock, /__hooks and /console/ answer (tunnel, container; .example.test: it and its subdomains); repeatable (default: none; loopback names, IP addresses and --public-url's host always)
   --api-version current|next  the document served: next is the pending version (default current; env MOCK_API_VERSION)
-  --hooks-withhold LIST     /__hooks serves and lists less, as a partial target: a hook, actions:NAME, operations[:ID], kinds:NAME, faults:NAME, a flag, data (packages/mock-core/src/hooks/withhold.ts); comma-separated or repeated (default: none)
+  --hooks-withhold LIST     /__hooks serves and lists less, as a partial target: a hook, actions:NAME, operations[:ID], kinds:NAME, faults:NAME, a flag, data (GET /__hooks lists what is served); comma-separated or repeated (default: none)
   --help                    print this help and exit`;
 
 let values: {

@@ -200,7 +200,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
       for (const [name, key] of Object.entries(account.keys)) console.log(`    ${name.padEnd(17)} ${key.key}${key.state !== 'active' ? ` (${key.state})` : ''}`);
     }
   }
-  console.log(`Control plane: ${origin}/__mock (contract: packages/contract/spec/mock-control.yaml${controlToken !== undefined ? '; needs the control token as a bearer token' : ''})`);
+  console.log(`Control plane: ${origin}/__mock (contract: @creative-generation/contract/mock-control.yaml, and at ${origin}/docs/${controlToken !== undefined ? '; needs the control token as a bearer token' : ''})`);
   if (controlToken === undefined && !isLoopback(host)) console.warn(`mock: --insecure-control: anyone who can reach ${host}:${boundPort} can reset this mock, mint keys and read webhook secrets through /__mock`);
   console.log(`Media (images, videos, player pages; no key needed): ${services.store.publicOrigin}/media/`);
   console.log(`API reference: ${origin}${DOCS_PATH} (both documents; "Try it out" calls this mock)`);
