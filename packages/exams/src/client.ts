@@ -104,9 +104,22 @@ export async function prepareExam(control: Control, base: string, seed: number, 
   return { accountId: account.accountId, env: { CGS_BASE_URL: `${base}${API_BASE_PATH}`, CGS_API_KEY: keys.all!, CGS_KEYS: JSON.stringify(keys) } };
 }
 
-function runCommand(command: string[], env: Record<string, string>, timeoutSeconds: number, stdio: 'inherit' | 'ignore'): Promise<{ exitCode: number | null; timedOut: boolean; error?: string }> {
+/** Lines of the program's stderr kept for the report when it exits before its first request. */
+const STDERR_TAIL_LINES = 6;
+
+/**
+ * Runs the program: its stdout as `stdio` says, its stderr passed through (or dropped for
+ * `ignore`) with its last lines kept, to name the cause when it exits before its first request.
+ */
+function runCommand(command: string[], env: Record<string, string>, timeoutSeconds: number, stdio: 'inherit' | 'ignore'): Promise<{ exitCode: number | null; timedOut: boolean; error?: string; stderrTail: string[] }> {
   return new Promise((resolve) => {
-    const child = spawn(command[0]!, command.slice(1), { env: { ...process.env, ...env }, stdio, detached: false });
+    const child = spawn(command[0]!, command.slice(1), { env: { ...process.env, ...env }, stdio: ['ignore', stdio, 'pipe'], detached: false });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      if (stdio === 'inherit') process.stderr.write(chunk);
+      stderr = (stderr + chunk.toString()).slice(-8192);
+    });
+    const tail = () => stderr.split('\n').map((l) => l.trimEnd()).filter((l) => l !== '').slice(-STDERR_TAIL_LINES);
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -114,11 +127,11 @@ function runCommand(command: string[], env: Record<string, string>, timeoutSecon
     }, timeoutSeconds * 1000);
     child.on('error', (error) => {
       clearTimeout(timer);
-      resolve({ exitCode: null, timedOut, error: error.message });
+      resolve({ exitCode: null, timedOut, error: error.message, stderrTail: [] });
     });
-    child.on('exit', (code) => {
+    child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ exitCode: code, timedOut });
+      resolve({ exitCode: code, timedOut, stderrTail: tail() });
     });
   });
 }
@@ -186,8 +199,10 @@ export async function runClientExam(options: ClientExamOptions): Promise<ExamRep
     });
     notes.push(`tasks declared: ${declared.join(', ')} (--require ${strict ? 'exercised' : 'none'})`);
     // A program that exits non-zero after answers the contract allows failed by itself: exit 1, naming the last answer it heard.
-    const programFailed = !ran.timedOut && exitCode !== 0 ? `the command exited ${exitCode} after ${judged.last ?? 'sending no request'}` : undefined;
-    const result = report('cgs-client-check', rules(findings), notes, { seed: options.seed, tasks, strict, ...(programFailed !== undefined ? { programFailed } : {}) });
+    // One that exits non-zero before its first request never ran the tasks: the report leads with that and its stderr's last lines.
+    const early = !ran.timedOut && exitCode !== 0 && judged.requests === 0;
+    const programFailed = early ? `the program exited ${exitCode} before its first request` : !ran.timedOut && exitCode !== 0 ? `the command exited ${exitCode} after ${judged.last ?? 'sending no request'}` : undefined;
+    const result = report('cgs-client-check', rules(findings), notes, { seed: options.seed, tasks, strict, ...(programFailed !== undefined ? { programFailed } : {}), ...(early ? { programStderr: ran.stderrTail } : {}) });
     if (ran.timedOut) return { ...result, error: `the command did not finish within ${options.timeoutSeconds ?? 300} s` };
     return result;
   } finally {

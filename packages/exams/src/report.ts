@@ -47,6 +47,8 @@ export interface ExamReport {
   error?: string;
   /** The examined program's own failure (a non-zero exit after answers the contract allows): exit 1. */
   programFailed?: string;
+  /** The last lines of the program's stderr, when it exited before its first request. */
+  programStderr?: string[];
   /** The client exam's tasks; a declared one undone fails the exam under `--require exercised` (`strict`). */
   tasks?: TaskVerdict[];
   /** `--require exercised`: declared tasks undone and their rules not exercised fail (D259). */
@@ -81,7 +83,7 @@ export function verdicts(rules: readonly Rule[], party: string, findings: readon
     });
 }
 
-export function report(tool: string, rules: RuleVerdict[], notes: string[], extra: { seed?: number; error?: string; programFailed?: string; tasks?: TaskVerdict[]; strict?: boolean } = {}): ExamReport {
+export function report(tool: string, rules: RuleVerdict[], notes: string[], extra: { seed?: number; error?: string; programFailed?: string; programStderr?: string[]; tasks?: TaskVerdict[]; strict?: boolean } = {}): ExamReport {
   const summary: Record<ExamResult, number> = { passed: 0, failed: 0, 'not exercised': 0, 'not judged': 0 };
   for (const r of rules) summary[r.result] += 1;
   return { tool, ...extra, notes, rules, summary };
@@ -132,7 +134,7 @@ export function markdown(result: ExamReport): string {
   for (const note of result.notes) lines.push(`- ${note}`);
   if (result.notes.length) lines.push('');
   if (result.error !== undefined) lines.push(`**The exam could not run:** ${result.error}`, '');
-  if (result.programFailed !== undefined) lines.push(`**The program failed:** ${result.programFailed}`, '');
+  if (result.programFailed !== undefined) lines.push(`**The program failed:** ${result.programFailed}`, ...(result.programStderr?.length ? ['', '```', ...result.programStderr, '```'] : []), '');
   if (result.tasks?.length) {
     lines.push(`Tasks (${result.strict ? 'required: --require exercised' : 'reported only: --require none'}):`, '');
     for (const t of result.tasks) lines.push(`- ${t.id}. ${t.task}: **${t.result}** (${t.proof.join('; ').replaceAll('`', "'")})`);
@@ -161,9 +163,13 @@ export function markdown(result: ExamReport): string {
 
 export function consoleSummary(result: ExamReport): string {
   const lines = [`${result.tool}${result.seed !== undefined ? ` (seed ${result.seed})` : ''}`];
+  // The program's own failure leads: what follows (every task undone) is its consequence.
+  if (result.programFailed !== undefined) {
+    lines.push(`  FAIL the program: ${result.programFailed}${result.programStderr?.length ? '; its stderr ended:' : ''}`);
+    for (const line of result.programStderr ?? []) lines.push(`    | ${line}`);
+  }
   for (const note of result.notes) lines.push(`  ${note}`);
   if (result.error !== undefined) lines.push(`  could not run: ${result.error}`);
-  if (result.programFailed !== undefined) lines.push(`  FAIL the program: ${result.programFailed}`);
   for (const t of result.tasks ?? []) {
     const mark = t.result === 'done' ? 'ok  ' : t.result === 'undone' && result.strict ? 'FAIL' : '-   ';
     lines.push(`  ${mark} task ${t.id}: ${t.task}${t.result === 'done' ? '' : ` (${t.result})`}`);
