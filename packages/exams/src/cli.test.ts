@@ -72,7 +72,7 @@ describe('the exams\' command lines', () => {
     ['the same declaring no task', ['--tasks', 'none'], ['node', '-e', ''], 0, /task 1: .*\(not declared\)/],
     ['a program that exits 3', ['--require', 'none'], ['node', '-e', 'process.exit(3)'], 1, /FAIL the program: the program exited 3 before its first request/],
     // The cause leads the report (the line after the title), with the program's stderr, not buried under nine undone tasks.
-    ['a program that dies before its first request (a module not found)', [], ['node', '-e', "console.error('node:internal/modules/run_main:123'); console.error('Error [ERR_MODULE_NOT_FOUND]: Cannot find package tsx'); process.exit(1)"], 1, /^cgs-client-check \(seed 1\)\n {2}FAIL the program: the program exited 1 before its first request; its stderr ended:\n {4}\| node:internal\/modules\/run_main:123\n {4}\| Error \[ERR_MODULE_NOT_FOUND\]: Cannot find package tsx\n/],
+    ['a program that dies before its first request (a module not found)', [], ['node', '-e', "console.error('node:internal/modules/run_main:123'); console.error('Error [ERR_MODULE_NOT_FOUND]: Cannot find package tsx'); for (let i = 1; i <= 8; i++) console.error('    at frame' + i); console.error('Node.js v20'); process.exit(1)"], 1, /^cgs-client-check \(seed 1\)\n {2}FAIL the program: the program exited 1 before its first request; its stderr ended:\n {4}\| Error \[ERR_MODULE_NOT_FOUND\]: Cannot find package tsx\n {4}\| \.\.\.\n(?: {4}\| .*\n){3} {4}\| Node\.js v20\n {2}mock started/],
     ['a program that cannot start', [], ['./no-such-program-here'], 2, /could not run: the command did not start/],
   ])('cgs-client-check, %s', async (_name, flags, command, code, printed) => {
     const logs = vi.spyOn(console, 'log').mockImplementation(() => {});

@@ -119,7 +119,13 @@ function runCommand(command: string[], env: Record<string, string>, timeoutSecon
       if (stdio === 'inherit') process.stderr.write(chunk);
       stderr = (stderr + chunk.toString()).slice(-8192);
     });
-    const tail = () => stderr.split('\n').map((l) => l.trimEnd()).filter((l) => l !== '').slice(-STDERR_TAIL_LINES);
+    // The last lines, led by the error's own line when a stack trace pushed it out of them (Node's `Error [ERR_MODULE_NOT_FOUND]: ...`).
+    const tail = () => {
+      const lines = stderr.split('\n').map((l) => l.trimEnd()).filter((l) => l !== '');
+      const last = lines.slice(-STDERR_TAIL_LINES);
+      const cause = lines.findLast((l) => /^(?:[\w.]*Error\b|Error \[)/.test(l));
+      return cause !== undefined && !last.includes(cause) ? [cause, '...', ...last.slice(2 - STDERR_TAIL_LINES)] : last;
+    };
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
