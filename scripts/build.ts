@@ -266,6 +266,9 @@ export function installedLinks(text: string, from: string, to: string, shipped: 
     .join('');
 }
 
+/** Examples shipped with their JavaScript beside them (`node .../examples/client/tasks.js` runs after a plain install). */
+const JS_EXAMPLES = ['examples/client', 'examples/receiver'];
+
 function copyInto(from: string, to: string, shipped: readonly (readonly [string, string])[] = [], packageDir = ''): void {
   if (statSync(from).isDirectory()) {
     for (const name of readdirSync(from)) if (!name.endsWith('.test.ts')) copyInto(join(from, name), join(to, name), shipped, packageDir);
@@ -280,6 +283,11 @@ function copyInto(from: string, to: string, shipped: readonly (readonly [string,
   let text = readFileSync(from, 'utf8');
   for (const [repository, installed] of Object.entries(EXAMPLE_IMPORTS)) text = text.replaceAll(repository, installed);
   writeFileSync(to, text);
+  // A runnable example gets its JavaScript beside it, for Node 20 without tsx (issue #35).
+  if (JS_EXAMPLES.some((dir) => relative(ROOT, from).replaceAll('\\', '/').startsWith(`${dir}/`))) {
+    const { outputText } = ts.transpileModule(text, { compilerOptions: COMPILER_OPTIONS, fileName: from });
+    writeFileSync(to.replace(/\.ts$/, '.js'), outputText);
+  }
 }
 
 /**

@@ -3,7 +3,8 @@
  * what an SDK's example program does so that every client rule gets exercised under
  * `cgs-client-check`. Reads CGS_BASE_URL and CGS_API_KEY from the environment.
  *
- *   npx cgs-client-check -- node --import tsx examples/client/tasks.ts
+ *   npx cgs-client-check -- node node_modules/@creative-generation/exams/examples/client/tasks.js   (installed)
+ *   npx tsx packages/exams/bin/cgs-client-check.ts -- node --import tsx examples/client/tasks.ts   (the repository)
  *
  * 1. List every creative to the end (small pages: sparse and empty pages come before the last).
  * 2. List every campaign to the end (some carry a `status` no client knows: keep them).

@@ -10,7 +10,8 @@
  * - events are applied in the order of their `timestamp`, not of arrival (RECV-009): per resource,
  *   an older event than the last applied is skipped.
  *
- *   WEBHOOK_SECRET=whsec_... PORT=4020 node --import tsx examples/receiver/receiver.ts
+ *   WEBHOOK_SECRET=whsec_... PORT=4020 node node_modules/@creative-generation/exams/examples/receiver/receiver.js   (installed)
+ *   WEBHOOK_SECRET=whsec_... PORT=4020 node --import tsx examples/receiver/receiver.ts   (the repository)
  *   npx cgs-webhooks-check --url http://127.0.0.1:4020/ --secret whsec_...
  */
 import { createServer } from 'node:http';

@@ -2,8 +2,9 @@
  * The exams' two commands as a team gets them (#24): @creative-generation/exams packed
  * (scripts/packaging/pack-once.ts) and installed into an empty project with nothing else (its dependencies
  * bring the mock server that cgs-client-check starts, D279), and from there
- * - `cgs-client-check -- node examples/client/tasks.js` passes the example client (exit 0), the
- *   example compiled to plain JavaScript beside the project (no tsx in it);
+ * - `cgs-client-check -- node node_modules/@creative-generation/exams/examples/client/tasks.js`
+ *   (the README's command) passes the example client (exit 0): the JavaScript the package ships
+ *   beside the example (issue #35; no tsx in the project);
  * - `cgs-webhooks-check --url --secret` passes the example receiver (exit 0), run from the
  *   project with the `standardwebhooks` the package brought;
  * - both refuse a flag they do not know with exit 2.
@@ -15,12 +16,9 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SLOW = 420_000;
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
@@ -45,16 +43,8 @@ function complete(command: string, args: string[], env: Record<string, string> =
   return new Promise((resolve) => child.on('exit', (status) => (children.delete(child), resolve({ status, output }))));
 }
 
-/** An example of the repository as plain JavaScript in the project (`.ts` imports rewritten to `.js`). */
-function compileExample(path: string): void {
-  const { outputText } = ts.transpileModule(readFileSync(join(ROOT, path), 'utf8'), {
-    fileName: path,
-    compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ES2022, verbatimModuleSyntax: true, rewriteRelativeImportExtensions: true },
-  });
-  const out = join(project, path.replace(/\.ts$/, '.js'));
-  mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, outputText);
-}
+/** Where the package ships its examples' JavaScript (D292): the README's command runs them from there. */
+const SHIPPED_EXAMPLES = 'node_modules/@creative-generation/exams/examples';
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'cgs-exam-package-'));
@@ -65,7 +55,6 @@ beforeAll(() => {
   const tarballs = inject('packedTarballs');
   writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'sdk', version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`);
   run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', ...['exams', 'mock', 'mock-core', 'contract'].map((dir) => tarballs[dir]!)], project);
-  for (const path of ['examples/client/client.ts', 'examples/client/tasks.ts', 'examples/receiver/receiver.ts']) compileExample(path);
 }, SLOW);
 
 afterAll(async () => {
@@ -76,7 +65,7 @@ afterAll(async () => {
 
 describe('the exams from the installed package', () => {
   it('cgs-client-check passes the example client (exit 0), its reports in --out', async () => {
-    const result = await complete('cgs-client-check', ['--seed', '2', '--out', 'exam-client', '--', process.execPath, 'examples/client/tasks.js']);
+    const result = await complete('cgs-client-check', ['--seed', '2', '--out', 'exam-client', '--', process.execPath, `${SHIPPED_EXAMPLES}/client/tasks.js`]);
     expect(result.output).toMatch(/\[tasks\] done/);
     expect(result.status, result.output).toBe(0);
     const rules = JSON.parse(readFileSync(join(project, 'exam-client', 'rules.json'), 'utf8')) as { rules: { id: string; result: string }[] };
@@ -84,7 +73,7 @@ describe('the exams from the installed package', () => {
   }, SLOW);
 
   it('cgs-client-check fails a faulty variant of it (exit 1)', async () => {
-    const result = await complete('cgs-client-check', ['--seed', '2', '--out', 'exam-faulty', '--', process.execPath, 'examples/client/tasks.js'], { EXAMPLE_CLIENT_FAULT: 'new-key-on-drop' });
+    const result = await complete('cgs-client-check', ['--seed', '2', '--out', 'exam-faulty', '--', process.execPath, `${SHIPPED_EXAMPLES}/client/tasks.js`], { EXAMPLE_CLIENT_FAULT: 'new-key-on-drop' });
     expect(result.status, result.output).toBe(1);
     expect(result.output).toMatch(/CLIENT-023/);
   }, SLOW);
