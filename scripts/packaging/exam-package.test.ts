@@ -43,7 +43,7 @@ function complete(command: string, args: string[], env: Record<string, string> =
   return new Promise((resolve) => child.on('exit', (status) => (children.delete(child), resolve({ status, output }))));
 }
 
-/** Where the package ships its examples' JavaScript (D292): the README's command runs them from there. */
+/** Where the package ships its examples' JavaScript (issue #35): the README's command runs them from there. */
 const SHIPPED_EXAMPLES = 'node_modules/@creative-generation/exams/examples';
 
 beforeAll(() => {
