@@ -111,3 +111,15 @@ describe('examples/ci/github-actions.yml', () => {
     expect(() => planRun(['--config', 'cgs-conformance.config.json'], HERE, (path) => readFileSync(path, 'utf8').replace('"pinnedOnly": true', '"pinnedOnly": "yes"'), { CGS_KEYS: '{"all":"k"}', CGS_KEYS_B: '{"all":"k"}', CGS_HOOKS_TOKEN: 'h' })).toThrow(/\/pinnedOnly must be boolean/);
   });
 });
+
+describe('cgs-conformance.config.json, copied to a project root (issue #35)', () => {
+  it('its $schema names the schema the installed contract package ships (dist/spec/ is the build\'s copy of packages/contract/spec/)', () => {
+    const config = JSON.parse(readFileSync(`${HERE}cgs-conformance.config.json`, 'utf8')) as { $schema: string };
+    const prefix = './node_modules/@creative-generation/contract/dist/';
+    expect(config.$schema.startsWith(prefix), config.$schema).toBe(true);
+    const contract = JSON.parse(readFileSync(`${ROOT}packages/contract/package.json`, 'utf8')) as { name: string; files: string[] };
+    expect(contract.name).toBe('@creative-generation/contract');
+    expect(contract.files).toContain('dist/');
+    expect(() => readFileSync(`${ROOT}packages/contract/${config.$schema.slice(prefix.length)}`)).not.toThrow();
+  });
+});
