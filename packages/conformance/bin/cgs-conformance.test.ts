@@ -83,6 +83,12 @@ describe('cgs-conformance exits 2 when it could not judge, saying what to do', (
     const seen = runs.map((run, i) => ({ case: cases[i]![0], status: run.status, said: cases[i]![2].test(run.output) ? 'what to do' : run.output.slice(-600) }));
     expect(seen).toEqual(cases.map(([name]) => ({ case: name, status: 2, said: 'what to do' })));
   }, SLOW);
+
+  it('a usage error (a --keys file that is not there) is the last thing printed: one line and where the usage is, not the usage', async () => {
+    const run = await gate(['--keys', join(work, 'no-such-keys.json')]);
+    expect(run.status).toBe(2);
+    expect(run.output.trim().split('\n')).toEqual([expect.stringMatching(/^cgs-conformance: --keys .*no-such-keys\.json: neither JSON nor a readable file \(ENOENT/), '(cgs-conformance --help for the usage)']);
+  }, SLOW);
 });
 
 describe('cgs-conformance --list', () => {

@@ -17,7 +17,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EXIT, planRun, SetupError, UsageError, USAGE, type ConformancePlan } from './lib/conformance.ts';
+import { EXIT, planRun, SetupError, UsageError, USAGE, usageErrorText, type ConformancePlan } from './lib/conformance.ts';
 import { preflight } from './lib/preflight.ts';
 import { summarize, type RulesJson } from './lib/verdict.ts';
 import { requirePackages, SERVER_PACKAGES, SUITE_PACKAGES } from '../../mock/src/help-requires.ts';
@@ -31,7 +31,7 @@ try {
   plan = planRun(process.argv.slice(2), process.cwd(), (path) => readFileSync(path, 'utf8'), process.env, extname(self));
 } catch (error) {
   if (!(error instanceof UsageError)) throw error;
-  console.error(`cgs-conformance: ${error.message}\n\n${USAGE}`);
+  console.error(usageErrorText(error));
   process.exit(EXIT.couldNotJudge);
 }
 if (plan.help) {

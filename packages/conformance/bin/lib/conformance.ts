@@ -88,6 +88,11 @@ export type ExitStatus = (typeof EXIT)[keyof typeof EXIT];
 
 /** A flag or the config file is wrong (exit 2). */
 export class UsageError extends Error {}
+
+/** What cgs-conformance prints for a usage error (exit 2): the error and where the usage is, not the usage (its 40 lines scrolled the error away). */
+export function usageErrorText(error: UsageError): string {
+  return `cgs-conformance: ${error.message}\n(cgs-conformance --help for the usage)`;
+}
 /** The target cannot be judged as given (exit 2): unreachable, credentials refused, a token missing... */
 export class SetupError extends Error {}
 
