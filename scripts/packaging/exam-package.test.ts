@@ -79,7 +79,7 @@ describe('the exams from the installed package', () => {
   }, SLOW);
 
   it('cgs-webhooks-check passes the example receiver on standardwebhooks (exit 0)', async () => {
-    const receiver = spawn(process.execPath, ['examples/receiver/receiver.js'], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, WEBHOOK_SECRET: SECRET, PORT: '0' } });
+    const receiver = spawn(process.execPath, [`${SHIPPED_EXAMPLES}/receiver/receiver.js`], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, WEBHOOK_SECRET: SECRET, PORT: '0' } });
     children.add(receiver);
     const url = await new Promise<string>((resolve, reject) => {
       let output = '';
