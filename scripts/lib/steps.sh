@@ -63,7 +63,7 @@ together() {
 # wait_together: wait for every step started with `together`; print each (heading, output, seconds) in the order started.
 wait_together() {
   step_end
-  local failed=0 i
+  local failed=0 i failures=()
   for i in "${!together_pids[@]}"; do
     wait "${together_pids[$i]}" || true
     echo "== ${together_names[$i]} (beside other steps)"
@@ -71,7 +71,14 @@ wait_together() {
     local seconds status cpu
     read -r seconds status cpu <"$logs/$i.done"
     echo "-- ${together_names[$i]}: $seconds s, $cpu s CPU (exit $status)"
-    if [ "$status" != 0 ]; then failed=1; fi
+    if [ "$status" != 0 ]; then failed=1; failures+=("$i"); fi
+  done
+  # A failed step's end again, after every other step's output: a reader (or a CI page) that shows
+  # only the last lines of the run still sees which step failed and why (docs/testing.md, D294).
+  for i in "${failures[@]}"; do
+    echo "== FAILED: ${together_names[$i]} (its last 80 lines again; the whole log is above)"
+    tail -n 80 "$logs/$i.log"
+    echo "-- FAILED: ${together_names[$i]}"
   done
   together_names=()
   together_pids=()
