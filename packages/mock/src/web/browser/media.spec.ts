@@ -104,6 +104,9 @@ interface Product {
 }
 
 test('every kind of image renders at the size its resource states', async ({ app, site }) => {
+  // About twenty images drawn by the mock and decoded by the page: 10-21 s beside test:proofs' other
+  // steps on 2 cores, too near the project's 30 s.
+  test.setTimeout(120_000);
   const creatives = await list<Creative>(app, site, '/creatives?limit=100');
   const images = creatives.filter((c) => c.mediaType === 'image' && c.aspectRatio !== null);
   expect(images.length).toBeGreaterThan(0);
