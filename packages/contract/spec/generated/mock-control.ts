@@ -708,7 +708,7 @@ export interface paths {
         };
         /**
          * Deliveries not yet done, with their due time
-         * @description Every delivery still open (waiting for a retry, or on the wire), then one per enabled endpoint for each event still in its processing time, with when its next attempt is due on the account's clock (null while an attempt is on the wire). The delivery log (listWebhookDeliveries) has the attempts made.
+         * @description Every delivery still open (waiting for a retry, or on the wire), then one per enabled endpoint for each event still in its processing time (or whose processing time passed while the mock was down), with when its next attempt is due on the account's clock (null while an attempt is on the wire). The delivery log (listWebhookDeliveries) has the attempts made.
          */
         get: operations["listPendingDeliveries"];
         put?: never;

@@ -68,8 +68,16 @@ export interface AccountWebhooks {
   processingDelaySeconds: number | null;
   /** Deliveries neither succeeded nor given up, by id. */
   open: Map<string, OpenDelivery>;
+  /**
+   * The latest processing time (clock ms) whose batch was processed (null: none yet): an event due
+   * at or before it was processed, deliveries or none. A restart processes at once an event due
+   * after it whose time passed while the mock was down (D296); events come only from the API's
+   * changes, never from a seed, so an account starts with none waiting. A state file saved before
+   * it was kept reads as its save's clock reading for the account (persistence.ts).
+   */
+  processedThrough: number | null;
 }
 
 export function newAccountWebhooks(): AccountWebhooks {
-  return { endpoints: new Map(), log: [], processingDelaySeconds: null, open: new Map() };
+  return { endpoints: new Map(), log: [], processingDelaySeconds: null, open: new Map(), processedThrough: null };
 }

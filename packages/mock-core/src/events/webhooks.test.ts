@@ -212,10 +212,11 @@ describe('processing (EVT-006)', () => {
 
 describe('after a restart with --state (the clock\'s tasks are not saved)', () => {
   /** The mock as `npm start -- --state FILE` brings it back: the saved state in a new store, clock and service. */
-  function restart(transport: FakeTransport) {
+  function restart(transport: FakeTransport, downSeconds = 0) {
     const store = new Store();
     const loaded = restoreState(store, parseSnapshot(serializeState(h.mock.services.store, h.clock)));
-    const clock = new Clock({ mode: 'manual', start: loaded.epochMs, wall });
+    // downSeconds: the mock was down that long (a real clock moved on meanwhile).
+    const clock = new Clock({ mode: 'manual', start: loaded.epochMs + downSeconds * 1000, wall });
     const mock = buildMock({ store, clock, webhooks: { transport: transport.transport } });
     const account = store.accounts.get(acc.accountId)!;
     return { mock, clock, account, service: mock.services.webhooks };
@@ -310,6 +311,64 @@ describe('after a restart with --state (the clock\'s tasks are not saved)', () =
     } finally {
       await mock.app.close();
     }
+  });
+
+  describe('an event whose processing time passed while the mock was down (D296)', () => {
+    it('is processed at once after the restart, and sent once', async () => {
+      endpoint();
+      const event = emit();
+      await advance(30); // its processing is 30 s away when the mock stops
+      expect(fake.received).toHaveLength(0);
+      const restored = fakeTransport();
+      const after = restart(restored, 120);
+      try {
+        expect(after.service.pendingDeliveries(after.account).map((p) => p.eventId)).toEqual([event.eventId]);
+        after.clock.advance(0);
+        await after.service.idle();
+        expect(restored.received.map((r) => r.headers['webhook-id'])).toEqual([event.eventId]);
+        after.clock.advance(24 * 3600);
+        await after.service.idle();
+        expect(restored.received).toHaveLength(1);
+        expect(after.service.pendingDeliveries(after.account)).toEqual([]);
+      } finally {
+        await after.mock.app.close();
+      }
+    });
+
+    it('an event processed before the stop with no endpoint for it stays processed: an endpoint made since gets nothing', async () => {
+      emit();
+      await advance(60); // processed: no endpoint, no delivery
+      endpoint();
+      const restored = fakeTransport();
+      const after = restart(restored, 120);
+      try {
+        expect(after.service.pendingDeliveries(after.account)).toEqual([]);
+        after.clock.advance(3600);
+        await after.service.idle();
+        expect(restored.received).toHaveLength(0);
+      } finally {
+        await after.mock.app.close();
+      }
+    });
+
+    it('a state file saved before it was kept: what fell due after the save is sent once, what was processed before it never', async () => {
+      const processed = emit();
+      await advance(60); // processed with no endpoint: no delivery
+      endpoint();
+      const waiting = emit();
+      await advance(30);
+      delete (acc.state.webhooks as { processedThrough?: unknown }).processedThrough;
+      const restored = fakeTransport();
+      const after = restart(restored, 120);
+      try {
+        after.clock.advance(3600);
+        await after.service.idle();
+        expect(restored.received.map((r) => r.headers['webhook-id'])).toEqual([waiting.eventId]);
+        expect(restored.received.map((r) => r.headers['webhook-id'])).not.toContain(processed.eventId);
+      } finally {
+        await after.mock.app.close();
+      }
+    });
   });
 
   it('an attempt still on the wire when the state was saved is sent again at once, same webhook-id, its row marked failed', async () => {

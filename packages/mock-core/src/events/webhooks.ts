@@ -167,8 +167,9 @@ export class WebhookService {
       const processed = processedEvents(account.webhooks);
       for (const event of account.events) {
         if (this.scheduled.has(event)) continue;
-        // An event with a delivery was processed already, whatever its processing time says now.
-        if (!processed.has(event.eventId) && this.dueOf(account, event) > now) this.onEvent(account, event);
+        // An event with a delivery was processed already, whatever its processing time says now; one
+        // whose processing time passed while the mock was down is processed at once (D296).
+        if (this.waitsForProcessing(account, event, processed, now)) this.onEvent(account, event, Math.max(now, this.dueOf(account, event)));
         else this.scheduled.add(event);
       }
       const state = account.webhooks;
@@ -283,7 +284,7 @@ export class WebhookService {
     const endpoints = [...state.endpoints.values()].filter((e) => e.enabled);
     const open = [...state.open.values()].map((d) => ({ deliveryId: d.deliveryId, eventId: d.event.eventId, endpointId: d.endpointId, type: d.event.type, attempts: d.attempts, dueAt: d.nextAttemptAt }));
     const waiting = account.events
-      .filter((event) => !processed.has(event.eventId) && this.dueOf(account, event) > now)
+      .filter((event) => this.waitsForProcessing(account, event, processed, now))
       .flatMap((event) => endpoints.filter((e) => e.eventTypes.includes(event.type)).map((e) => ({ deliveryId: null, eventId: event.eventId, endpointId: e.endpointId, type: event.type, attempts: 0, dueAt: this.dueOf(account, event) })));
     return [...open, ...waiting];
   }
@@ -375,26 +376,42 @@ export class WebhookService {
     return event.timestamp + Math.round(this.settings(account).processingDelaySeconds * 1000);
   }
 
-  private onEvent(account: AccountState, event: DomainEvent): void {
+  /**
+   * An event not processed yet: no delivery of it (D293), and either its processing time is still to
+   * come on the account's clock, or it came while the mock was down: after the last batch processed
+   * (`processedThrough`, D296).
+   */
+  private waitsForProcessing(account: AccountState, event: DomainEvent, processed: ReadonlySet<string>, now: number): boolean {
+    if (processed.has(event.eventId)) return false;
+    const due = this.dueOf(account, event);
+    if (due > now) return true;
+    const through = account.webhooks.processedThrough;
+    return through === null || due > through;
+  }
+
+  /** Schedules an event's processing at its processing time (`at`: a restart's, when that time passed). */
+  private onEvent(account: AccountState, event: DomainEvent, at?: number): void {
     if (this.scheduled.has(event)) return;
     this.scheduled.add(event);
     const state = account.webhooks;
     let batches = this.batches.get(account);
     if (!batches) this.batches.set(account, (batches = new Map()));
-    const due = this.dueOf(account, event);
+    const due = at ?? this.dueOf(account, event);
     const waiting = batches.get(due);
     if (waiting) return void waiting.push(event);
     const batch = [event];
     batches.set(due, batch);
     this.timeOf(account).schedule(due, () => {
       batches.delete(due);
-      this.process(account, state, batch);
+      this.process(account, state, batch, due);
     });
   }
 
-  /** Processing time of a batch (EVT-003, EVT-005..007). */
-  private process(account: AccountState, state: AccountWebhooks, batch: readonly DomainEvent[]): void {
-    if (!this.isLive(account) || !account.plan.webhooks) return;
+  /** Processing time of a batch (EVT-003, EVT-005..007), due at `due`. */
+  private process(account: AccountState, state: AccountWebhooks, batch: readonly DomainEvent[], due: number): void {
+    if (!this.isLive(account)) return;
+    state.processedThrough = Math.max(state.processedThrough ?? due, due);
+    if (!account.plan.webhooks) return;
     for (const endpoint of state.endpoints.values()) {
       if (!endpoint.enabled) continue;
       const selected = batch.filter((event) => endpoint.eventTypes.includes(event.type));

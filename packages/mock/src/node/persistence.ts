@@ -316,7 +316,15 @@ export function restoreDecoded(store: Store, state: DecodedState): DecodedState[
     }
   }
   for (const value of fields.accounts.values()) {
-    const account = withDefaults(value as AccountState);
+    const saved = value as AccountState;
+    // A file saved before the service kept `processedThrough` (D296): what was due by the save was
+    // processed (so an old event is never sent again); what fell due after it, while the mock was
+    // down, is processed at the restart.
+    const webhooks = saved.webhooks as unknown;
+    if (isRecord(webhooks) && !('processedThrough' in webhooks)) {
+      webhooks['processedThrough'] = state.clock.epochMs + (state.clock.accountOffsetsMs[saved.accountId] ?? 0);
+    }
+    const account = withDefaults(saved);
     store.addAccount(account);
     for (const record of account.keys.values()) store.addKey(record);
   }
