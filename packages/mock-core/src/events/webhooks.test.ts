@@ -322,7 +322,7 @@ describe('after a restart with --state (the clock\'s tasks are not saved)', () =
       const restored = fakeTransport();
       const after = restart(restored, 120);
       try {
-        expect(after.service.pendingDeliveries(after.account).map((p) => p.eventId)).toEqual([event.eventId]);
+        expect(after.service.pendingDeliveries(after.account).map((p) => [p.eventId, p.dueAt])).toEqual([[event.eventId, after.clock.forAccount(acc.accountId).now()]]);
         after.clock.advance(0);
         await after.service.idle();
         expect(restored.received.map((r) => r.headers['webhook-id'])).toEqual([event.eventId]);

@@ -169,7 +169,7 @@ export class WebhookService {
         if (this.scheduled.has(event)) continue;
         // An event with a delivery was processed already, whatever its processing time says now; one
         // whose processing time passed while the mock was down is processed at once (D296).
-        if (this.waitsForProcessing(account, event, processed, now)) this.onEvent(account, event, Math.max(now, this.dueOf(account, event)));
+        if (this.waitsForProcessing(account, event, processed, now)) this.onEvent(account, event, this.processingAt(account, event, now));
         else this.scheduled.add(event);
       }
       const state = account.webhooks;
@@ -285,7 +285,7 @@ export class WebhookService {
     const open = [...state.open.values()].map((d) => ({ deliveryId: d.deliveryId, eventId: d.event.eventId, endpointId: d.endpointId, type: d.event.type, attempts: d.attempts, dueAt: d.nextAttemptAt }));
     const waiting = account.events
       .filter((event) => this.waitsForProcessing(account, event, processed, now))
-      .flatMap((event) => endpoints.filter((e) => e.eventTypes.includes(event.type)).map((e) => ({ deliveryId: null, eventId: event.eventId, endpointId: e.endpointId, type: event.type, attempts: 0, dueAt: this.dueOf(account, event) })));
+      .flatMap((event) => endpoints.filter((e) => e.eventTypes.includes(event.type)).map((e) => ({ deliveryId: null, eventId: event.eventId, endpointId: e.endpointId, type: event.type, attempts: 0, dueAt: this.processingAt(account, event, now) })));
     return [...open, ...waiting];
   }
 
@@ -387,6 +387,11 @@ export class WebhookService {
     if (due > now) return true;
     const through = account.webhooks.processedThrough;
     return through === null || due > through;
+  }
+
+  /** When a waiting event is processed: its processing time, or now when that passed while the mock was down (D296). */
+  private processingAt(account: AccountState, event: DomainEvent, now: number): number {
+    return Math.max(now, this.dueOf(account, event));
   }
 
   /** Schedules an event's processing at its processing time (`at`: a restart's, when that time passed). */
